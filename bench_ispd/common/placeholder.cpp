@@ -1,0 +1,1 @@
+// bench_ispd/common: shared benchmark helpers live here.

@@ -1,0 +1,146 @@
+#pragma once
+// Fast Fourier-related transforms (DCT-II, DCT-III, DXST) in 1D, 2D and 3D on CUDA and CPU.
+// Definitions: MATH.md section 1 (unnormalized; idct(dct(x)) = N x).
+//
+// Plan once, execute many: a plan's constructor makes the FFT plans, twiddle tables and scratch;
+// execute() allocates nothing. Arrays are row-major with the last index fastest:
+//   1D plans: [batch][n]        2D plans: [rows][cols]        3D plans: [d0][d1][d2]
+// `in` and `out` may be the same array. A plan is not safe to execute from two threads at once.
+#include <memory>
+
+#include "efield/device.hpp"
+
+namespace efield {
+
+enum class Transform1D {
+  Dct,    // X[k] = sum_n x[n] cos(pi k (2n+1) / 2N)
+  Idct,   // x[n] = sum_k c_k X[k] cos(pi k (2n+1) / 2N), c_0 = 1, c_k = 2
+  Idxst,  // x[n] = sum_k 2 X[k] sin(pi k (2n+1) / 2N)
+};
+
+enum class Transform2D {
+  Dct2,       // dct along both axes
+  Idct2,      // idct along both axes
+  IdctIdxst,  // idct along the rows axis (first), idxst along the cols axis (second)
+  IdxstIdct,  // idxst along the first axis, idct along the second
+};
+
+enum class Transform3D { Dct3, Idct3 };
+
+// The four ways of computing a 1D DCT through one real FFT (DCT paper, Algorithm 1).
+enum class DctAlgorithm {
+  NPoint,      // Makhoul reordering + length-N real FFT (fastest; the default)
+  Mirrored2N,  // [x, reversed(x)], length-2N real FFT
+  Padded2N,    // [x, zeros], length-2N real FFT
+  FourN,       // x on the odd entries of a mirrored length-4N sequence
+};
+
+struct PlanOptions {
+  Backend backend = Backend::Auto;
+  // CPU backend: worker threads for FFTW and the pre/postprocessing (0 = all hardware threads).
+  int cpu_threads = 0;
+  // Forward transforms only: coefficients with |X| < zero_below are written as exactly 0
+  // (fused into the postprocess; used for DCT compression). 0 keeps every coefficient.
+  double zero_below = 0.0;
+};
+
+namespace detail {
+template <typename T> class Plan1DImpl;
+template <typename T> class Plan2DImpl;
+template <typename T> class Plan3DImpl;
+}  // namespace detail
+
+// Batched 1D transforms along the last axis. T is float or double.
+template <typename T>
+class Plan1D {
+ public:
+  Plan1D(Transform1D kind, int n, int batch = 1, DctAlgorithm algorithm = DctAlgorithm::NPoint,
+         const PlanOptions& options = {});
+  ~Plan1D();
+  Plan1D(Plan1D&&) noexcept;
+  Plan1D& operator=(Plan1D&&) noexcept;
+
+  // Pointers in the backend's memory (device memory for Backend::Cuda, host memory for Cpu).
+  // Asynchronous on `stream` for CUDA; capturable into a CUDA graph.
+  void execute(const T* in, T* out, Stream stream = nullptr);
+  // Host pointers for either backend; synchronous. For CUDA it copies through device buffers
+  // made at construction.
+  void execute_host(const T* in, T* out);
+
+  Transform1D kind() const noexcept;
+  DctAlgorithm algorithm() const noexcept;
+  int size() const noexcept;
+  int batch() const noexcept;
+  Backend backend() const noexcept;
+
+ private:
+  std::unique_ptr<detail::Plan1DImpl<T>> impl_;
+};
+
+// 2D transforms of a rows x cols array: one 2D real FFT with fused pre/postprocessing.
+template <typename T>
+class Plan2D {
+ public:
+  Plan2D(Transform2D kind, int rows, int cols, const PlanOptions& options = {});
+  ~Plan2D();
+  Plan2D(Plan2D&&) noexcept;
+  Plan2D& operator=(Plan2D&&) noexcept;
+
+  void execute(const T* in, T* out, Stream stream = nullptr);
+  void execute_host(const T* in, T* out);
+
+  Transform2D kind() const noexcept;
+  int rows() const noexcept;
+  int cols() const noexcept;
+  Backend backend() const noexcept;
+
+ private:
+  std::unique_ptr<detail::Plan2DImpl<T>> impl_;
+};
+
+// 3D transforms of a d0 x d1 x d2 array: one 3D real FFT with fused pre/postprocessing.
+template <typename T>
+class Plan3D {
+ public:
+  Plan3D(Transform3D kind, int d0, int d1, int d2, const PlanOptions& options = {});
+  ~Plan3D();
+  Plan3D(Plan3D&&) noexcept;
+  Plan3D& operator=(Plan3D&&) noexcept;
+
+  void execute(const T* in, T* out, Stream stream = nullptr);
+  void execute_host(const T* in, T* out);
+
+  Transform3D kind() const noexcept;
+  int dim(int axis) const;
+  Backend backend() const noexcept;
+
+ private:
+  std::unique_ptr<detail::Plan3DImpl<T>> impl_;
+};
+
+// The row-column baseline: 1D N-point transforms along each axis with transposes in between,
+// each step as fast as we can make it. Kept as the reference the fused plans are measured
+// against (the DCT paper's "row-column method"). Supports Dct2 and Idct2.
+template <typename T>
+class RowColumnPlan2D {
+ public:
+  RowColumnPlan2D(Transform2D kind, int rows, int cols, const PlanOptions& options = {});
+  ~RowColumnPlan2D();
+  RowColumnPlan2D(RowColumnPlan2D&&) noexcept;
+  RowColumnPlan2D& operator=(RowColumnPlan2D&&) noexcept;
+
+  void execute(const T* in, T* out, Stream stream = nullptr);
+  void execute_host(const T* in, T* out);
+  Backend backend() const noexcept;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+const char* to_string(Transform1D kind) noexcept;
+const char* to_string(Transform2D kind) noexcept;
+const char* to_string(Transform3D kind) noexcept;
+const char* to_string(DctAlgorithm algorithm) noexcept;
+
+}  // namespace efield

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages efield builds with, skipping those already present.
+# CUDA is optional: when NVIDIA's toolkit is installed (nvcc in /usr/local/cuda or on PATH) the
+# CUDA backend is built too; this script does not install a GPU toolkit or driver.
+set -euo pipefail
+
+packages=(build-essential cmake ninja-build pkg-config libeigen3-dev libgtest-dev
+          libspdlog-dev libfmt-dev libfftw3-dev libstb-dev)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+if ((${#missing[@]})); then
+  echo "efield: installing missing packages: ${missing[*]}"
+  if [[ $(id -u) -ne 0 ]]; then
+    echo "efield: run as root (or install the packages above with sudo)" >&2
+    exit 1
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
