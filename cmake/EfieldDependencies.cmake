@@ -13,10 +13,16 @@ find_library(FFTW3F_THREADS_LIB NAMES fftw3f_threads HINTS ${FFTW3_LIBRARY_DIRS}
 add_library(efield_fftw3 INTERFACE)
 target_link_libraries(efield_fftw3 INTERFACE ${FFTW3_THREADS_LIB} ${FFTW3F_THREADS_LIB} PkgConfig::FFTW3)
 
-# stb (single-header PNG writer/reader) for heat maps and the image-compression tool.
+# stb (Debian's libstb-dev) reads and writes PNG for heat maps and the image-compression tool.
+# scripts/install_deps.sh installs it; a machine without it builds everything else, and the PNG
+# features then throw efield::Error saying so (EFIELD_HAS_STB=0).
 find_path(STB_INCLUDE_DIR NAMES stb_image_write.h PATH_SUFFIXES stb)
-if(NOT STB_INCLUDE_DIR)
-  message(FATAL_ERROR "stb headers not found: install libstb-dev")
+if(STB_INCLUDE_DIR)
+  set(EFIELD_HAS_STB 1)
+else()
+  set(EFIELD_HAS_STB 0)
+  set(STB_INCLUDE_DIR "")
+  message(WARNING "stb headers not found (libstb-dev): PNG output is disabled")
 endif()
 
 if(EFIELD_BUILD_TESTS)

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Build and test on the device machine (GPU), logs under $OUT. Used through the `device` tool:
+#   bash scripts/device_check.sh [-T "target ..."] [-R ctest_regex] [-S sanitize_test_binary ...] [-B "bench command"]
+# -T builds only those targets (default: everything); -R picks tests (default: all);
+# -S runs compute-sanitizer (memcheck) on each given test binary (path under build-dev/);
+# -B runs a benchmark command line after the tests (repeatable).
+set -uo pipefail
+OUT=${OUT:-/tmp/efield-out}; mkdir -p "$OUT"
+targets=""; regex=""; sanitize=(); benches=()
+while getopts "T:R:S:B:" opt; do
+  case $opt in
+    T) targets=$OPTARG ;; R) regex=$OPTARG ;; S) sanitize+=("$OPTARG") ;; B) benches+=("$OPTARG") ;;
+    *) exit 2 ;;
+  esac
+done
+stb=(); [[ -f .stb/stb_image_write.h ]] && stb=(-DSTB_INCLUDE_DIR="$PWD/.stb")
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$OUT/gpu.txt"
+cmake -S . -B build-dev -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+  -DEFIELD_CUDA=ON "${stb[@]}" > "$OUT/configure.log" 2>&1 || { tail -40 "$OUT/configure.log"; exit 1; }
+# shellcheck disable=SC2086
+if ! cmake --build build-dev -j16 ${targets:+--target $targets} > "$OUT/build.log" 2>&1; then
+  grep -E "error|FAILED" "$OUT/build.log" | head -40; exit 1
+fi
+echo "build OK"
+status=0
+ctest --test-dir build-dev ${regex:+-R "$regex"} --output-on-failure -j8 > "$OUT/ctest.log" 2>&1 || status=1
+grep -E "tests passed|Failed|\*\*\*|Not Run|Skipped" "$OUT/ctest.log" | head -60
+for t in "${sanitize[@]}"; do
+  compute-sanitizer --tool memcheck --error-exitcode 1 "build-dev/$t" > "$OUT/sanitize_$(basename "$t").log" 2>&1 \
+    && echo "compute-sanitizer memcheck $t: clean" \
+    || { echo "compute-sanitizer memcheck $t: FAILED"; tail -30 "$OUT/sanitize_$(basename "$t").log"; status=1; }
+done
+for b in "${benches[@]}"; do
+  echo "== $b"; (cd build-dev && eval "$b") 2>&1 | tee -a "$OUT/bench.log" | tail -60
+done
+exit $status
