@@ -1,1 +1,0 @@
-// bench_ispd/common: shared benchmark helpers live here.
