@@ -13,6 +13,11 @@ while getopts "T:R:S:B:" opt; do
     *) exit 2 ;;
   esac
 done
+# The tree may arrive without .git; .stb/commit (refreshed by scripts/device_prepare.sh) names it.
+if [[ -z "${EFIELD_COMMIT:-}" ]]; then
+  EFIELD_COMMIT=$(git rev-parse --short HEAD 2>/dev/null || cat .stb/commit 2>/dev/null || echo unknown)
+fi
+export EFIELD_COMMIT
 stb=(); [[ -f .stb/stb_image_write.h ]] && stb=(-DSTB_INCLUDE_DIR="$PWD/.stb")
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$OUT/gpu.txt"
 cmake -S . -B build-dev -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \

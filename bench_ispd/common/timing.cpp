@@ -4,6 +4,7 @@
 #include <array>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <fstream>
 #include <memory>
@@ -87,6 +88,9 @@ std::string device_name() { return "no CUDA device"; }
 #endif
 
 std::string source_commit() {
+  // The device machine gets a copy of the tree without .git: scripts/device_check.sh passes the
+  // commit in EFIELD_COMMIT.
+  if (const char* env = std::getenv("EFIELD_COMMIT"); env && *env) return env;
   std::array<char, 64> buf{};
   std::string out;
   std::unique_ptr<FILE, int (*)(FILE*)> pipe(
