@@ -3,4 +3,6 @@
 #include "efield/device.hpp"
 #include "efield/error.hpp"
 #include "efield/log.hpp"
+#include "efield/electrostatic_system.hpp"
+#include "efield/placement_helpers.hpp"
 #include "efield/transforms.hpp"

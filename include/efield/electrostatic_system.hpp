@@ -1,0 +1,139 @@
+#pragma once
+// The electrostatic density system of analytical placement (ePlace, DREAMPlace conventions;
+// MATH.md section 2): what a placer calls once per iteration.
+//
+//   ElectrostaticSystem es(options, movable, fillers, fixed);     // plans, buffers, fixed map
+//   EvaluateResult r = es.evaluate(x, y, grad_x, grad_y);        // per iteration, allocates nothing
+//
+// One evaluate = one rasterization (density, overflow, max density) -> one 2D real FFT -> one
+// spectral kernel (DCT postprocess, scaling, energy, preprocess of both field transforms) -> one
+// batched inverse real FFT (Ex and Ey) -> one gather (gradient). No potential transform runs in
+// evaluate; potential_map() computes it on request.
+//
+// Positions are lower-left corners. Index layout of the position and gradient arrays:
+//   movable cell i (0 <= i < num_movable)  -> x[i], y[i]
+//   filler cell j  (0 <= j < num_fillers)  -> x[filler_offset + j], y[filler_offset + j]
+// filler_offset defaults to num_movable. DREAMPlace's flat `pos = [x..., y...]` over all nodes
+// (movable first, fixed terminals, fillers last) works without copies: pass
+// filler_offset = num_nodes - num_fillers, x = pos, y = pos + num_nodes, and likewise for the
+// gradient. Entries in between (fixed terminals) are neither read nor written.
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "efield/device.hpp"
+
+namespace efield {
+
+enum class Precision { Float, Double };
+
+struct ElectrostaticOptions {
+  // Placement region [xl, xh) x [yl, yh); must have positive width and height.
+  double xl = 0, yl = 0, xh = 0, yh = 0;
+  // Bin grid (M = num_bins_x along x, N = num_bins_y along y), each >= 1.
+  // See default_bin_grid() in placement_helpers.hpp for the DREAMPlace/RePlAce choice.
+  int num_bins_x = 0, num_bins_y = 0;
+  // Target density td in (0, 1].
+  double target_density = 1.0;
+  // Arithmetic of the pipeline and the type of the position/gradient pointers.
+  Precision precision = Precision::Float;
+  Backend backend = Backend::Auto;
+  // Bitwise identical results across runs on the same device and inputs (fixed-point integer
+  // accumulation of the density map, fixed-order reductions). When false the CUDA backend may
+  // use floating-point atomics (faster, last-bit nondeterministic).
+  bool deterministic = true;
+  // CUDA stream all work is enqueued on (nullptr = legacy default stream). Ignored on the CPU.
+  Stream stream = nullptr;
+  // CPU backend: worker threads for FFTW and the OpenMP loops (0 = all hardware threads).
+  int cpu_threads = 0;
+  // Index of the first filler cell in the position/gradient arrays; -1 = num_movable.
+  std::int64_t filler_offset = -1;
+  // CUDA backend: capture evaluate into a CUDA graph and replay it (re-captured when the
+  // pointers passed to evaluate change).
+  bool use_cuda_graph = true;
+};
+
+// Sizes of movable or filler cells (same length, every size > 0 and finite).
+struct CellSizes {
+  std::vector<double> widths;
+  std::vector<double> heights;
+};
+
+// Fixed cells: sizes and lower-left positions (all four of the same length).
+struct FixedCells {
+  std::vector<double> widths;
+  std::vector<double> heights;
+  std::vector<double> x;
+  std::vector<double> y;
+};
+
+struct EvaluateResult {
+  double energy = 0;       // E = sum phi * rho (MATH.md 2.8)
+  double overflow = 0;     // MATH.md 2.10 (movable cells only)
+  double max_density = 0;  // max(Dm + F) / (bx by)
+};
+
+// Median milliseconds per stage (profile_stages); total is one whole evaluate.
+struct StageTimes {
+  double rasterize_ms = 0;    // density map, overflow and max density
+  double forward_fft_ms = 0;  // the 2D R2C
+  double spectral_ms = 0;     // postprocess, scaling, energy, preprocess of both inverses
+  double inverse_fft_ms = 0;  // the batched C2R (Ex and Ey)
+  double gather_ms = 0;       // gradients
+  double total_ms = 0;        // one evaluate (graph replay when enabled), including the result copy
+  int repetitions = 0;
+};
+
+namespace detail {
+class ElectrostaticBackend;
+}
+
+class ElectrostaticSystem {
+ public:
+  // Validates everything (throws efield::Error naming the problem), makes the FFT plans, buffers
+  // and the fixed-cell map.
+  ElectrostaticSystem(const ElectrostaticOptions& options, const CellSizes& movable,
+                      const CellSizes& fillers = {}, const FixedCells& fixed = {});
+  ~ElectrostaticSystem();
+  ElectrostaticSystem(ElectrostaticSystem&&) noexcept;
+  ElectrostaticSystem& operator=(ElectrostaticSystem&&) noexcept;
+
+  // One iteration. Pointer type must match options.precision. Host or device pointers:
+  // the CUDA backend uses device pointers directly (no copy) and copies host arrays through
+  // buffers made at construction; the CPU backend rejects device pointers. Host positions are
+  // checked for NaN/Inf (efield::Error); device positions are not inspected (a NaN there cannot
+  // index out of bounds: bin ranges are clamped, its cell contributes nothing).
+  // Writes the gradient of every movable and filler cell; blocks until the result is ready.
+  EvaluateResult evaluate(const float* x, const float* y, float* grad_x, float* grad_y);
+  EvaluateResult evaluate(const double* x, const double* y, double* grad_x, double* grad_y);
+
+  // Recomputes the fixed-cell map (for example after fixed cells moved). Same count not required.
+  void update_fixed_cells(const FixedCells& fixed);
+
+  // Maps of the latest evaluate, copied to the host as [num_bins_x][num_bins_y] row-major.
+  std::vector<double> density_map() const;    // rho = D / (bx by), fixed cells included (MATH.md 2.4)
+  std::vector<double> field_x_map() const;    // Ex (MATH.md 2.7)
+  std::vector<double> field_y_map() const;    // Ey
+  std::vector<double> potential_map() const;  // phi: computed here, not in evaluate
+  // The fixed map F in area units (MATH.md 2.3), [num_bins_x][num_bins_y].
+  std::vector<double> fixed_map() const;
+
+  // Benchmarks: runs the stages one by one with events around each, `repetitions` times after a
+  // warm-up, and returns their median times (CPU backend: host clock).
+  StageTimes profile_stages(const float* x, const float* y, float* grad_x, float* grad_y, int repetitions);
+  StageTimes profile_stages(const double* x, const double* y, double* grad_x, double* grad_y,
+                            int repetitions);
+
+  const ElectrostaticOptions& options() const noexcept;
+  Backend backend() const noexcept;
+  std::int64_t num_movable() const noexcept;
+  std::int64_t num_fillers() const noexcept;
+  std::int64_t num_fixed() const noexcept;
+  double bin_width() const noexcept;   // bx
+  double bin_height() const noexcept;  // by
+
+ private:
+  std::unique_ptr<detail::ElectrostaticBackend> impl_;
+};
+
+}  // namespace efield
