@@ -36,4 +36,70 @@ EFIELD_HD int sine_axis_source(int k, int K) { return k == 0 ? -1 : K - k; }
 template <typename T>
 EFIELD_HD T alternating_sign(int m) { return (m & 1) ? T(-1) : T(1); }
 
+// ---- Quad helpers: one thread (or loop iteration) per group of mirrored indices ----------------
+
+// True when index K-k is a different element from k (k = 0 has no mirror inside [0, K), and
+// k = K/2 is its own mirror). The forward postprocess and the inverse preprocess write the
+// mirrored outputs only when this holds, so every element is written exactly once.
+EFIELD_HD bool has_distinct_mirror(int k, int K) { return k != 0 && 2 * k != K; }
+
+// Forward-transform threshold (PlanOptions::zero_below): |x| < zero_below becomes exactly 0.
+template <typename T>
+EFIELD_HD T threshold_coefficient(T x, T zero_below) {
+  return (x < zero_below && -x < zero_below) ? T(0) : x;
+}
+
+// The four dct2 outputs of one quad (u, v), 0 <= u <= M/2, 0 <= v <= N/2, from the two stored
+// spectrum values a = V[u, v] and b = V[(M-u) mod M, v]. tu..tNv as in dct2_post.
+template <typename T>
+struct Dct2Quad {
+  T uv, Mu_v, u_Nv, Mu_Nv;
+};
+template <typename T>
+EFIELD_HD Dct2Quad<T> dct2_post_quad(Complex<T> a, Complex<T> b, Complex<T> tu, Complex<T> tMu,
+                                     Complex<T> tv, Complex<T> tNv) {
+  return {dct2_post(a, b, tu, tv), dct2_post(b, a, tMu, tv), dct2_post(conj(b), conj(a), tu, tNv),
+          dct2_post(conj(a), conj(b), tMu, tNv)};
+}
+
+// The cosine-equivalent input X'[m, n] of the inverse pipelines (MATH.md 1: a sine axis reads
+// X with its index reversed and X'[0] = 0). Indices m == M or n == N read 0 (the convention
+// X[M, .] = X[., N] = 0 of idct2_pre). SineRows/SineCols select idxst along that axis.
+template <bool SineRows, bool SineCols, typename T>
+EFIELD_HD T idct2_input(const T* X, int m, int n, int M, int N) {
+  if (m >= M || n >= N) return T(0);
+  if (SineRows) {
+    if (m == 0) return T(0);
+    m = M - m;
+  }
+  if (SineCols) {
+    if (n == 0) return T(0);
+    n = N - n;
+  }
+  return X[static_cast<long long>(m) * N + n];
+}
+
+// Inverse preprocess of one quad (m, n), 0 <= m <= M/2, 0 <= n <= N/2: the two Hermitian-half
+// inputs w[m, n] and w[M-m, n] from the four values X'[m,n], X'[M-m,N-n], X'[M-m,n], X'[m,N-n].
+template <typename T>
+struct Idct2Pair {
+  Complex<T> m_n, Mm_n;
+};
+template <typename T>
+EFIELD_HD Idct2Pair<T> idct2_pre_pair(T x_mn, T x_Mm_Nn, T x_Mm_n, T x_m_Nn, Complex<T> tm,
+                                      Complex<T> tMm, Complex<T> tn) {
+  return {idct2_pre(x_mn, x_Mm_Nn, x_Mm_n, x_m_Nn, tm, tn),
+          idct2_pre(x_Mm_n, x_m_Nn, x_mn, x_Mm_Nn, tMm, tn)};
+}
+
+// Sign of output (m, n) of the inverse pipelines: (-1)^m on a sine first axis, (-1)^n on a sine
+// second axis.
+template <bool SineRows, bool SineCols, typename T>
+EFIELD_HD T idct2_output_sign(int m, int n) {
+  T s = T(1);
+  if (SineRows) s *= alternating_sign<T>(m);
+  if (SineCols) s *= alternating_sign<T>(n);
+  return s;
+}
+
 }  // namespace efield::detail

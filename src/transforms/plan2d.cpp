@@ -1,0 +1,84 @@
+// efield::Plan2D: argument checks, backend choice, and forwarding to the backend's Plan2DImpl.
+#include <string>
+
+#include "common/log.hpp"
+#include "efield/error.hpp"
+#include "efield/transforms.hpp"
+#include "transforms/plan2d_impl.hpp"
+#include "transforms/plan_validation_2d3d.hpp"
+
+namespace efield {
+namespace {
+
+template <typename T>
+std::string plan2d_name() {
+  return std::string("Plan2D<") + detail::scalar_name<T>() + ">";
+}
+
+bool valid_kind(Transform2D kind) {
+  return kind == Transform2D::Dct2 || kind == Transform2D::Idct2 ||
+         kind == Transform2D::IdctIdxst || kind == Transform2D::IdxstIdct;
+}
+
+}  // namespace
+
+template <typename T>
+Plan2D<T>::Plan2D(Transform2D kind, int rows, int cols, const PlanOptions& options) {
+  const std::string who = plan2d_name<T>();
+  if (!valid_kind(kind)) throw Error(who + ": `kind` is not a valid efield::Transform2D value");
+  detail::require_positive_size(who, "rows", rows);
+  detail::require_positive_size(who, "cols", cols);
+  detail::require_element_count(who, static_cast<long long>(rows) * cols);
+  detail::require_valid_options(who, options);
+  if (options.zero_below > 0 && kind != Transform2D::Dct2) {
+    detail::log().warn("{} {}: PlanOptions::zero_below applies to forward transforms only; ignored",
+                       who, to_string(kind));
+  }
+  const Backend backend = resolve_backend(options.backend);
+  impl_ = backend == Backend::Cuda ? detail::make_cuda_plan2d<T>(kind, rows, cols, options)
+                                   : detail::make_cpu_plan2d<T>(kind, rows, cols, options);
+  detail::log().debug("{} {} {}x{} on {}", who, to_string(kind), rows, cols, to_string(backend));
+}
+
+template <typename T>
+Plan2D<T>::~Plan2D() = default;
+template <typename T>
+Plan2D<T>::Plan2D(Plan2D&&) noexcept = default;
+template <typename T>
+Plan2D<T>& Plan2D<T>::operator=(Plan2D&&) noexcept = default;
+
+template <typename T>
+void Plan2D<T>::execute(const T* in, T* out, Stream stream) {
+  if (!impl_) throw Error(plan2d_name<T>() + "::execute: the plan was moved from");
+  detail::require_execute_pointers(plan2d_name<T>(), in, out, impl_->backend());
+  impl_->execute(in, out, stream);
+}
+
+template <typename T>
+void Plan2D<T>::execute_host(const T* in, T* out) {
+  if (!impl_) throw Error(plan2d_name<T>() + "::execute_host: the plan was moved from");
+  detail::require_host_pointers(plan2d_name<T>(), in, out);
+  impl_->execute_host(in, out);
+}
+
+template <typename T>
+Transform2D Plan2D<T>::kind() const noexcept {
+  return impl_ ? impl_->kind() : Transform2D::Dct2;
+}
+template <typename T>
+int Plan2D<T>::rows() const noexcept {
+  return impl_ ? impl_->rows() : 0;
+}
+template <typename T>
+int Plan2D<T>::cols() const noexcept {
+  return impl_ ? impl_->cols() : 0;
+}
+template <typename T>
+Backend Plan2D<T>::backend() const noexcept {
+  return impl_ ? impl_->backend() : Backend::Auto;
+}
+
+template class Plan2D<float>;
+template class Plan2D<double>;
+
+}  // namespace efield

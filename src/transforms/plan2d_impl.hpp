@@ -1,0 +1,69 @@
+#pragma once
+// Internal: the backend interface behind efield::Plan2D and the shape rules both backends share.
+#include <memory>
+
+#include "efield/transforms.hpp"
+
+namespace efield::detail {
+
+// The shape a backend actually plans for. A rows x 1 array is the same memory as a 1 x rows
+// array, and a length-1 axis is the identity for idct and zero for idxst, so rows x 1 is planned
+// as 1 x rows with the sine axis moved to the second position. Afterwards either rows == 1 (a
+// 1D real FFT along the row, or nothing at all for 1 x 1) or both sizes are >= 2 (a 2D FFT):
+// no FFT library ever sees a 2D plan with a dimension of 1.
+struct Dct2dShape {
+  Transform2D kind;
+  int rows;
+  int cols;
+  bool forward() const { return kind == Transform2D::Dct2; }
+  bool sine_rows() const { return kind == Transform2D::IdxstIdct; }
+  bool sine_cols() const { return kind == Transform2D::IdctIdxst; }
+  // Complex values per spectrum row (the Hermitian half along the last axis).
+  int half_cols() const { return cols / 2 + 1; }
+};
+
+inline Dct2dShape canonical_2d_shape(Transform2D kind, int rows, int cols) {
+  if (cols == 1 && rows > 1) {
+    Transform2D swapped = kind;
+    if (kind == Transform2D::IdctIdxst) swapped = Transform2D::IdxstIdct;
+    if (kind == Transform2D::IdxstIdct) swapped = Transform2D::IdctIdxst;
+    return {swapped, 1, rows};
+  }
+  return {kind, rows, cols};
+}
+
+template <typename T>
+class Plan2DImpl {
+ public:
+  Plan2DImpl(Transform2D kind, int rows, int cols) : kind_(kind), rows_(rows), cols_(cols) {}
+  virtual ~Plan2DImpl() = default;
+  Plan2DImpl(const Plan2DImpl&) = delete;
+  Plan2DImpl& operator=(const Plan2DImpl&) = delete;
+
+  // `in`/`out` are in the backend's memory; may alias. No allocation.
+  virtual void execute(const T* in, T* out, Stream stream) = 0;
+  // Host pointers; synchronous.
+  virtual void execute_host(const T* in, T* out) = 0;
+  virtual Backend backend() const noexcept = 0;
+
+  // The caller's view (before canonical_2d_shape).
+  Transform2D kind() const noexcept { return kind_; }
+  int rows() const noexcept { return rows_; }
+  int cols() const noexcept { return cols_; }
+
+ private:
+  Transform2D kind_;
+  int rows_;
+  int cols_;
+};
+
+// Backend factories. Arguments are validated by Plan2D before these are called.
+template <typename T>
+std::unique_ptr<Plan2DImpl<T>> make_cpu_plan2d(Transform2D kind, int rows, int cols,
+                                               const PlanOptions& options);
+// Defined in kernels/transforms/dct2d_cuda.cu; throws "built without CUDA" in a CPU-only build.
+template <typename T>
+std::unique_ptr<Plan2DImpl<T>> make_cuda_plan2d(Transform2D kind, int rows, int cols,
+                                                const PlanOptions& options);
+
+}  // namespace efield::detail

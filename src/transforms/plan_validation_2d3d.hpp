@@ -1,0 +1,73 @@
+#pragma once
+// Internal: argument checks shared by Plan2D and Plan3D, so that both name the problem the
+// same way ("Plan2D<float>: cols must be >= 1 (got 0)").
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "efield/device.hpp"
+#include "efield/error.hpp"
+#include "efield/transforms.hpp"
+
+namespace efield::detail {
+
+template <typename T>
+constexpr const char* scalar_name() {
+  return sizeof(T) == sizeof(float) ? "float" : "double";
+}
+
+// Throws unless `size` >= 1.
+inline void require_positive_size(const std::string& who, const char* what, int size) {
+  if (size < 1) throw Error(who + ": " + what + " must be >= 1 (got " + std::to_string(size) + ")");
+}
+
+// Throws when the element count does not fit the 32-bit sizes the FFT libraries are planned with.
+inline void require_element_count(const std::string& who, long long elements) {
+  if (elements > std::numeric_limits<int>::max()) {
+    throw Error(who + ": " + std::to_string(elements) +
+                " elements exceed the supported maximum of 2^31-1 per array");
+  }
+}
+
+inline void require_valid_options(const std::string& who, const PlanOptions& options) {
+  if (options.cpu_threads < 0) {
+    throw Error(who + ": PlanOptions::cpu_threads must be >= 0 (0 = all hardware threads), got " +
+                std::to_string(options.cpu_threads));
+  }
+  if (!(options.zero_below >= 0.0) || !std::isfinite(options.zero_below)) {
+    throw Error(who + ": PlanOptions::zero_below must be finite and >= 0, got " +
+                std::to_string(options.zero_below));
+  }
+  if (options.backend != Backend::Auto && options.backend != Backend::Cpu &&
+      options.backend != Backend::Cuda) {
+    throw Error(who + ": PlanOptions::backend is not a valid efield::Backend value");
+  }
+}
+
+// execute(): both pointers present, and in the backend's memory (a host pointer handed to the
+// CUDA backend, or a device pointer to the CPU backend, would fault instead of failing cleanly).
+inline void require_execute_pointers(const std::string& who, const void* in, const void* out,
+                                     Backend backend) {
+  if (in == nullptr) throw Error(who + "::execute: input pointer `in` is null");
+  if (out == nullptr) throw Error(who + "::execute: output pointer `out` is null");
+  if (backend == Backend::Cuda) {
+    if (!is_device_pointer(in) || !is_device_pointer(out)) {
+      throw Error(who + "::execute: the CUDA backend needs device pointers for `in` and `out` " +
+                  "(use execute_host for host arrays)");
+    }
+  } else if (is_device_pointer(in) || is_device_pointer(out)) {
+    throw Error(who + "::execute: the CPU backend needs host pointers for `in` and `out`, got " +
+                "device memory");
+  }
+}
+
+inline void require_host_pointers(const std::string& who, const void* in, const void* out) {
+  if (in == nullptr) throw Error(who + "::execute_host: input pointer `in` is null");
+  if (out == nullptr) throw Error(who + "::execute_host: output pointer `out` is null");
+  if (is_device_pointer(in) || is_device_pointer(out)) {
+    throw Error(who + "::execute_host: `in` and `out` must be host memory, got device memory " +
+                "(use execute for device arrays)");
+  }
+}
+
+}  // namespace efield::detail

@@ -1,0 +1,91 @@
+#pragma once
+// Helpers of the Plan2D / Plan3D tests: run a plan on fresh random input with a NaN-poisoned
+// output, on either backend, and compare with the float64 dense reference.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "efield/error.hpp"
+#include "efield/transforms.hpp"
+#include "reference/dense_transforms.hpp"
+#include "support/device_array.hpp"
+#include "support/random.hpp"
+
+namespace efield::test {
+
+template <typename T>
+constexpr double tolerance() {
+  return sizeof(T) == sizeof(float) ? 1e-5 : 1e-12;
+}
+
+template <typename T>
+const char* type_name() {
+  return sizeof(T) == sizeof(float) ? "float" : "double";
+}
+
+// Runs `plan` on `in` with execute() in the backend's memory; `out` starts as NaN everywhere.
+template <typename T, typename Plan>
+std::vector<T> run_execute(Plan& plan, const std::vector<T>& in) {
+  if (plan.backend() == Backend::Cuda) {
+    DeviceArray<T> d_in(in);
+    DeviceArray<T> d_out(poisoned<T>(in.size()));
+    plan.execute(d_in.get(), d_out.get(), nullptr);
+    device_synchronize();
+    return d_out.download();
+  }
+  std::vector<T> out = poisoned<T>(in.size());
+  plan.execute(in.data(), out.data());
+  return out;
+}
+
+// Same with in == out.
+template <typename T, typename Plan>
+std::vector<T> run_in_place(Plan& plan, const std::vector<T>& in) {
+  if (plan.backend() == Backend::Cuda) {
+    DeviceArray<T> d(in);
+    plan.execute(d.get(), d.get(), nullptr);
+    device_synchronize();
+    return d.download();
+  }
+  std::vector<T> data = in;
+  plan.execute(data.data(), data.data());
+  return data;
+}
+
+template <typename T, typename Plan>
+std::vector<T> run_host(Plan& plan, const std::vector<T>& in) {
+  std::vector<T> out = poisoned<T>(in.size());
+  plan.execute_host(in.data(), out.data());
+  return out;
+}
+
+inline std::string describe(Transform2D kind, int rows, int cols, Backend backend, std::uint64_t seed) {
+  return std::string(to_string(kind)) + " " + std::to_string(rows) + "x" + std::to_string(cols) +
+         " on " + to_string(backend) + ", seed " + std::to_string(seed);
+}
+
+// One fresh random check of a 2D transform against the dense definition.
+template <typename T>
+void expect_2d_matches_definition(Transform2D kind, int rows, int cols, Backend backend) {
+  const std::uint64_t seed = next_seed();
+  SCOPED_TRACE(describe(kind, rows, cols, backend, seed) + " (" + type_name<T>() + ")");
+  PlanOptions options;
+  options.backend = backend;
+  Plan2D<T> plan(kind, rows, cols, options);
+  const auto x = random_vector<T>(static_cast<size_t>(rows) * cols, seed);
+  const auto ref = dense_2d(kind, to_double(x), rows, cols);
+  EXPECT_LE(relative_l2(run_execute(plan, x), ref), tolerance<T>());
+}
+
+// The sizes of the 2D correctness sweep: 1, 2, odd, even, prime and powers of two on both axes,
+// non-square both ways (not the full cross product, to keep the suite fast).
+inline std::vector<std::pair<int, int>> sweep_sizes_2d() {
+  return {{1, 1},    {1, 2},    {2, 1},    {1, 17},   {17, 1},   {2, 2},   {2, 3},
+          {3, 2},    {3, 5},    {5, 7},    {7, 8},    {8, 7},    {8, 8},   {16, 17},
+          {17, 16},  {31, 64},  {64, 31},  {100, 127}, {127, 100}, {128, 128}, {1, 255},
+          {255, 1},  {2, 255},  {255, 2},  {5, 128},  {255, 255}, {100, 31}};
+}
+
+}  // namespace efield::test
