@@ -1,0 +1,121 @@
+// The CUDA backend of Plan1D: one batched cuFFT real FFT between a preprocessing and a
+// postprocessing kernel. cuFFT plan, twiddles, scratch and host-staging buffers are made here,
+// at construction; execute() only enqueues work on the caller's stream (graph-capturable).
+#include <cufft.h>
+
+#include <memory>
+#include <vector>
+
+#include "common/cuda_check.cuh"
+#include "efield/error.hpp"
+#include "math/twiddle.hpp"
+#include "transforms/dct1d_device_buffer.cuh"
+#include "transforms/dct1d_kernels.cuh"
+#include "transforms/plan1d_impl.hpp"
+
+namespace efield::detail {
+namespace {
+
+template <typename T> struct CufftTypes;
+template <> struct CufftTypes<float> {
+  static constexpr cufftType r2c = CUFFT_R2C, c2r = CUFFT_C2R;
+  static cufftResult exec_r2c(cufftHandle p, float* in, Complex<float>* out) {
+    return cufftExecR2C(p, in, reinterpret_cast<cufftComplex*>(out));
+  }
+  static cufftResult exec_c2r(cufftHandle p, Complex<float>* in, float* out) {
+    return cufftExecC2R(p, reinterpret_cast<cufftComplex*>(in), out);
+  }
+};
+template <> struct CufftTypes<double> {
+  static constexpr cufftType r2c = CUFFT_D2Z, c2r = CUFFT_Z2D;
+  static cufftResult exec_r2c(cufftHandle p, double* in, Complex<double>* out) {
+    return cufftExecD2Z(p, in, reinterpret_cast<cufftDoubleComplex*>(out));
+  }
+  static cufftResult exec_c2r(cufftHandle p, Complex<double>* in, double* out) {
+    return cufftExecZ2D(p, reinterpret_cast<cufftDoubleComplex*>(in), out);
+  }
+};
+
+template <typename T>
+class CudaPlan1D final : public Plan1DImpl<T> {
+  using Fft = CufftTypes<T>;
+
+ public:
+  explicit CudaPlan1D(const Plan1DSpec& spec)
+      : Plan1DImpl<T>(spec),
+        length_(static_cast<int>(dct_fft_length(static_cast<int>(spec.algorithm), spec.n))),
+        half_(length_ / 2 + 1) {
+    const size_t rows = static_cast<size_t>(spec.batch);
+    const std::vector<Complex<T>> twiddle = quarter_twiddles<T>(spec.n);
+    twiddle_ = DeviceBuffer<Complex<T>>(twiddle.size());
+    twiddle_.upload(twiddle.data(), twiddle.size());
+    real_ = DeviceBuffer<T>(rows * length_);
+    spectrum_ = DeviceBuffer<Complex<T>>(rows * half_);
+    // One staging array serves as `in` and `out` of execute_host (execute allows in == out).
+    if (spec.host_staging) staging_ = DeviceBuffer<T>(rows * spec.n);
+    EFIELD_CUFFT_CHECK(cufftCreate(&plan_));
+    long long len = length_;
+    size_t work = 0;
+    const bool forward = spec.kind == Transform1D::Dct;
+    // Basic layout (null embeds): rows of L reals and L/2+1 complex values, back to back.
+    const cufftResult made = cufftMakePlanMany64(plan_, 1, &len, nullptr, 1, forward ? length_ : half_, nullptr, 1,
+                                                 forward ? half_ : length_, forward ? Fft::r2c : Fft::c2r,
+                                                 spec.batch, &work);
+    if (made != CUFFT_SUCCESS) {
+      cufftDestroy(plan_);
+      throw Error("Plan1D (cuda): cuFFT could not make a plan of length " + std::to_string(length_) +
+                  " for batch " + std::to_string(spec.batch) + " (" + cufft_result_name(made) + ")");
+    }
+  }
+  ~CudaPlan1D() override { cufftDestroy(plan_); }
+
+  void execute(const T* in, T* out, Stream stream) override {
+    const Plan1DSpec& s = this->spec();
+    const auto st = reinterpret_cast<cudaStream_t>(stream);
+    const int algorithm = static_cast<int>(s.algorithm);
+    EFIELD_CUFFT_CHECK(cufftSetStream(plan_, st));
+    if (s.kind == Transform1D::Dct) {
+      dct1d_kernels::launch_forward_pre(algorithm, in, real_.get(), s.n, length_, s.batch, st);
+      EFIELD_CUFFT_CHECK(Fft::exec_r2c(plan_, real_.get(), spectrum_.get()));
+      dct1d_kernels::launch_forward_post(algorithm, spectrum_.get(), twiddle_.get(), out, s.n, half_, s.batch,
+                                         static_cast<T>(s.zero_below), st);
+    } else {
+      const bool sine = s.kind == Transform1D::Idxst;
+      dct1d_kernels::launch_inverse_pre(in, twiddle_.get(), spectrum_.get(), s.n, half_, s.batch, sine, st);
+      EFIELD_CUFFT_CHECK(Fft::exec_c2r(plan_, spectrum_.get(), real_.get()));
+      dct1d_kernels::launch_inverse_post(real_.get(), out, s.n, s.batch, sine, st);
+    }
+  }
+
+  void execute_host(const T* in, T* out) override {
+    if (staging_.get() == nullptr) throw Error("Plan1D (cuda): this internal plan has no host staging buffers");
+    const size_t bytes = sizeof(T) * static_cast<size_t>(this->spec().batch) * this->spec().n;
+    EFIELD_CUDA_CHECK(cudaMemcpyAsync(staging_.get(), in, bytes, cudaMemcpyHostToDevice, nullptr));
+    execute(staging_.get(), staging_.get(), nullptr);
+    EFIELD_CUDA_CHECK(cudaMemcpyAsync(out, staging_.get(), bytes, cudaMemcpyDeviceToHost, nullptr));
+    EFIELD_CUDA_CHECK(cudaStreamSynchronize(nullptr));
+  }
+
+  Backend backend() const noexcept override { return Backend::Cuda; }
+
+ private:
+  int length_;  // FFT length L (N, 2N or 4N)
+  int half_;    // L/2 + 1
+  DeviceBuffer<Complex<T>> twiddle_;
+  DeviceBuffer<T> real_;
+  DeviceBuffer<Complex<T>> spectrum_;
+  DeviceBuffer<T> staging_;
+  cufftHandle plan_ = 0;
+};
+
+}  // namespace
+
+template <typename T>
+std::unique_ptr<Plan1DImpl<T>> make_plan1d_cuda(const Plan1DSpec& spec) {
+  return std::make_unique<CudaPlan1D<T>>(spec);
+}
+
+template std::unique_ptr<Plan1DImpl<float>> make_plan1d_cuda<float>(const Plan1DSpec&);
+template std::unique_ptr<Plan1DImpl<double>> make_plan1d_cuda<double>(const Plan1DSpec&);
+
+}  // namespace efield::detail
