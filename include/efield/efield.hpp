@@ -1,7 +1,9 @@
 #pragma once
 // Umbrella header: everything a placer or a transform user needs.
+#include "efield/blocked_dct8.hpp"
 #include "efield/device.hpp"
 #include "efield/error.hpp"
+#include "efield/image_compression.hpp"
 #include "efield/log.hpp"
 #include "efield/electrostatic_system.hpp"
 #include "efield/placement_helpers.hpp"
