@@ -1,0 +1,88 @@
+#pragma once
+// The interface between efield::ElectrostaticSystem (validation, dispatch) and its two
+// pipelines (CPU: pipeline_cpu.cpp; CUDA: kernels/electrostatics/pipeline_cuda.cu).
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "efield/electrostatic_system.hpp"
+#include "efield/error.hpp"
+
+namespace efield::detail {
+
+// Validated inputs (design.cpp). Every size > 0 and finite, the region non-empty, td in (0, 1],
+// bins >= 1, filler_offset resolved and >= num_movable.
+struct ElectrostaticDesign {
+  ElectrostaticOptions options;
+  CellSizes movable;
+  CellSizes fillers;
+  FixedCells fixed;
+  double bx = 0, by = 0;
+  double movable_area = 0;  // sum of w h over movable cells (overflow denominator)
+  std::int64_t num_movable() const { return static_cast<std::int64_t>(movable.widths.size()); }
+  std::int64_t num_fillers() const { return static_cast<std::int64_t>(fillers.widths.size()); }
+  std::int64_t num_cells() const { return num_movable() + num_fillers(); }
+  // Width and height of cell c (movable first, then fillers).
+  double width(std::int64_t c) const;
+  double height(std::int64_t c) const;
+};
+
+// Checks everything (efield::Error naming the problem) and resolves defaults.
+ElectrostaticDesign make_design(const ElectrostaticOptions& options, const CellSizes& movable,
+                                const CellSizes& fillers, const FixedCells& fixed);
+void validate_fixed_cells(const FixedCells& fixed);
+// Host position arrays: NaN/Inf of any movable or filler coordinate is an error.
+template <typename T>
+void validate_host_positions(const ElectrostaticDesign& design, const T* x, const T* y);
+
+// F (MATH.md 2.3) in area units, natural layout [M][N], in double.
+std::vector<double> compute_fixed_map(const ElectrostaticDesign& design);
+
+class ElectrostaticBackend {
+ public:
+  explicit ElectrostaticBackend(ElectrostaticDesign design) : design_(std::move(design)) {}
+  virtual ~ElectrostaticBackend() = default;
+
+  virtual EvaluateResult evaluate(const float* x, const float* y, float* gx, float* gy) {
+    (void)x, (void)y, (void)gx, (void)gy;
+    throw Error(precision_mismatch("float"));
+  }
+  virtual EvaluateResult evaluate(const double* x, const double* y, double* gx, double* gy) {
+    (void)x, (void)y, (void)gx, (void)gy;
+    throw Error(precision_mismatch("double"));
+  }
+  virtual StageTimes profile(const float* x, const float* y, float* gx, float* gy, int reps) {
+    (void)x, (void)y, (void)gx, (void)gy, (void)reps;
+    throw Error(precision_mismatch("float"));
+  }
+  virtual StageTimes profile(const double* x, const double* y, double* gx, double* gy, int reps) {
+    (void)x, (void)y, (void)gx, (void)gy, (void)reps;
+    throw Error(precision_mismatch("double"));
+  }
+  // Natural layout [M][N], double.
+  virtual std::vector<double> density_map() = 0;
+  virtual std::vector<double> field_x_map() = 0;
+  virtual std::vector<double> field_y_map() = 0;
+  virtual std::vector<double> potential_map() = 0;
+  virtual std::vector<double> fixed_map() = 0;
+  // Replaces design().fixed (already validated) and recomputes F.
+  virtual void update_fixed_cells(const FixedCells& fixed) = 0;
+  virtual Backend backend() const noexcept = 0;
+
+  const ElectrostaticDesign& design() const noexcept { return design_; }
+
+ protected:
+  std::string precision_mismatch(const char* given) const {
+    return std::string("ElectrostaticSystem::evaluate: ") + given +
+           " pointers given, but the system was built with precision " +
+           (design_.options.precision == Precision::Float ? "float" : "double");
+  }
+  ElectrostaticDesign design_;
+};
+
+std::unique_ptr<ElectrostaticBackend> make_cpu_pipeline(ElectrostaticDesign design);
+// Throws efield::Error in a build without CUDA.
+std::unique_ptr<ElectrostaticBackend> make_cuda_pipeline(ElectrostaticDesign design);
+
+}  // namespace efield::detail

@@ -1,0 +1,75 @@
+#pragma once
+// Where a cell's position lives in the caller's arrays, and which bins its stretched footprint
+// touches. Shared by the CPU loops and the CUDA kernels (rasterize and gather use the same
+// footprint, so the gradient reads exactly the bins the density was written to).
+#include <cstdint>
+
+#include "math/density.hpp"
+#include "math/host_device.hpp"
+#include "math/makhoul.hpp"
+
+namespace efield::detail {
+
+template <typename T>
+struct CellGeometry {
+  int M = 0, N = 0;            // bins along x and y
+  T bx = 0, by = 0;            // bin size
+  T inv_bx = 0, inv_by = 0;    // 1 / bx, 1 / by
+  T min_w = 0, min_h = 0;      // sqrt(2) bx, sqrt(2) by (stretching, MATH.md 2.1)
+  T xl = 0, yl = 0;            // region origin
+  std::int64_t num_movable = 0;
+  std::int64_t num_cells = 0;      // movable + fillers
+  std::int64_t filler_offset = 0;  // array index of filler 0
+  // Cells whose stretched footprint spans more than this many bins on an axis are "large": the
+  // CUDA backend gives each of them a thread block instead of one thread.
+  T large_span = 0;
+};
+
+// Array index of cell c (movable cells first, then fillers) in the caller's x / y / gradient.
+template <typename T>
+EFIELD_HD std::int64_t position_index(const CellGeometry<T>& g, std::int64_t c) {
+  return c < g.num_movable ? c : g.filler_offset + (c - g.num_movable);
+}
+
+// Element (m, n) of a map in the Makhoul-permuted layout that the forward real FFT reads and the
+// inverse real FFTs write: row p(m), column q(n).
+EFIELD_HD std::int64_t permuted_index(int m, int n, int M, int N) {
+  return static_cast<std::int64_t>(makhoul_position(m, M)) * N + makhoul_position(n, N);
+}
+
+template <typename T>
+struct Footprint {
+  T x0, x1, y0, y1;  // stretched footprint relative to the region origin
+  T charge;          // r
+  int m0, m1, n0, n1;  // bin range, clamped to the grid
+};
+
+template <typename T>
+EFIELD_HD Footprint<T> cell_footprint(const CellGeometry<T>& g, T x, T y, T w, T h) {
+  const StretchedCell<T> s = stretch_cell(x - g.xl, y - g.yl, w, h, g.min_w, g.min_h);
+  Footprint<T> f;
+  f.x0 = s.x;
+  f.x1 = s.x + s.w;
+  f.y0 = s.y;
+  f.y1 = s.y + s.h;
+  f.charge = s.charge;
+  bin_range(f.x0, f.x1, g.inv_bx, g.M, &f.m0, &f.m1);
+  bin_range(f.y0, f.y1, g.inv_by, g.N, &f.n0, &f.n1);
+  return f;
+}
+
+// r * ox(m) * oy(n): the cell's charge in bin (m, n), in area units (MATH.md 2.3).
+template <typename T>
+EFIELD_HD T footprint_weight(const Footprint<T>& f, const CellGeometry<T>& g, int m, int n) {
+  return f.charge * bin_overlap(f.x0, f.x1, m, g.bx) * bin_overlap(f.y0, f.y1, n, g.by);
+}
+
+// Whether a cell of size (w, h) is handled as "large" (depends on sizes only, fixed at construction).
+template <typename T>
+EFIELD_HD bool is_large_cell(const CellGeometry<T>& g, T w, T h) {
+  const T ws = w > g.min_w ? w : g.min_w;
+  const T hs = h > g.min_h ? h : g.min_h;
+  return ws * g.inv_bx > g.large_span || hs * g.inv_by > g.large_span;
+}
+
+}  // namespace efield::detail

@@ -1,0 +1,274 @@
+// The CPU electrostatic pipeline (FFTW + OpenMP), stage for stage the CUDA one:
+//   rasterize (fixed-point integer atomics into the permuted layout) -> density pass (rho,
+//   overflow, max density) -> 2D R2C -> spectral step -> batched 2D C2R (Ex, Ey) -> gather.
+// Deterministic by construction: integer sums are order-free, every floating-point reduction
+// is a per-row partial summed in row order, and each gradient is summed by one thread.
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <string>
+
+#include "common/log.hpp"
+#include "electrostatics/backend.hpp"
+#include "electrostatics/fftw_api.hpp"
+#include "electrostatics/pipeline_setup.hpp"
+#include "math/twiddle.hpp"
+
+namespace efield::detail {
+namespace {
+
+template <typename T>
+class CpuPipeline final : public ElectrostaticBackend {
+  using Api = EsFftw<T>;
+  using Cpx = Complex<T>;
+
+ public:
+  explicit CpuPipeline(ElectrostaticDesign design) : ElectrostaticBackend(std::move(design)) {
+    const ElectrostaticDesign& d = design_;
+    M_ = d.options.num_bins_x;
+    N_ = d.options.num_bins_y;
+    H_ = N_ / 2 + 1;
+    threads_ = d.options.cpu_threads > 0 ? d.options.cpu_threads : omp_get_max_threads();
+    geom_ = make_cell_geometry<T>(d);
+    grid_ = make_spectral_grid<T>(d);
+    tw_m_ = quarter_twiddles<T>(M_);
+    tw_n_ = quarter_twiddles<T>(N_);
+    grid_.tw_m = tw_m_.data();
+    grid_.tw_n = tw_n_.data();
+    const std::int64_t nc = d.num_cells();
+    widths_.resize(nc);
+    heights_.resize(nc);
+    for (std::int64_t c = 0; c < nc; ++c) {
+      widths_[c] = static_cast<T>(d.width(c));
+      heights_[c] = static_cast<T>(d.height(c));
+    }
+    const size_t bins = static_cast<size_t>(M_) * N_;
+    acc_movable_.assign(bins, 0);
+    acc_filler_.assign(bins, 0);
+    row_overflow_.assign(M_, 0.0);
+    row_max_.assign(M_, T(0));
+    row_energy_.assign(M_ / 2 + 1, 0.0);
+    rho_ = FftwBuffer<T, T>(bins);
+    spectrum_ = FftwBuffer<T, Cpx>(static_cast<size_t>(M_) * H_);
+    w_fields_ = FftwBuffer<T, Cpx>(2 * static_cast<size_t>(M_) * H_);
+    y_fields_ = FftwBuffer<T, T>(2 * bins);
+    w_phi_ = FftwBuffer<T, Cpx>(static_cast<size_t>(M_) * H_);
+    y_phi_ = FftwBuffer<T, T>(bins);
+    std::fill(rho_.get(), rho_.get() + bins, T(0));
+    std::fill(y_fields_.get(), y_fields_.get() + 2 * bins, T(0));
+    std::fill(spectrum_.get(), spectrum_.get() + static_cast<size_t>(M_) * H_, Cpx{T(0), T(0)});
+    fixed_natural_ = compute_fixed_map(d);
+    fixed_rho_ = permuted_fixed_density<T>(d, fixed_natural_);
+    scale_ = static_cast<T>(std::ldexp(1.0, FixedPointBits<T>::value));
+    inv_scale_ = static_cast<T>(std::ldexp(1.0, -FixedPointBits<T>::value));
+    bin_cell_ = static_cast<T>(scale_ / (d.bx * d.by));
+
+    electrostatics_fftw_init();
+    Api::threads(threads_);
+    auto* spec = reinterpret_cast<typename Api::Cpx*>(spectrum_.get());
+    forward_ = Api::r2c(M_, N_, 1, rho_.get(), spec, FFTW_ESTIMATE);
+    // C2R destroys its input; w_* are rewritten before every execution.
+    fields_ = Api::c2r(M_, N_, 2, reinterpret_cast<typename Api::Cpx*>(w_fields_.get()), y_fields_.get(),
+                       FFTW_ESTIMATE | FFTW_DESTROY_INPUT);
+    potential_ = Api::c2r(M_, N_, 1, reinterpret_cast<typename Api::Cpx*>(w_phi_.get()), y_phi_.get(),
+                          FFTW_ESTIMATE | FFTW_DESTROY_INPUT);
+    if (!forward_ || !fields_ || !potential_) throw Error("ElectrostaticSystem (CPU): FFTW could not make a plan");
+  }
+
+  ~CpuPipeline() override {
+    if (forward_) Api::destroy(forward_);
+    if (fields_) Api::destroy(fields_);
+    if (potential_) Api::destroy(potential_);
+  }
+
+  EvaluateResult evaluate(const T* x, const T* y, T* gx, T* gy) override {
+    rasterize(x, y);
+    density_pass();
+    Api::execute(forward_);
+    spectral();
+    Api::execute(fields_);
+    gather(x, y, gx, gy);
+    return finish();
+  }
+
+  StageTimes profile(const T* x, const T* y, T* gx, T* gy, int reps) override {
+    using clock = std::chrono::steady_clock;
+    std::vector<double> t[6];
+    evaluate(x, y, gx, gy);  // warm-up
+    for (int r = 0; r < reps; ++r) {
+      const auto t0 = clock::now();
+      rasterize(x, y);
+      density_pass();
+      const auto t1 = clock::now();
+      Api::execute(forward_);
+      const auto t2 = clock::now();
+      spectral();
+      const auto t3 = clock::now();
+      Api::execute(fields_);
+      const auto t4 = clock::now();
+      gather(x, y, gx, gy);
+      finish();
+      const auto t5 = clock::now();
+      const auto ms = [](auto a, auto b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
+      t[0].push_back(ms(t0, t1));
+      t[1].push_back(ms(t1, t2));
+      t[2].push_back(ms(t2, t3));
+      t[3].push_back(ms(t3, t4));
+      t[4].push_back(ms(t4, t5));
+      t[5].push_back(ms(t0, t5));
+    }
+    const auto median = [](std::vector<double>& v) {
+      std::sort(v.begin(), v.end());
+      return v[v.size() / 2];
+    };
+    StageTimes s;
+    s.rasterize_ms = median(t[0]);
+    s.forward_fft_ms = median(t[1]);
+    s.spectral_ms = median(t[2]);
+    s.inverse_fft_ms = median(t[3]);
+    s.gather_ms = median(t[4]);
+    s.total_ms = median(t[5]);
+    s.repetitions = reps;
+    return s;
+  }
+
+  std::vector<double> density_map() override { return unpermute(rho_.get(), M_, N_, -1); }
+  std::vector<double> field_x_map() override { return unpermute(y_fields_.get(), M_, N_, 0); }
+  std::vector<double> field_y_map() override {
+    return unpermute(y_fields_.get() + static_cast<size_t>(M_) * N_, M_, N_, 1);
+  }
+  std::vector<double> potential_map() override {
+    // The spectrum of the latest evaluate is still in spectrum_ (nothing else writes it).
+    const std::int64_t items = spectral_items(M_, N_);
+    const int v_count = N_ / 2 + 1;
+#pragma omp parallel for num_threads(threads_) schedule(static)
+    for (std::int64_t i = 0; i < items; ++i)
+      spectral_potential_step(spectrum_.get(), w_phi_.get(), grid_, static_cast<int>(i / v_count),
+                              static_cast<int>(i % v_count));
+    Api::execute(potential_);
+    return unpermute(y_phi_.get(), M_, N_, -1);
+  }
+  std::vector<double> fixed_map() override { return fixed_natural_; }
+  void update_fixed_cells(const FixedCells& fixed) override {
+    design_.fixed = fixed;
+    fixed_natural_ = compute_fixed_map(design_);
+    fixed_rho_ = permuted_fixed_density<T>(design_, fixed_natural_);
+  }
+  Backend backend() const noexcept override { return Backend::Cpu; }
+
+ private:
+  void rasterize(const T* x, const T* y) {
+    const CellGeometry<T> g = geom_;
+    std::int64_t* acc_m = acc_movable_.data();
+    std::int64_t* acc_f = acc_filler_.data();
+    const T to_fixed = bin_cell_;
+#pragma omp parallel for num_threads(threads_) schedule(dynamic, 1024)
+    for (std::int64_t c = 0; c < g.num_cells; ++c) {
+      const std::int64_t i = position_index(g, c);
+      const Footprint<T> f = cell_footprint(g, x[i], y[i], widths_[c], heights_[c]);
+      std::int64_t* acc = c < g.num_movable ? acc_m : acc_f;
+      for (int m = f.m0; m <= f.m1; ++m)
+        for (int n = f.n0; n <= f.n1; ++n) {
+          const std::int64_t q = to_fixed_point(footprint_weight(f, g, m, n), to_fixed);
+          // Integer addition is associative: the sum is the same for every thread schedule.
+          if (q != 0) __atomic_fetch_add(acc + permuted_index(m, n, g.M, g.N), q, __ATOMIC_RELAXED);
+        }
+    }
+  }
+
+  // rho, overflow and max density per row of the permuted layout; clears the accumulators.
+  void density_pass() {
+    const T td = static_cast<T>(design_.options.target_density);
+#pragma omp parallel for num_threads(threads_) schedule(static)
+    for (int r = 0; r < M_; ++r) {
+      double overflow = 0;
+      T mx = T(0);
+      for (int n = 0; n < N_; ++n) {
+        const size_t k = static_cast<size_t>(r) * N_ + n;
+        const BinDensity<T> b = bin_density(acc_movable_[k], acc_filler_[k], fixed_rho_[k], inv_scale_);
+        acc_movable_[k] = 0;
+        acc_filler_[k] = 0;
+        rho_.get()[k] = b.rho;
+        overflow += static_cast<double>(bin_overflow(b.movable_rho, td));
+        mx = std::max(mx, b.movable_rho);
+      }
+      row_overflow_[r] = overflow;
+      row_max_[r] = mx;
+    }
+  }
+
+  void spectral() {
+    const int v_count = N_ / 2 + 1;
+    Cpx* w_x = w_fields_.get();
+    Cpx* w_y = w_x + static_cast<size_t>(M_) * H_;
+#pragma omp parallel for num_threads(threads_) schedule(static)
+    for (int u = 0; u <= M_ / 2; ++u) {
+      double e = 0;
+      for (int v = 0; v < v_count; ++v) e += spectral_field_step(spectrum_.get(), w_x, w_y, grid_, u, v);
+      row_energy_[u] = e;
+    }
+  }
+
+  void gather(const T* x, const T* y, T* gx, T* gy) {
+    const CellGeometry<T> g = geom_;
+    const T* ex = y_fields_.get();
+    const T* ey = ex + static_cast<size_t>(M_) * N_;
+#pragma omp parallel for num_threads(threads_) schedule(dynamic, 1024)
+    for (std::int64_t c = 0; c < g.num_cells; ++c) {
+      const std::int64_t i = position_index(g, c);
+      const Footprint<T> f = cell_footprint(g, x[i], y[i], widths_[c], heights_[c]);
+      T sx = 0, sy = 0;
+      for (int m = f.m0; m <= f.m1; ++m)
+        for (int n = f.n0; n <= f.n1; ++n) {
+          const T wgt = footprint_weight(f, g, m, n);
+          const std::int64_t k = permuted_index(m, n, g.M, g.N);
+          // Ex = (-1)^m y_x, Ey = (-1)^n y_y (sine axes; electrostatics.hpp)
+          sx += wgt * alternating_sign<T>(m) * ex[k];
+          sy += wgt * alternating_sign<T>(n) * ey[k];
+        }
+      gx[i] = -sx;
+      gy[i] = -sy;
+    }
+  }
+
+  EvaluateResult finish() const {
+    double overflow = 0, energy = 0;
+    T mx = T(0);
+    for (int r = 0; r < M_; ++r) {
+      overflow += row_overflow_[r];
+      mx = std::max(mx, row_max_[r]);
+    }
+    for (double e : row_energy_) energy += e;
+    EvaluateResult res;
+    res.energy = energy * (static_cast<double>(M_) * N_ / 4.0);
+    res.overflow = design_.movable_area > 0 ? overflow * design_.bx * design_.by / design_.movable_area : 0.0;
+    res.max_density = static_cast<double>(mx);
+    return res;
+  }
+
+  int M_ = 0, N_ = 0, H_ = 0, threads_ = 1;
+  CellGeometry<T> geom_;
+  SpectralGrid<T> grid_;
+  std::vector<Cpx> tw_m_, tw_n_;
+  std::vector<T> widths_, heights_;
+  std::vector<std::int64_t> acc_movable_, acc_filler_;
+  std::vector<double> row_overflow_, row_energy_;
+  std::vector<T> row_max_;
+  std::vector<double> fixed_natural_;
+  std::vector<T> fixed_rho_;
+  T scale_ = 0, inv_scale_ = 0, bin_cell_ = 0;
+  FftwBuffer<T, T> rho_, y_fields_, y_phi_;
+  FftwBuffer<T, Cpx> spectrum_, w_fields_, w_phi_;
+  typename Api::Plan forward_ = nullptr, fields_ = nullptr, potential_ = nullptr;
+};
+
+}  // namespace
+
+std::unique_ptr<ElectrostaticBackend> make_cpu_pipeline(ElectrostaticDesign design) {
+  if (design.options.precision == Precision::Double) return std::make_unique<CpuPipeline<double>>(std::move(design));
+  return std::make_unique<CpuPipeline<float>>(std::move(design));
+}
+
+}  // namespace efield::detail

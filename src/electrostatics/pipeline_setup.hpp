@@ -1,0 +1,83 @@
+#pragma once
+// Construction-time setup shared by the CPU and CUDA pipelines: geometry constants, the spectral
+// grid constants, the fixed map in the permuted layout, and the host-side unpermute of maps.
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "electrostatics/backend.hpp"
+#include "electrostatics/cell_layout.hpp"
+#include "math/density.hpp"
+#include "math/electrostatics.hpp"
+
+namespace efield::detail {
+
+// Cells spanning more than this many bins on an axis get a thread block each on the GPU.
+inline constexpr double kLargeCellSpan = 4.0;
+
+template <typename T>
+CellGeometry<T> make_cell_geometry(const ElectrostaticDesign& d) {
+  CellGeometry<T> g;
+  g.M = d.options.num_bins_x;
+  g.N = d.options.num_bins_y;
+  g.bx = static_cast<T>(d.bx);
+  g.by = static_cast<T>(d.by);
+  g.inv_bx = static_cast<T>(1.0 / d.bx);
+  g.inv_by = static_cast<T>(1.0 / d.by);
+  g.min_w = static_cast<T>(std::sqrt(2.0) * d.bx);
+  g.min_h = static_cast<T>(std::sqrt(2.0) * d.by);
+  g.xl = static_cast<T>(d.options.xl);
+  g.yl = static_cast<T>(d.options.yl);
+  g.num_movable = d.num_movable();
+  g.num_cells = d.num_cells();
+  g.filler_offset = d.options.filler_offset;
+  g.large_span = static_cast<T>(kLargeCellSpan);
+  return g;
+}
+
+// Spectral constants; the twiddle pointers are filled in by the pipeline (host or device tables).
+template <typename T>
+SpectralGrid<T> make_spectral_grid(const ElectrostaticDesign& d) {
+  const double pi = 3.14159265358979323846;
+  SpectralGrid<T> g;
+  g.M = d.options.num_bins_x;
+  g.N = d.options.num_bins_y;
+  g.half = g.N / 2 + 1;
+  g.coef_scale = static_cast<T>(4.0 / (static_cast<double>(g.M) * g.N));
+  g.wu_step = static_cast<T>(2.0 * pi / g.M);
+  g.wv_step = static_cast<T>(2.0 * pi / g.N * (d.bx / d.by));
+  return g;
+}
+
+// Number of spectral work items: (u, v) with 0 <= u <= M/2, 0 <= v <= N/2.
+inline std::int64_t spectral_items(int M, int N) {
+  return static_cast<std::int64_t>(M / 2 + 1) * (N / 2 + 1);
+}
+
+// F / (bx by) in the permuted layout, as T (the density pass adds it to the movable charge).
+template <typename T>
+std::vector<T> permuted_fixed_density(const ElectrostaticDesign& d, const std::vector<double>& F) {
+  const int M = d.options.num_bins_x, N = d.options.num_bins_y;
+  const double inv_area = 1.0 / (d.bx * d.by);
+  std::vector<T> out(F.size());
+  for (int m = 0; m < M; ++m)
+    for (int n = 0; n < N; ++n)
+      out[permuted_index(m, n, M, N)] = static_cast<T>(F[static_cast<size_t>(m) * N + n] * inv_area);
+  return out;
+}
+
+// Natural layout from a permuted map; sign_axis 0: (-1)^m (Ex), 1: (-1)^n (Ey), -1: none.
+template <typename T>
+std::vector<double> unpermute(const T* permuted, int M, int N, int sign_axis, double scale = 1.0) {
+  std::vector<double> out(static_cast<size_t>(M) * N);
+  for (int m = 0; m < M; ++m)
+    for (int n = 0; n < N; ++n) {
+      double s = scale;
+      if (sign_axis == 0 && (m & 1)) s = -s;
+      if (sign_axis == 1 && (n & 1)) s = -s;
+      out[static_cast<size_t>(m) * N + n] = s * static_cast<double>(permuted[permuted_index(m, n, M, N)]);
+    }
+  return out;
+}
+
+}  // namespace efield::detail

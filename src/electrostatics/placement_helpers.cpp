@@ -1,0 +1,118 @@
+// Filler cells (MATH.md "Fillers") and the default bin grid (RePlAce/DREAMPlace rule).
+#include "efield/placement_helpers.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "efield/error.hpp"
+
+namespace efield {
+namespace {
+
+void check_region(const char* who, double xl, double yl, double xh, double yh) {
+  if (!std::isfinite(xl) || !std::isfinite(yl) || !std::isfinite(xh) || !std::isfinite(yh) || !(xh > xl) ||
+      !(yh > yl))
+    throw Error(std::string(who) + ": region [" + std::to_string(xl) + ", " + std::to_string(xh) + ") x [" +
+                std::to_string(yl) + ", " + std::to_string(yh) + ") is empty or not finite");
+}
+
+void check_movable(const char* who, const CellSizes& movable) {
+  if (movable.widths.empty()) throw Error(std::string(who) + ": no movable cells");
+  if (movable.widths.size() != movable.heights.size())
+    throw Error(std::string(who) + ": movable widths and heights differ in count");
+  for (size_t i = 0; i < movable.widths.size(); ++i) {
+    const double w = movable.widths[i], h = movable.heights[i];
+    if (!std::isfinite(w) || !std::isfinite(h) || w <= 0 || h <= 0)
+      throw Error(std::string(who) + ": movable cell " + std::to_string(i) + " has size " + std::to_string(w) +
+                  " x " + std::to_string(h) + " (sizes must be finite and > 0)");
+  }
+}
+
+void check_td(const char* who, double td) {
+  if (!(td > 0 && td <= 1))
+    throw Error(std::string(who) + ": target_density " + std::to_string(td) + " is outside (0, 1]");
+}
+
+}  // namespace
+
+CellSizes FillerSpec::sizes() const {
+  CellSizes s;
+  s.widths.assign(static_cast<size_t>(count), width);
+  s.heights.assign(static_cast<size_t>(count), height);
+  return s;
+}
+
+FillerSpec make_fillers(const CellSizes& movable, const FixedCells& fixed, double xl, double yl, double xh,
+                        double yh, double target_density, double row_height) {
+  const char* who = "make_fillers";
+  check_region(who, xl, yl, xh, yh);
+  check_movable(who, movable);
+  check_td(who, target_density);
+  if (!std::isfinite(row_height)) throw Error("make_fillers: row_height is not finite");
+  const size_t nf = fixed.widths.size();
+  if (fixed.heights.size() != nf || fixed.x.size() != nf || fixed.y.size() != nf)
+    throw Error("make_fillers: fixed cells need widths, heights, x and y of one count");
+
+  // Width: mean of the widths w with p5 <= w <= p95, where pK is the sorted width at rank
+  // floor(K/100 * n) (clamped to n-1).
+  std::vector<double> sorted = movable.widths;
+  std::sort(sorted.begin(), sorted.end());
+  const size_t n = sorted.size();
+  const double lo = sorted[std::min(n - 1, static_cast<size_t>(0.05 * n))];
+  const double hi = sorted[std::min(n - 1, static_cast<size_t>(0.95 * n))];
+  double sum = 0;
+  size_t count = 0;
+  for (double w : sorted)
+    if (w >= lo && w <= hi) sum += w, ++count;
+  FillerSpec spec;
+  spec.width = sum / static_cast<double>(count);  // count >= 1: lo itself is in range
+  if (row_height > 0) {
+    spec.height = row_height;
+  } else {
+    double hs = 0;
+    for (double h : movable.heights) hs += h;
+    spec.height = hs / static_cast<double>(n);
+  }
+  double movable_area = 0;
+  for (size_t i = 0; i < n; ++i) movable_area += movable.widths[i] * movable.heights[i];
+  double fixed_area = 0;
+  for (size_t i = 0; i < nf; ++i) {
+    const double ox = std::min(fixed.x[i] + fixed.widths[i], xh) - std::max(fixed.x[i], xl);
+    const double oy = std::min(fixed.y[i] + fixed.heights[i], yh) - std::max(fixed.y[i], yl);
+    if (std::isfinite(ox) && std::isfinite(oy) && ox > 0 && oy > 0) fixed_area += ox * oy;
+  }
+  const double region_area = (xh - xl) * (yh - yl);
+  spec.total_area = std::max(target_density * (region_area - fixed_area) - movable_area, 0.0);
+  spec.count = static_cast<std::int64_t>(std::llround(spec.total_area / (spec.width * spec.height)));
+  return spec;
+}
+
+BinGrid default_bin_grid(const CellSizes& movable, double xl, double yl, double xh, double yh,
+                         double target_density) {
+  const char* who = "default_bin_grid";
+  check_region(who, xl, yl, xh, yh);
+  check_movable(who, movable);
+  check_td(who, target_density);
+  double area = 0;
+  for (size_t i = 0; i < movable.widths.size(); ++i) area += movable.widths[i] * movable.heights[i];
+  const double avg = area / static_cast<double>(movable.widths.size());
+  const double W = xh - xl, H = yh - yl;
+  const double ideal_count = W * H / (avg / target_density);
+  // RePlAce: the largest power of two n with n^2 <= K, within [2, 4096].
+  long long n = 2;
+  while (n < 4096 && static_cast<double>(2 * n) * static_cast<double>(2 * n) <= ideal_count) n *= 2;
+  const int r = static_cast<int>(std::lround(std::log2(W / H)));
+  const int up = (r >= 0) ? (r + 1) / 2 : -((-r) / 2);    // ceil(r / 2)
+  const int down = (r >= 0) ? r / 2 : -((-r + 1) / 2);    // floor(r / 2)
+  const auto scaled = [](long long base, int shift) {
+    double v = std::ldexp(static_cast<double>(base), shift);
+    return static_cast<int>(std::min(4096.0, std::max(1.0, v)));
+  };
+  BinGrid g;
+  g.num_bins_x = scaled(n, up);
+  g.num_bins_y = scaled(n, -down);
+  return g;
+}
+
+}  // namespace efield

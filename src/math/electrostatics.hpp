@@ -1,0 +1,155 @@
+#pragma once
+// The spectral step of the electrostatic system (MATH.md 2.5-2.8), shared by the CPU loop and
+// the CUDA spectral kernel. One call handles the four coefficients (u,v), (M-u,v), (u,N-v),
+// (M-u,N-v) for 0 <= u <= M/2, 0 <= v <= N/2:
+//   1. DCT postprocess of the forward real FFT of the Makhoul-permuted rho (dct2d.hpp),
+//      scaled by 4/(MN): a = 4/(MN) dct2(rho);
+//   2. the energy terms g_u g_v a^2 inv of the distinct coefficients among the four;
+//   3. the preprocess of idxst_idct(a wu inv / 2) (Ex) and idct_idxst(a wv inv / 2) (Ey): a sine
+//      axis reads the cosine input with its index reversed (X'[k] = X[K-k], X'[0] = 0), which
+//      within the four owned coefficients is a swap; the output sign (-1)^m is applied by the
+//      reader of the inverse FFT's output (field_sign below);
+//   4. writes the Hermitian-half inputs w(u,v) and w(M-u,v) of both inverse real FFTs.
+// Together the calls cover every coefficient once and every Hermitian-half input once.
+#include "math/complex.hpp"
+#include "math/dct2d.hpp"
+#include "math/host_device.hpp"
+
+namespace efield::detail {
+
+template <typename T>
+struct SpectralGrid {
+  int M = 0, N = 0;   // bins along x (rows) and y (columns)
+  int half = 0;       // N/2 + 1, the row length of a Hermitian-half spectrum
+  T coef_scale = 0;   // 4 / (M N)
+  T wu_step = 0;      // 2 pi / M
+  T wv_step = 0;      // (2 pi / N) (bx / by)
+  const Complex<T>* tw_m = nullptr;  // exp(-j pi k / 2M), k = 0..M
+  const Complex<T>* tw_n = nullptr;  // exp(-j pi k / 2N), k = 0..N
+};
+
+// MATH.md 2.6: inv = 1 / (wu^2 + wv^2), 0 at (0,0).
+template <typename T>
+EFIELD_HD T inverse_wavenumber_sq(T wu, T wv) {
+  const T s = wu * wu + wv * wv;
+  return s > T(0) ? T(1) / s : T(0);
+}
+
+// Four coefficients: (u,v), (M-u,v), (u,N-v), (M-u,N-v); an index equal to M or N reads 0.
+template <typename T>
+struct CoefQuad {
+  T uv, Mu_v, u_Nv, Mu_Nv;
+};
+
+// Step 1: a = 4/(MN) dct2(rho) at the four points, from the R2C spectrum V [M][half].
+template <typename T>
+EFIELD_HD CoefQuad<T> dct2_quad(const Complex<T>* V, const SpectralGrid<T>& g, int u, int v) {
+  const int Mu = g.M - u;  // == M when u == 0 (out of range: reads 0)
+  const int Nv = g.N - v;
+  const Complex<T> a = V[static_cast<long long>(u) * g.half + v];
+  const Complex<T> b = V[static_cast<long long>(u == 0 ? 0 : Mu) * g.half + v];
+  const Complex<T> tu = g.tw_m[u], tMu = g.tw_m[Mu], tv = g.tw_n[v], tNv = g.tw_n[Nv];
+  CoefQuad<T> q;
+  q.uv = g.coef_scale * dct2_post(a, b, tu, tv);
+  q.Mu_v = (u == 0) ? T(0) : g.coef_scale * dct2_post(b, a, tMu, tv);
+  q.u_Nv = (v == 0) ? T(0) : g.coef_scale * dct2_post(conj(b), conj(a), tu, tNv);
+  q.Mu_Nv = (u == 0 || v == 0) ? T(0) : g.coef_scale * dct2_post(conj(a), conj(b), tMu, tNv);
+  return q;
+}
+
+// The four values scaled pointwise by f(row, col) (used for inv, wu inv / 2, wv inv / 2).
+template <typename T>
+struct QuadFactors {
+  T uv, Mu_v, u_Nv, Mu_Nv;
+};
+
+template <typename T>
+EFIELD_HD CoefQuad<T> scale_quad(const CoefQuad<T>& a, const QuadFactors<T>& f) {
+  return {a.uv * f.uv, a.Mu_v * f.Mu_v, a.u_Nv * f.u_Nv, a.Mu_Nv * f.Mu_Nv};
+}
+
+// Step 2: sum of g_u g_v a^2 inv over the distinct points among the four (g_0 = 1, g_k = 2).
+// E = (M N / 4) * (sum of these over all calls).
+template <typename T>
+EFIELD_HD double energy_terms(const CoefQuad<T>& a, const QuadFactors<T>& inv, const SpectralGrid<T>& g,
+                              int u, int v) {
+  const int Mu = g.M - u, Nv = g.N - v;
+  const bool row2 = (u != 0) && (Mu != u);  // (M-u, .) is a different, valid row
+  const bool col2 = (v != 0) && (Nv != v);
+  const double gu = (u == 0) ? 1.0 : 2.0, gMu = 2.0;
+  const double gv = (v == 0) ? 1.0 : 2.0, gNv = 2.0;
+  double e = gu * gv * static_cast<double>(a.uv) * a.uv * inv.uv;
+  if (row2) e += gMu * gv * static_cast<double>(a.Mu_v) * a.Mu_v * inv.Mu_v;
+  if (col2) e += gu * gNv * static_cast<double>(a.u_Nv) * a.u_Nv * inv.u_Nv;
+  if (row2 && col2) e += gMu * gNv * static_cast<double>(a.Mu_Nv) * a.Mu_Nv * inv.Mu_Nv;
+  return e;
+}
+
+// idct2 preprocess (dct2d.hpp idct2_pre) of the inputs w(u,v) and w(M-u,v) of one inverse real
+// FFT, from the four coefficients X of the cosine-cosine transform; w is [M][half].
+template <typename T>
+EFIELD_HD void write_idct2_inputs(const CoefQuad<T>& x, const SpectralGrid<T>& g, int u, int v,
+                                  Complex<T>* w) {
+  const int Mu = g.M - u;
+  w[static_cast<long long>(u) * g.half + v] = idct2_pre(x.uv, x.Mu_Nv, x.Mu_v, x.u_Nv, g.tw_m[u], g.tw_n[v]);
+  if (u != 0 && Mu != u)
+    w[static_cast<long long>(Mu) * g.half + v] = idct2_pre(x.Mu_v, x.u_Nv, x.uv, x.Mu_Nv, g.tw_m[Mu], g.tw_n[v]);
+}
+
+// Sine along the first axis: X'[u,.] = X[M-u,.] for u >= 1, X'[0,.] = 0 (and X'[M,.] = 0).
+template <typename T>
+EFIELD_HD CoefQuad<T> sine_rows(const CoefQuad<T>& x, int u) {
+  if (u == 0) return {T(0), T(0), T(0), T(0)};
+  return {x.Mu_v, x.uv, x.Mu_Nv, x.u_Nv};
+}
+// Sine along the second axis: X'[.,v] = X[.,N-v] for v >= 1, X'[.,0] = 0.
+template <typename T>
+EFIELD_HD CoefQuad<T> sine_cols(const CoefQuad<T>& x, int v) {
+  if (v == 0) return {T(0), T(0), T(0), T(0)};
+  return {x.u_Nv, x.Mu_Nv, x.uv, x.Mu_v};
+}
+
+// MATH.md 2.6 at the four points.
+template <typename T>
+EFIELD_HD void quad_frequencies(const SpectralGrid<T>& g, int u, int v, QuadFactors<T>* wu, QuadFactors<T>* wv,
+                                QuadFactors<T>* inv) {
+  const T wu0 = g.wu_step * static_cast<T>(u), wu1 = g.wu_step * static_cast<T>(g.M - u);
+  const T wv0 = g.wv_step * static_cast<T>(v), wv1 = g.wv_step * static_cast<T>(g.N - v);
+  *wu = {wu0, wu1, wu0, wu1};
+  *wv = {wv0, wv0, wv1, wv1};
+  *inv = {inverse_wavenumber_sq(wu0, wv0), inverse_wavenumber_sq(wu1, wv0), inverse_wavenumber_sq(wu0, wv1),
+          inverse_wavenumber_sq(wu1, wv1)};
+}
+
+// Steps 1-4 for one thread: writes w_x(u,v), w_x(M-u,v) (Ex) and w_y likewise (Ey); returns the
+// energy terms.
+template <typename T>
+EFIELD_HD double spectral_field_step(const Complex<T>* V, Complex<T>* w_x, Complex<T>* w_y,
+                                     const SpectralGrid<T>& g, int u, int v) {
+  const CoefQuad<T> a = dct2_quad(V, g, u, v);
+  QuadFactors<T> wu, wv, inv;
+  quad_frequencies(g, u, v, &wu, &wv, &inv);
+  const CoefQuad<T> a_inv = scale_quad(a, inv);
+  const QuadFactors<T> half{T(0.5), T(0.5), T(0.5), T(0.5)};
+  const CoefQuad<T> ex = scale_quad(scale_quad(a_inv, wu), half);  // a wu inv / 2
+  const CoefQuad<T> ey = scale_quad(scale_quad(a_inv, wv), half);  // a wv inv / 2
+  write_idct2_inputs(sine_rows(ex, u), g, u, v, w_x);
+  write_idct2_inputs(sine_cols(ey, v), g, u, v, w_y);
+  return energy_terms(a, inv, g, u, v);
+}
+
+// The potential phi = idct2(a inv) (MATH.md 2.7), only on request: writes w_phi(u,v), w_phi(M-u,v).
+template <typename T>
+EFIELD_HD void spectral_potential_step(const Complex<T>* V, Complex<T>* w_phi, const SpectralGrid<T>& g, int u,
+                                       int v) {
+  const CoefQuad<T> a = dct2_quad(V, g, u, v);
+  QuadFactors<T> wu, wv, inv;
+  quad_frequencies(g, u, v, &wu, &wv, &inv);
+  write_idct2_inputs(scale_quad(a, inv), g, u, v, w_phi);
+}
+
+// Readers of an inverse real FFT's output y [M][N] (Makhoul-permuted on both axes):
+//   phi[m,n] = y[p(m), q(n)];  Ex[m,n] = (-1)^m y_x[p(m), q(n)];  Ey[m,n] = (-1)^n y_y[p(m), q(n)].
+// The sign of the sine axis is folded into the reader, so no pass fixes it up.
+
+}  // namespace efield::detail
