@@ -1,0 +1,133 @@
+// The CUDA backend of Plan2D: Makhoul reorder -> one cuFFT R2C -> quad postprocess (dct2), and
+// quad preprocess -> one cuFFT C2R -> inverse reorder (idct2, idct_idxst, idxst_idct).
+// Buffers, twiddle tables and the cuFFT plan are made at construction; execute() only enqueues
+// three operations on the caller's stream (capturable in a CUDA graph).
+#include <cstdint>
+#include <string>
+
+#include "common/cuda_check.cuh"
+#include "math/twiddle.hpp"
+#include "transforms/dct2d_cufft.cuh"
+#include "transforms/dct2d_kernels.cuh"
+#include "transforms/plan2d_impl.hpp"
+
+namespace efield::detail {
+namespace {
+
+using cuda_nd::Buffer;
+using cuda_nd::launch_2d;
+using cuda_nd::RealFft;
+
+// Pairs of T can move as one vector access when the row length is even and the base pointer
+// is aligned to two elements.
+template <typename T>
+bool pair_aligned(const void* p, int N) {
+  return (N % 2 == 0) && (reinterpret_cast<std::uintptr_t>(p) % (2 * sizeof(T)) == 0);
+}
+
+template <typename T>
+class CudaPlan2D final : public Plan2DImpl<T> {
+ public:
+  CudaPlan2D(Transform2D kind, int rows, int cols, const PlanOptions& options)
+      : Plan2DImpl<T>(kind, rows, cols),
+        shape_(canonical_2d_shape(kind, rows, cols)),
+        zero_below_(static_cast<T>(options.zero_below)),
+        real_(static_cast<std::size_t>(shape_.rows) * shape_.cols),
+        spectrum_(static_cast<std::size_t>(shape_.rows) * shape_.half_cols()),
+        io_(static_cast<std::size_t>(rows) * cols),
+        tu_(quarter_twiddles<T>(shape_.rows)),
+        tv_(quarter_twiddles<T>(shape_.cols)),
+        fft_(fft_dims(), shape_.rows == 1 ? 1 : 2, shape_.forward()) {
+    EFIELD_CUDA_CHECK(cudaStreamCreateWithFlags(&host_stream_, cudaStreamNonBlocking));
+  }
+  ~CudaPlan2D() override {
+    if (host_stream_) cudaStreamDestroy(host_stream_);
+  }
+
+  void execute(const T* in, T* out, Stream stream) override {
+    const auto s = static_cast<cudaStream_t>(stream);
+    if (shape_.forward()) {
+      forward(in, out, s);
+    } else if (shape_.sine_rows()) {
+      inverse<true, false>(in, out, s);
+    } else if (shape_.sine_cols()) {
+      inverse<false, true>(in, out, s);
+    } else {
+      inverse<false, false>(in, out, s);
+    }
+  }
+
+  void execute_host(const T* in, T* out) override {
+    const std::size_t bytes = io_.size() * sizeof(T);
+    EFIELD_CUDA_CHECK(cudaMemcpyAsync(io_.get(), in, bytes, cudaMemcpyHostToDevice, host_stream_));
+    execute(io_.get(), io_.get(), host_stream_);
+    EFIELD_CUDA_CHECK(cudaMemcpyAsync(out, io_.get(), bytes, cudaMemcpyDeviceToHost, host_stream_));
+    EFIELD_CUDA_CHECK(cudaStreamSynchronize(host_stream_));
+  }
+
+  Backend backend() const noexcept override { return Backend::Cuda; }
+
+ private:
+  const int* fft_dims() {
+    dims_[0] = shape_.rows == 1 ? shape_.cols : shape_.rows;
+    dims_[1] = shape_.cols;
+    return dims_;
+  }
+
+  void forward(const T* in, T* out, cudaStream_t s) {
+    const int M = shape_.rows, N = shape_.cols;
+    const auto pre = launch_2d((N + 1) / 2, M);
+    if (pair_aligned<T>(in, N)) {
+      cuda_nd::makhoul_reorder_2d<T, true><<<pre.grid, pre.block, 0, s>>>(in, real_.get(), M, N);
+    } else {
+      cuda_nd::makhoul_reorder_2d<T, false><<<pre.grid, pre.block, 0, s>>>(in, real_.get(), M, N);
+    }
+    EFIELD_CUDA_CHECK_LAUNCH();
+    fft_.run(real_.get(), spectrum_.get(), s);
+    const auto post = launch_2d(N / 2 + 1, M / 2 + 1);
+    cuda_nd::dct2_postprocess<T><<<post.grid, post.block, 0, s>>>(spectrum_.get(), out, M, N, tu_.get(),
+                                                                  tv_.get(), zero_below_);
+    EFIELD_CUDA_CHECK_LAUNCH();
+  }
+
+  template <bool SineRows, bool SineCols>
+  void inverse(const T* in, T* out, cudaStream_t s) {
+    const int M = shape_.rows, N = shape_.cols;
+    const auto pre = launch_2d(N / 2 + 1, M / 2 + 1);
+    cuda_nd::idct2_preprocess<T, SineRows, SineCols>
+        <<<pre.grid, pre.block, 0, s>>>(in, spectrum_.get(), M, N, tu_.get(), tv_.get());
+    EFIELD_CUDA_CHECK_LAUNCH();
+    fft_.run(real_.get(), spectrum_.get(), s);
+    const auto post = launch_2d((N + 1) / 2, M);
+    if (pair_aligned<T>(out, N)) {
+      cuda_nd::makhoul_gather_2d<T, SineRows, SineCols, true><<<post.grid, post.block, 0, s>>>(real_.get(), out, M, N);
+    } else {
+      cuda_nd::makhoul_gather_2d<T, SineRows, SineCols, false><<<post.grid, post.block, 0, s>>>(real_.get(), out, M, N);
+    }
+    EFIELD_CUDA_CHECK_LAUNCH();
+  }
+
+  Dct2dShape shape_;
+  T zero_below_;
+  int dims_[2] = {0, 0};
+  Buffer<T> real_;
+  Buffer<Complex<T>> spectrum_;
+  Buffer<T> io_;
+  Buffer<Complex<T>> tu_;
+  Buffer<Complex<T>> tv_;
+  RealFft<T> fft_;
+  cudaStream_t host_stream_ = nullptr;
+};
+
+}  // namespace
+
+template <typename T>
+std::unique_ptr<Plan2DImpl<T>> make_cuda_plan2d(Transform2D kind, int rows, int cols,
+                                                const PlanOptions& options) {
+  return std::make_unique<CudaPlan2D<T>>(kind, rows, cols, options);
+}
+
+template std::unique_ptr<Plan2DImpl<float>> make_cuda_plan2d<float>(Transform2D, int, int, const PlanOptions&);
+template std::unique_ptr<Plan2DImpl<double>> make_cuda_plan2d<double>(Transform2D, int, int, const PlanOptions&);
+
+}  // namespace efield::detail

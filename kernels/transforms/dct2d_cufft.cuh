@@ -1,0 +1,144 @@
+#pragma once
+// Internal CUDA helpers of the 2D and 3D plans: cuFFT's float/double real transforms behind one
+// template, owning device buffers and plans, and launch-shape helpers. Everything here is made
+// at plan construction; nothing allocates at execute time.
+#include <cuda_runtime.h>
+#include <cufft.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <vector>
+
+#include "common/cuda_check.cuh"
+#include "math/complex.hpp"
+
+namespace efield::detail::cuda_nd {
+
+template <typename T>
+struct Cufft;
+
+template <>
+struct Cufft<float> {
+  using real = cufftReal;
+  using complex = cufftComplex;
+  static constexpr cufftType r2c = CUFFT_R2C;
+  static constexpr cufftType c2r = CUFFT_C2R;
+  static cufftResult exec_r2c(cufftHandle p, float* in, Complex<float>* out) {
+    return cufftExecR2C(p, in, reinterpret_cast<complex*>(out));
+  }
+  static cufftResult exec_c2r(cufftHandle p, Complex<float>* in, float* out) {
+    return cufftExecC2R(p, reinterpret_cast<complex*>(in), out);
+  }
+};
+
+template <>
+struct Cufft<double> {
+  using real = cufftDoubleReal;
+  using complex = cufftDoubleComplex;
+  static constexpr cufftType r2c = CUFFT_D2Z;
+  static constexpr cufftType c2r = CUFFT_Z2D;
+  static cufftResult exec_r2c(cufftHandle p, double* in, Complex<double>* out) {
+    return cufftExecD2Z(p, in, reinterpret_cast<complex*>(out));
+  }
+  static cufftResult exec_c2r(cufftHandle p, Complex<double>* in, double* out) {
+    return cufftExecZ2D(p, reinterpret_cast<complex*>(in), out);
+  }
+};
+
+// Device memory for `count` elements of T; freed without throwing.
+template <typename T>
+class Buffer {
+ public:
+  Buffer() = default;
+  explicit Buffer(std::size_t count) : count_(count) {
+    EFIELD_CUDA_CHECK(cudaMalloc(&ptr_, std::max<std::size_t>(count, 1) * sizeof(T)));
+  }
+  // A device copy of a host table (construction time only).
+  explicit Buffer(const std::vector<T>& host) : Buffer(host.size()) {
+    EFIELD_CUDA_CHECK(cudaMemcpy(ptr_, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice));
+  }
+  ~Buffer() {
+    if (ptr_) cudaFree(ptr_);
+  }
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+  T* get() const { return ptr_; }
+  std::size_t size() const { return count_; }
+
+ private:
+  T* ptr_ = nullptr;
+  std::size_t count_ = 0;
+};
+
+// A cuFFT real plan (R2C or C2R) over `rank` dimensions (last fastest). With a single element
+// there is nothing to transform and no plan is made (cuFFT does not promise length-1 plans);
+// run() then copies the one value (the DFT of one sample is the sample).
+template <typename T>
+class RealFft {
+ public:
+  RealFft(const int* dims, int rank, bool forward) : forward_(forward) {
+    long long total = 1;
+    for (int i = 0; i < rank; ++i) total *= dims[i];
+    if (total == 1) return;
+    std::vector<int> n(dims, dims + rank);
+    EFIELD_CUFFT_CHECK(cufftCreate(&plan_));
+    has_plan_ = true;
+    std::size_t work = 0;
+    EFIELD_CUFFT_CHECK(cufftMakePlanMany(plan_, rank, n.data(), nullptr, 1, 0, nullptr, 1, 0,
+                                         forward ? Cufft<T>::r2c : Cufft<T>::c2r, 1, &work));
+  }
+  ~RealFft() {
+    if (has_plan_) cufftDestroy(plan_);
+  }
+  RealFft(const RealFft&) = delete;
+  RealFft& operator=(const RealFft&) = delete;
+
+  // Forward: real -> spectrum. Inverse: spectrum -> real (unnormalized; the spectrum is
+  // overwritten, as cuFFT's out-of-place C2R may do).
+  void run(T* real, Complex<T>* spectrum, cudaStream_t stream);
+
+ private:
+  bool forward_;
+  bool has_plan_ = false;
+  cufftHandle plan_ = 0;
+};
+
+// The DFT of a single sample is the sample.
+template <typename T>
+__global__ void single_sample_fft(T* real, Complex<T>* spectrum, bool forward) {
+  if (forward) {
+    spectrum[0] = Complex<T>{real[0], T(0)};
+  } else {
+    real[0] = spectrum[0].re;
+  }
+}
+
+template <typename T>
+void RealFft<T>::run(T* real, Complex<T>* spectrum, cudaStream_t stream) {
+  if (!has_plan_) {
+    single_sample_fft<T><<<1, 1, 0, stream>>>(real, spectrum, forward_);
+    EFIELD_CUDA_CHECK_LAUNCH();
+    return;
+  }
+  EFIELD_CUFFT_CHECK(cufftSetStream(plan_, stream));
+  if (forward_) {
+    EFIELD_CUFFT_CHECK(Cufft<T>::exec_r2c(plan_, real, spectrum));
+  } else {
+    EFIELD_CUFFT_CHECK(Cufft<T>::exec_c2r(plan_, spectrum, real));
+  }
+}
+
+// Launch shape for a 2D index space [height][width]: 32 x 8 threads, grid-stride loops in both
+// directions cover anything beyond the grid limits.
+struct Launch2D {
+  dim3 grid;
+  dim3 block;
+};
+inline Launch2D launch_2d(long long width, long long height) {
+  const dim3 block(32, 8);
+  const long long gx = std::min<long long>((width + block.x - 1) / block.x, 1 << 20);
+  const long long gy = std::min<long long>((height + block.y - 1) / block.y, 65535);
+  return {dim3(static_cast<unsigned>(std::max(gx, 1LL)), static_cast<unsigned>(std::max(gy, 1LL))), block};
+}
+
+}  // namespace efield::detail::cuda_nd

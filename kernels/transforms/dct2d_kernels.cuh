@@ -1,0 +1,132 @@
+#pragma once
+// The four passes around the 2D real FFT of Plan2D's CUDA backend. Each kernel is a 2D
+// grid-stride loop: y over rows (or row quads), x along a row, so that a warp touches
+// consecutive (or consecutive reversed) addresses. Formulas: math/dct2d.hpp, math/makhoul.hpp.
+#include <cuda_runtime.h>
+
+#include <cstddef>
+
+#include "math/dct2d.hpp"
+#include "math/makhoul.hpp"
+
+namespace efield::detail::cuda_nd {
+
+template <typename T>
+struct Pair;
+template <>
+struct Pair<float> {
+  using type = float2;
+};
+template <>
+struct Pair<double> {
+  using type = double2;
+};
+
+// v[p(m), q(n)] = x[m, n]. Thread (m, i) moves the pair x[m, 2i], x[m, 2i+1] (one vector load
+// when Vec: N even and x aligned) to v[p(m), i] and v[p(m), N-1-i].
+template <typename T, bool Vec>
+__global__ void makhoul_reorder_2d(const T* __restrict__ x, T* __restrict__ v, int M, int N) {
+  const int pairs = (N + 1) / 2;
+  for (int m = blockIdx.y * blockDim.y + threadIdx.y; m < M; m += gridDim.y * blockDim.y) {
+    const T* src = x + static_cast<std::size_t>(m) * N;
+    T* dst = v + static_cast<std::size_t>(makhoul_position(m, M)) * N;
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < pairs; i += gridDim.x * blockDim.x) {
+      if (2 * i + 1 < N) {
+        T even, odd;
+        if constexpr (Vec) {
+          const auto p = reinterpret_cast<const typename Pair<T>::type*>(src)[i];
+          even = p.x;
+          odd = p.y;
+        } else {
+          even = src[2 * i];
+          odd = src[2 * i + 1];
+        }
+        dst[i] = even;
+        dst[N - 1 - i] = odd;
+      } else {
+        dst[i] = src[2 * i];  // odd N: the last sample goes to the middle, q(N-1) = (N-1)/2
+      }
+    }
+  }
+}
+
+// x[m, n] = sign(m, n) y[p(m), q(n)]: the inverse of makhoul_reorder_2d with the (-1)^index of
+// sine axes folded in.
+template <typename T, bool SineRows, bool SineCols, bool Vec>
+__global__ void makhoul_gather_2d(const T* __restrict__ y, T* __restrict__ x, int M, int N) {
+  const int pairs = (N + 1) / 2;
+  for (int m = blockIdx.y * blockDim.y + threadIdx.y; m < M; m += gridDim.y * blockDim.y) {
+    const T* src = y + static_cast<std::size_t>(makhoul_position(m, M)) * N;
+    T* dst = x + static_cast<std::size_t>(m) * N;
+    const T even_sign = idct2_output_sign<SineRows, SineCols, T>(m, 0);
+    const T odd_sign = idct2_output_sign<SineRows, SineCols, T>(m, 1);
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < pairs; i += gridDim.x * blockDim.x) {
+      if (2 * i + 1 < N) {
+        const T even = even_sign * src[i];
+        const T odd = odd_sign * src[N - 1 - i];
+        if constexpr (Vec) {
+          typename Pair<T>::type p;
+          p.x = even;
+          p.y = odd;
+          reinterpret_cast<typename Pair<T>::type*>(dst)[i] = p;
+        } else {
+          dst[2 * i] = even;
+          dst[2 * i + 1] = odd;
+        }
+      } else {
+        dst[2 * i] = even_sign * src[i];
+      }
+    }
+  }
+}
+
+// dct2 postprocess: thread (u, v), 0 <= u <= M/2, 0 <= v <= N/2, reads V[u, v] and V[-u, v]
+// and writes X at (u, v), (M-u, v), (u, N-v), (M-u, N-v) (each distinct element once).
+template <typename T>
+__global__ void dct2_postprocess(const Complex<T>* __restrict__ V, T* __restrict__ X, int M, int N,
+                                 const Complex<T>* __restrict__ tu, const Complex<T>* __restrict__ tv,
+                                 T zero_below) {
+  const int Nh = N / 2 + 1;
+  for (int u = blockIdx.y * blockDim.y + threadIdx.y; u <= M / 2; u += gridDim.y * blockDim.y) {
+    const int Mu = u == 0 ? 0 : M - u;
+    const bool mirror_u = has_distinct_mirror(u, M);
+    const Complex<T> t_u = tu[u], t_Mu = tu[M - u];
+    const Complex<T>* row_a = V + static_cast<std::size_t>(u) * Nh;
+    const Complex<T>* row_b = V + static_cast<std::size_t>(Mu) * Nh;
+    T* out_u = X + static_cast<std::size_t>(u) * N;
+    T* out_Mu = X + static_cast<std::size_t>(Mu) * N;
+    for (int v = blockIdx.x * blockDim.x + threadIdx.x; v <= N / 2; v += gridDim.x * blockDim.x) {
+      const Dct2Quad<T> q = dct2_post_quad(row_a[v], row_b[v], t_u, t_Mu, tv[v], tv[N - v]);
+      const bool mirror_v = has_distinct_mirror(v, N);
+      out_u[v] = threshold_coefficient(q.uv, zero_below);
+      if (mirror_u) out_Mu[v] = threshold_coefficient(q.Mu_v, zero_below);
+      if (mirror_v) out_u[N - v] = threshold_coefficient(q.u_Nv, zero_below);
+      if (mirror_u && mirror_v) out_Mu[N - v] = threshold_coefficient(q.Mu_Nv, zero_below);
+    }
+  }
+}
+
+// Inverse preprocess: thread (m, n), 0 <= m <= M/2, 0 <= n <= N/2, reads the four coefficients
+// X'[m|M-m, n|N-n] and writes the C2R inputs w[m, n] and w[M-m, n].
+template <typename T, bool SineRows, bool SineCols>
+__global__ void idct2_preprocess(const T* __restrict__ X, Complex<T>* __restrict__ W, int M, int N,
+                                 const Complex<T>* __restrict__ tm, const Complex<T>* __restrict__ tn) {
+  const int Nh = N / 2 + 1;
+  for (int m = blockIdx.y * blockDim.y + threadIdx.y; m <= M / 2; m += gridDim.y * blockDim.y) {
+    const bool mirror_m = has_distinct_mirror(m, M);
+    const Complex<T> t_m = tm[m], t_Mm = tm[M - m];
+    Complex<T>* w_m = W + static_cast<std::size_t>(m) * Nh;
+    Complex<T>* w_Mm = W + static_cast<std::size_t>(M - m) * Nh;
+    for (int n = blockIdx.x * blockDim.x + threadIdx.x; n <= N / 2; n += gridDim.x * blockDim.x) {
+      const T x_mn = idct2_input<SineRows, SineCols>(X, m, n, M, N);
+      const T x_Mm_Nn = idct2_input<SineRows, SineCols>(X, M - m, N - n, M, N);
+      const T x_Mm_n = idct2_input<SineRows, SineCols>(X, M - m, n, M, N);
+      const T x_m_Nn = idct2_input<SineRows, SineCols>(X, m, N - n, M, N);
+      const Idct2Pair<T> w = idct2_pre_pair(x_mn, x_Mm_Nn, x_Mm_n, x_m_Nn, t_m, t_Mm, tn[n]);
+      w_m[n] = w.m_n;
+      if (mirror_m) w_Mm[n] = w.Mm_n;
+    }
+  }
+}
+
+}  // namespace efield::detail::cuda_nd
