@@ -45,7 +45,7 @@ AuxFiles parse_aux(LineReader& reader, const std::string& directory) {
       *from = reader.path() + ":" + std::to_string(reader.line());
     }
   }
-  if (!saw_colon_line) reader.fail_at_end("empty .aux file: expected 'RowBasedPlacement : <files>'");
+  if (!saw_colon_line) reader.fail_at_end("expected 'RowBasedPlacement : <files>'");
   const auto require = [&](const std::string& slot, const char* ext) {
     if (slot.empty()) reader.fail_at_end(std::string("the .aux file names no .") + ext + " file");
   };

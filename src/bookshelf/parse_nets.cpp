@@ -79,12 +79,9 @@ void parse_nets(LineReader& reader, const NameIndex& index, Design& design) {
   }
   if (declared_nets < 0) reader.fail_at_end("no 'NumNets : <count>' line");
   if (design.num_nets() != declared_nets)
-    reader.fail_at_end("found " + std::to_string(design.num_nets()) + " nets but NumNets = " +
-                       std::to_string(declared_nets) + " (line " + std::to_string(nets_line) +
-                       "); is the file truncated?");
+    reader.fail_count(nets_line, "NumNets", declared_nets, design.num_nets(), "nets");
   if (declared_pins >= 0 && static_cast<long long>(design.pins.size()) != declared_pins)
-    reader.fail_at_end("found " + std::to_string(design.pins.size()) + " pins but NumPins = " +
-                       std::to_string(declared_pins) + " (line " + std::to_string(pins_line) + ")");
+    reader.fail_count(pins_line, "NumPins", declared_pins, static_cast<long long>(design.pins.size()), "pins");
   design.net_weight.assign(design.net_names.size(), 1.0);
   design.has_nets = true;
 }

@@ -9,7 +9,7 @@ namespace efield::bookshelf {
 void parse_nodes(LineReader& reader, Design& design, NameIndex& index) {
   reader.skip_header("nodes");
   long long declared_nodes = -1, declared_terminals = -1;
-  int header_line = 0;
+  int header_line = 0, terminals_line = 0;
   long long terminals = 0;
   while (reader.next()) {
     long long value = 0;
@@ -30,7 +30,7 @@ void parse_nodes(LineReader& reader, Design& design, NameIndex& index) {
     }
     if (reader.key_count("NumTerminals", &value)) {
       if (declared_terminals >= 0) reader.fail("a second NumTerminals line");
-      declared_terminals = value;
+      declared_terminals = value, terminals_line = reader.line();
       continue;
     }
     if (declared_nodes < 0) reader.fail("expected 'NumNodes : <count>' before the first node, got " + quote(reader[0]));
@@ -58,12 +58,9 @@ void parse_nodes(LineReader& reader, Design& design, NameIndex& index) {
   }
   if (declared_nodes < 0) reader.fail_at_end("no 'NumNodes : <count>' line");
   if (static_cast<long long>(design.node_names.size()) != declared_nodes)
-    reader.fail_at_end("found " + std::to_string(design.node_names.size()) + " nodes but NumNodes = " +
-                       std::to_string(declared_nodes) + " (line " + std::to_string(header_line) +
-                       "); is the file truncated?");
+    reader.fail_count(header_line, "NumNodes", declared_nodes, static_cast<long long>(design.node_names.size()), "nodes");
   if (declared_terminals >= 0 && terminals != declared_terminals)
-    reader.fail_at_end("found " + std::to_string(terminals) + " terminals but NumTerminals = " +
-                       std::to_string(declared_terminals));
+    reader.fail_count(terminals_line, "NumTerminals", declared_terminals, terminals, "terminals");
   const std::size_t n = design.node_names.size();
   design.x.assign(n, 0.0);
   design.y.assign(n, 0.0);

@@ -90,9 +90,7 @@ void parse_scl(LineReader& reader, Design& design) {
   }
   if (declared_rows < 0) reader.fail_at_end("no 'NumRows : <count>' line");
   if (static_cast<long long>(design.rows.size()) != declared_rows)
-    reader.fail_at_end("found " + std::to_string(design.rows.size()) + " rows but NumRows = " +
-                       std::to_string(declared_rows) + " (line " + std::to_string(rows_line) +
-                       "); is the file truncated?");
+    reader.fail_count(rows_line, "NumRows", declared_rows, static_cast<long long>(design.rows.size()), "rows");
 }
 
 }  // namespace efield::bookshelf

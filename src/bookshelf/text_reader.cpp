@@ -68,6 +68,14 @@ void LineReader::fail_at_end(const std::string& what) const {
   throw Error(path_ + ": at end of file (line " + std::to_string(lines) + "): " + what);
 }
 
+void LineReader::fail_count(int header_line, const char* key, long long declared, long long found,
+                            const char* items) const {
+  std::string what = std::string(key) + " says " + std::to_string(declared) + " but the file holds " +
+                     std::to_string(found) + " " + items;
+  if (found < declared) what += " (is it truncated?)";
+  throw Error(path_ + ":" + std::to_string(header_line) + ": " + what);
+}
+
 namespace {
 inline bool is_space(unsigned char c) { return c == ' ' || c == '\t' || c == '\v' || c == '\f'; }
 }  // namespace

@@ -47,6 +47,9 @@ class LineReader {
 
   [[noreturn]] void fail(const std::string& what) const;        // "<path>:<line>: <what>"
   [[noreturn]] void fail_at_end(const std::string& what) const;  // "<path>: at end of file: <what>"
+  // A header's count that the file's content disagrees with: "<path>:<header line>: <what>".
+  [[noreturn]] void fail_count(int header_line, const char* key, long long declared, long long found,
+                               const char* items) const;
 
  private:
   void tokenize(std::size_t begin, std::size_t end);
