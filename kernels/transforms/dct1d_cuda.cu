@@ -69,9 +69,9 @@ class CudaPlan1D final : public Plan1DImpl<T> {
   }
   ~CudaPlan1D() override { cufftDestroy(plan_); }
 
-  void execute(const T* in, T* out, Stream stream) override {
+  void execute(const T* in, T* out, StreamHandle stream) override {
     const Plan1DSpec& s = this->spec();
-    const auto st = reinterpret_cast<cudaStream_t>(stream);
+    const auto st = static_cast<cudaStream_t>(stream);
     const int algorithm = static_cast<int>(s.algorithm);
     EFIELD_CUFFT_CHECK(cufftSetStream(plan_, st));
     if (s.kind == Transform1D::Dct) {

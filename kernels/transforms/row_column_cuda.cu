@@ -33,8 +33,8 @@ class CudaRowColumn final : public RowColumnBackend<T> {
     along_cols_ = make_plan1d_cuda<T>(pass);
   }
 
-  void execute(const T* in, T* out, Stream stream) override {
-    const auto st = reinterpret_cast<cudaStream_t>(stream);
+  void execute(const T* in, T* out, StreamHandle stream) override {
+    const auto st = static_cast<cudaStream_t>(stream);
     along_rows_->execute(in, first_.get(), stream);
     transpose_cuda(first_.get(), second_.get(), spec_.rows, spec_.cols, st);
     along_cols_->execute(second_.get(), first_.get(), stream);

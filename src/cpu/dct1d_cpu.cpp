@@ -44,7 +44,7 @@ class CpuPlan1D final : public Plan1DImpl<T> {
   }
   ~CpuPlan1D() override { release(); }
 
-  void execute(const T* in, T* out, Stream) override {
+  void execute(const T* in, T* out, StreamHandle) override {
     if (this->spec().kind == Transform1D::Dct) forward(in, out);
     else inverse(in, out, this->spec().kind == Transform1D::Idxst);
   }

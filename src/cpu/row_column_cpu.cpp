@@ -30,7 +30,7 @@ class CpuRowColumn final : public RowColumnBackend<T> {
     along_cols_ = make_plan1d_cpu<T>(pass);
   }
 
-  void execute(const T* in, T* out, Stream) override {
+  void execute(const T* in, T* out, StreamHandle) override {
     along_rows_->execute(in, first_.data(), nullptr);
     transpose_cpu(first_.data(), second_.data(), spec_.rows, spec_.cols, threads_);
     along_cols_->execute(second_.data(), first_.data(), nullptr);

@@ -8,6 +8,12 @@
 namespace efield::detail {
 
 // Everything a backend needs to make a batched 1D plan; validated before it reaches a backend.
+// The CUDA stream as an untyped handle inside the library: efield::Stream spells
+// `struct CUstream_st*` inside namespace efield, which names efield::CUstream_st in a TU without
+// CUDA headers but ::CUstream_st in one with them (every .cu), so internal interfaces shared by
+// .cpp and .cu files pass void* and the CUDA side casts it back to cudaStream_t.
+using StreamHandle = void*;
+
 struct Plan1DSpec {
   Transform1D kind = Transform1D::Dct;
   int n = 1;
@@ -29,7 +35,7 @@ class Plan1DImpl {
   Plan1DImpl& operator=(const Plan1DImpl&) = delete;
 
   // Backend memory, asynchronous on `stream` for CUDA; arguments already validated.
-  virtual void execute(const T* in, T* out, Stream stream) = 0;
+  virtual void execute(const T* in, T* out, StreamHandle stream) = 0;
   // Host memory, synchronous.
   virtual void execute_host(const T* in, T* out) = 0;
   virtual Backend backend() const noexcept = 0;

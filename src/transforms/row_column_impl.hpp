@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "efield/transforms.hpp"
+#include "transforms/plan1d_impl.hpp"
 
 namespace efield::detail {
 
@@ -20,7 +21,7 @@ template <typename T>
 class RowColumnBackend {
  public:
   virtual ~RowColumnBackend() = default;
-  virtual void execute(const T* in, T* out, Stream stream) = 0;
+  virtual void execute(const T* in, T* out, StreamHandle stream) = 0;
   virtual void execute_host(const T* in, T* out) = 0;
   virtual Backend backend() const noexcept = 0;
 };
