@@ -116,11 +116,12 @@ BlockedDct8Cuda<T>::~BlockedDct8Cuda() {
 }
 
 template <typename T>
-void BlockedDct8Cuda<T>::run(bool inverse, const T* in, T* out, T param, Stream stream) {
+void BlockedDct8Cuda<T>::run(bool inverse, const T* in, T* out, T param, void* stream) {
+  const auto s = static_cast<cudaStream_t>(stream);
   if (inverse) {
-    launch<T, true>(in, out, rows_, cols_, param, stream);
+    launch<T, true>(in, out, rows_, cols_, param, s);
   } else {
-    launch<T, false>(in, out, rows_, cols_, param, stream);
+    launch<T, false>(in, out, rows_, cols_, param, s);
   }
 }
 

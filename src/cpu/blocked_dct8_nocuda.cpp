@@ -12,7 +12,7 @@ BlockedDct8Cuda<T>::BlockedDct8Cuda(int, int) : rows_(0), cols_(0) {
 template <typename T>
 BlockedDct8Cuda<T>::~BlockedDct8Cuda() = default;
 template <typename T>
-void BlockedDct8Cuda<T>::run(bool, const T*, T*, T, Stream) {
+void BlockedDct8Cuda<T>::run(bool, const T*, T*, T, void*) {
   throw Error("BlockedDct8: efield was built without CUDA");
 }
 template <typename T>

@@ -86,7 +86,7 @@ void BlockedDct8<T>::execute(const T* in, T* out, Stream stream) {
   if (p.backend == Backend::Cuda) {
     if (!is_device_pointer(in) || !is_device_pointer(out))
       throw Error("BlockedDct8::execute: the CUDA plan needs device pointers (use execute_host for host arrays)");
-    p.cuda->run(p.inverse(), in, out, p.param, stream);
+    p.cuda->run(p.inverse(), in, out, p.param, static_cast<void*>(stream));
     return;
   }
   if (is_device_pointer(in) || is_device_pointer(out))
