@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/cuda_check.cuh"
+#include "efield/device.hpp"
 #include "efield/error.hpp"
 #include "math/twiddle.hpp"
 #include "transforms/dct1d_device_buffer.cuh"
@@ -109,6 +110,17 @@ class CudaPlan1D final : public Plan1DImpl<T> {
 };
 
 }  // namespace
+
+bool both_device_pointers(const void* a, const void* b) {
+  cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
+  if (cudaThreadExchangeStreamCaptureMode(&mode) != cudaSuccess) {
+    cudaGetLastError();
+    return is_device_pointer(a) && is_device_pointer(b);
+  }
+  const bool result = is_device_pointer(a) && is_device_pointer(b);
+  cudaThreadExchangeStreamCaptureMode(&mode);  // restore the caller's mode
+  return result;
+}
 
 template <typename T>
 std::unique_ptr<Plan1DImpl<T>> make_plan1d_cuda(const Plan1DSpec& spec) {

@@ -68,7 +68,7 @@ void check_pointers(const T* in, T* out, Backend backend, const char* who) {
   if (out == nullptr) throw Error(std::string(who) + ": `out` is null");
   if (backend == Backend::Cpu && (is_device_pointer(in) || is_device_pointer(out)))
     throw Error(std::string(who) + ": the plan runs on the CPU backend but `in` or `out` is CUDA device memory");
-  if (backend == Backend::Cuda && (!is_device_pointer(in) || !is_device_pointer(out)))
+  if (backend == Backend::Cuda && !detail::both_device_pointers(in, out))
     throw Error(std::string(who) +
                 ": the plan runs on the CUDA backend and needs device pointers (use execute_host for host memory)");
 }

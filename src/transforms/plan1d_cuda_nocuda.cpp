@@ -6,6 +6,8 @@
 
 namespace efield::detail {
 
+bool both_device_pointers(const void*, const void*) { return false; }
+
 template <typename T>
 std::unique_ptr<Plan1DImpl<T>> make_plan1d_cuda(const Plan1DSpec&) {
   throw Error("Plan1D: Backend::Cuda requested, but efield was built without CUDA");

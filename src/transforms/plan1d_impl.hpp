@@ -54,6 +54,12 @@ void validate_plan1d_spec(const Plan1DSpec& spec, const char* who);
 const char* dct_algorithm_name(DctAlgorithm algorithm) noexcept;
 const char* transform1d_name(Transform1D kind) noexcept;
 
+// True when both pointers are CUDA device (or managed) memory. Unlike efield::is_device_pointer
+// it is safe to call while the calling thread captures a CUDA graph in global mode (the query is
+// made in relaxed capture mode), so execute() can check its arguments inside a capture.
+// Always false without CUDA.
+bool both_device_pointers(const void* a, const void* b);
+
 // FFTW + OpenMP (src/cpu/dct1d_cpu.cpp).
 template <typename T>
 std::unique_ptr<Plan1DImpl<T>> make_plan1d_cpu(const Plan1DSpec& spec);

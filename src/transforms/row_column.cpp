@@ -63,7 +63,7 @@ void RowColumnPlan2D<T>::execute(const T* in, T* out, Stream stream) {
   if (in == nullptr) throw Error("RowColumnPlan2D::execute: `in` is null");
   if (out == nullptr) throw Error("RowColumnPlan2D::execute: `out` is null");
   const bool cuda = impl_->backend->backend() == Backend::Cuda;
-  if (cuda && (!is_device_pointer(in) || !is_device_pointer(out)))
+  if (cuda && !detail::both_device_pointers(in, out))
     throw Error("RowColumnPlan2D::execute: the plan runs on the CUDA backend and needs device pointers "
                 "(use execute_host for host memory)");
   if (!cuda && (is_device_pointer(in) || is_device_pointer(out)))
