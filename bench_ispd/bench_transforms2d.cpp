@@ -1,0 +1,297 @@
+// Table V of the DCT paper, for efield: the fused 2D plans (one 2D real FFT + fused pre/post)
+// against cuFFT's R2C / C2R alone of the same size and against RowColumnPlan2D, in float and
+// double; plus the CPU backend against FFTW's own 2D REDFT10 / REDFT01 r2r plans on 2 threads.
+//   bench_transforms2d [--quick] [--markdown FILE] [--no-cpu] [--no-gpu]
+// GPU times: CUDA events around each execute after warm-up, median of many runs. CPU times:
+// steady_clock, median. Inputs are random (never zeros). Ratios compare numbers measured in
+// this process.
+#include <fftw3.h>
+
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "common/timing.hpp"
+#include "efield/efield.hpp"
+
+#if EFIELD_HAS_CUDA
+#include <cuda_runtime.h>
+#include <cufft.h>
+#endif
+
+namespace {
+
+using efield::Backend;
+using efield::PlanOptions;
+using efield::Transform2D;
+namespace bench = efield::bench;
+
+struct Size {
+  int rows, cols;
+};
+
+std::string size_name(Size s) { return std::to_string(s.rows) + "x" + std::to_string(s.cols); }
+
+template <typename T>
+const char* type_name() {
+  return sizeof(T) == 4 ? "float" : "double";
+}
+
+template <typename T>
+std::vector<T> random_data(size_t n, unsigned seed) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<double> d(-1.0, 1.0);
+  std::vector<T> v(n);
+  for (auto& x : v) {
+    x = static_cast<T>(d(gen));
+    if (x == T(0)) x = T(0.5);
+  }
+  return v;
+}
+
+std::string us(double ms) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f", ms * 1e3);
+  return buf;
+}
+std::string ratio(double a, double b) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2fx", a / b);
+  return buf;
+}
+
+struct Table {
+  std::vector<std::string> header;
+  std::vector<std::vector<std::string>> rows;
+  std::string markdown() const {
+    std::ostringstream o;
+    o << "|";
+    for (auto& h : header) o << " " << h << " |";
+    o << "\n|";
+    for (size_t i = 0; i < header.size(); ++i) o << " --- |";
+    o << "\n";
+    for (auto& r : rows) {
+      o << "|";
+      for (auto& c : r) o << " " << c << " |";
+      o << "\n";
+    }
+    return o.str();
+  }
+};
+
+#if EFIELD_HAS_CUDA
+void check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) throw efield::Error(std::string(what) + ": " + cudaGetErrorString(e));
+}
+void check(cufftResult r, const char* what) {
+  if (r != CUFFT_SUCCESS) throw efield::Error(std::string(what) + ": cuFFT error " + std::to_string(r));
+}
+
+template <typename T>
+struct DeviceMem {
+  T* p = nullptr;
+  explicit DeviceMem(size_t n) { check(cudaMalloc(&p, n * sizeof(T)), "cudaMalloc"); }
+  ~DeviceMem() { cudaFree(p); }
+};
+
+template <typename T>
+void gpu_rows(Size s, const bench::TimingOptions& topt, Table& table) {
+  const size_t n = static_cast<size_t>(s.rows) * s.cols;
+  const size_t nh = static_cast<size_t>(s.rows) * (s.cols / 2 + 1);
+  cudaStream_t stream;
+  check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "stream");
+  const auto st = reinterpret_cast<efield::Stream>(stream);
+  DeviceMem<T> in(n), out(n), real(n);
+  DeviceMem<T> spec(2 * nh);
+  const auto host = random_data<T>(n, 1234u + s.rows);
+  check(cudaMemcpy(in.p, host.data(), n * sizeof(T), cudaMemcpyHostToDevice), "upload");
+
+  // cuFFT alone: R2C and C2R of the same size, out of place.
+  const bool dbl = sizeof(T) == 8;
+  cufftHandle r2c, c2r;
+  check(cufftPlan2d(&r2c, s.rows, s.cols, dbl ? CUFFT_D2Z : CUFFT_R2C), "plan R2C");
+  check(cufftPlan2d(&c2r, s.rows, s.cols, dbl ? CUFFT_Z2D : CUFFT_C2R), "plan C2R");
+  check(cufftSetStream(r2c, stream), "set stream");
+  check(cufftSetStream(c2r, stream), "set stream");
+  auto exec_r2c = [&] {
+    if (dbl) check(cufftExecD2Z(r2c, (cufftDoubleReal*)in.p, (cufftDoubleComplex*)spec.p), "D2Z");
+    else check(cufftExecR2C(r2c, (cufftReal*)in.p, (cufftComplex*)spec.p), "R2C");
+  };
+  auto exec_c2r = [&] {
+    if (dbl) check(cufftExecZ2D(c2r, (cufftDoubleComplex*)spec.p, (cufftDoubleReal*)real.p), "Z2D");
+    else check(cufftExecC2R(c2r, (cufftComplex*)spec.p, (cufftReal*)real.p), "C2R");
+  };
+  const double t_r2c = bench::time_cuda(exec_r2c, st, topt).median_ms;
+  const double t_c2r = bench::time_cuda(exec_c2r, st, topt).median_ms;
+  cufftDestroy(r2c);
+  cufftDestroy(c2r);
+
+  PlanOptions o;
+  o.backend = Backend::Cuda;
+  for (Transform2D kind : {Transform2D::Dct2, Transform2D::Idct2, Transform2D::IdctIdxst, Transform2D::IdxstIdct}) {
+    double t_fused;
+    {
+      efield::Plan2D<T> plan(kind, s.rows, s.cols, o);
+      t_fused = bench::time_cuda([&] { plan.execute(in.p, out.p, st); }, st, topt).median_ms;
+    }
+    std::string rc_time = "n/a", rc_ratio = "n/a";
+    if (kind == Transform2D::Dct2 || kind == Transform2D::Idct2) {
+      try {
+        efield::RowColumnPlan2D<T> rc(kind, s.rows, s.cols, o);
+        const double t_rc = bench::time_cuda([&] { rc.execute(in.p, out.p, st); }, st, topt).median_ms;
+        rc_time = us(t_rc);
+        rc_ratio = ratio(t_rc, t_fused);
+      } catch (const efield::Error& e) {
+        std::fprintf(stderr, "row-column %s %s: %s\n", efield::to_string(kind), size_name(s).c_str(), e.what());
+      }
+    }
+    const bool fwd = kind == Transform2D::Dct2;
+    const double t_fft = fwd ? t_r2c : t_c2r;
+    table.rows.push_back({size_name(s), type_name<T>(), efield::to_string(kind), us(t_fused),
+                          std::string(fwd ? "R2C " : "C2R ") + us(t_fft), ratio(t_fused, t_fft), rc_time, rc_ratio});
+    std::printf("%-11s %-6s %-11s fused %9s us  %s %9s us  ratio %6s  row-col %9s us  speedup %s\n",
+                size_name(s).c_str(), type_name<T>(), efield::to_string(kind), us(t_fused).c_str(),
+                fwd ? "R2C" : "C2R", us(t_fft).c_str(), ratio(t_fused, t_fft).c_str(), rc_time.c_str(),
+                rc_ratio.c_str());
+    std::fflush(stdout);
+  }
+  cudaStreamDestroy(stream);
+}
+#endif
+
+// FFTW's own 2D DCT-II (REDFT10) / DCT-III (REDFT01) r2r plans, for the CPU comparison.
+template <typename T>
+struct FftwR2r;
+template <>
+struct FftwR2r<float> {
+  fftwf_plan p;
+  FftwR2r(int r, int c, float* in, float* out, bool fwd) {
+    const fftw_r2r_kind k = fwd ? FFTW_REDFT10 : FFTW_REDFT01;
+    p = fftwf_plan_r2r_2d(r, c, in, out, k, k, FFTW_MEASURE);
+  }
+  void run() { fftwf_execute(p); }
+  ~FftwR2r() { fftwf_destroy_plan(p); }
+};
+template <>
+struct FftwR2r<double> {
+  fftw_plan p;
+  FftwR2r(int r, int c, double* in, double* out, bool fwd) {
+    const fftw_r2r_kind k = fwd ? FFTW_REDFT10 : FFTW_REDFT01;
+    p = fftw_plan_r2r_2d(r, c, in, out, k, k, FFTW_MEASURE);
+  }
+  void run() { fftw_execute(p); }
+  ~FftwR2r() { fftw_destroy_plan(p); }
+};
+
+template <typename T>
+void cpu_rows(Size s, int threads, const bench::TimingOptions& topt, Table& table) {
+  const size_t n = static_cast<size_t>(s.rows) * s.cols;
+  PlanOptions o;
+  o.backend = Backend::Cpu;
+  o.cpu_threads = threads;
+  for (Transform2D kind : {Transform2D::Dct2, Transform2D::Idct2}) {
+    const bool fwd = kind == Transform2D::Dct2;
+    std::vector<T> in = random_data<T>(n, 99u + s.rows), out(n);
+    efield::Plan2D<T> plan(kind, s.rows, s.cols, o);
+    const double t_plan = bench::time_host([&] { plan.execute(in.data(), out.data()); }, topt).median_ms;
+    double t_fftw;
+    {
+      std::vector<T> a(n), b(n);
+      fftw_plan_with_nthreads(threads);
+      fftwf_plan_with_nthreads(threads);
+      FftwR2r<T> r2r(s.rows, s.cols, a.data(), b.data(), fwd);  // MEASURE overwrites a: fill after
+      a = in;
+      t_fftw = bench::time_host([&] { r2r.run(); }, topt).median_ms;
+    }
+    const char* ref = fwd ? "REDFT10" : "REDFT01";
+    table.rows.push_back({size_name(s), type_name<T>(), efield::to_string(kind), std::to_string(threads),
+                          us(t_plan), std::string(ref) + " " + us(t_fftw), ratio(t_fftw, t_plan)});
+    std::printf("cpu %-11s %-6s %-6s %d threads: efield %10s us  FFTW %s %10s us  speedup %s\n",
+                size_name(s).c_str(), type_name<T>(), efield::to_string(kind), threads, us(t_plan).c_str(), ref,
+                us(t_fftw).c_str(), ratio(t_fftw, t_plan).c_str());
+    std::fflush(stdout);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  bool quick = false, cpu = true, gpu = true;
+  std::string markdown;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--quick")) quick = true;
+    else if (!std::strcmp(argv[i], "--no-cpu")) cpu = false;
+    else if (!std::strcmp(argv[i], "--no-gpu")) gpu = false;
+    else if (!std::strcmp(argv[i], "--markdown") && i + 1 < argc) markdown = argv[++i];
+    else {
+      std::fprintf(stderr, "usage: %s [--quick] [--markdown FILE] [--no-cpu] [--no-gpu]\n", argv[0]);
+      return 2;
+    }
+  }
+  try {
+    fftw_init_threads();
+    fftwf_init_threads();
+    std::ostringstream md;
+    md << "# bench_transforms2d: fused 2D DCT plans (DCT paper, Table V)\n\n"
+       << "- GPU: " << bench::device_name() << "\n- date: " << bench::today()
+       << "\n- commit: " << bench::source_commit() << "\n- mode: " << (quick ? "--quick" : "full") << "\n\n";
+
+    const bool have_gpu = gpu && efield::cuda_device_count() > 0;
+    if (have_gpu) {
+#if EFIELD_HAS_CUDA
+      std::vector<Size> sizes = quick ? std::vector<Size>{{512, 512}, {2048, 2048}, {100, 10000}}
+                                      : std::vector<Size>{{512, 512},   {1024, 1024}, {2048, 2048}, {4096, 4096},
+                                                          {8192, 8192}, {100, 10000}, {10000, 100}};
+      bench::TimingOptions topt;
+      topt.warmup = 10;
+      topt.repetitions = quick ? 50 : 200;
+      Table t{{"size", "type", "transform", "fused (us)", "cuFFT alone (us)", "fused / cuFFT",
+               "row-column (us)", "row-column / fused"}};
+      for (Size s : sizes) {
+        gpu_rows<float>(s, topt, t);
+        gpu_rows<double>(s, topt, t);
+      }
+      md << "## CUDA: fused plan vs cuFFT alone vs row-column\n\n"
+         << "Median of " << topt.repetitions << " runs after " << topt.warmup
+         << " warm-up runs, CUDA events; device pointers, out of place. `fused / cuFFT` compares dct2 "
+            "with R2C and the inverses with C2R of the same size (target <= 1.10x at >= 2048^2); "
+            "`row-column / fused` is the speedup over RowColumnPlan2D (target >= 2x; it supports only "
+            "dct2 and idct2).\n\n"
+         << t.markdown() << "\n";
+#endif
+    } else {
+      md << "## CUDA\n\nno CUDA device: skipped\n\n";
+    }
+    if (cpu) {
+      std::vector<Size> sizes = quick ? std::vector<Size>{{512, 512}, {1024, 1024}}
+                                      : std::vector<Size>{{512, 512}, {1024, 1024}, {2048, 2048}, {4096, 4096}};
+      bench::TimingOptions topt;
+      topt.warmup = 2;
+      topt.repetitions = quick ? 5 : 15;
+      Table t{{"size", "type", "transform", "threads", "efield CPU (us)", "FFTW r2r (us)", "FFTW / efield"}};
+      for (Size s : sizes) {
+        cpu_rows<float>(s, 2, topt, t);
+        cpu_rows<double>(s, 2, topt, t);
+      }
+      md << "## CPU: Plan2D (FFTW r2c/c2r + fused pre/post) vs FFTW's 2D REDFT10 / REDFT01\n\n"
+         << "Both on 2 threads, FFTW_MEASURE plans, median of " << topt.repetitions
+         << " runs (steady_clock). `FFTW / efield` > 1 means efield is faster.\n\n"
+         << t.markdown() << "\n";
+    }
+    std::printf("\n%s", md.str().c_str());
+    if (!markdown.empty()) {
+      std::ofstream f(markdown);
+      if (!f) throw efield::Error("cannot write " + markdown);
+      f << md.str();
+    }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "bench_transforms2d: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}
