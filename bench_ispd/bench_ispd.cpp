@@ -33,12 +33,14 @@ std::vector<DesignRequest> requested_designs(const BenchArgs& a) {
   std::vector<DesignRequest> out;
   if (a.suite) {
     for (const auto& d : ispd2005_designs()) {
+      if (!a.only.empty() && ("," + a.only + ",").find("," + std::string(d.name) + ",") == std::string::npos) continue;
       DesignRequest r;
       r.label = d.name;
       if (!a.suite_dir.empty()) r.aux = find_ispd2005_aux(a.suite_dir, d.name);
       if (r.aux.empty()) r.spec = ispd2005_standin_spec(d.name, a.design_seed);
       out.push_back(std::move(r));
     }
+    if (out.empty()) throw Error("--only '" + a.only + "' names no ISPD2005 design (adaptec1-4, bigblue1-4)");
     return out;
   }
   DesignRequest r;

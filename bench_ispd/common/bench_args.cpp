@@ -32,6 +32,7 @@ design (one of):
                          (DIR/<name>/<name>.aux or DIR/<name>.aux) where present, otherwise
                          synthetic stand-ins with each design's published cell count, terminal
                          count and utilization, labelled "-synthetic"
+  --only NAME[,NAME]     with --suite: run only these designs (e.g. adaptec1,bigblue1)
   --design-seed S        seed of synthetic designs (default 1)
 evaluation:
   --bins MxN             bin grid (default: DREAMPlace's for ISPD2005 designs, else the
@@ -71,7 +72,8 @@ BenchArgs parse_bench_args(int argc, char** argv) {
     else if (flag == "--suite") {
       a.suite = true;
       if (i + 1 < argc && std::strncmp(argv[i + 1], "--", 2) != 0) a.suite_dir = argv[++i];
-    } else if (flag == "--synthetic") a.synthetic_cells = parse_number<std::int64_t>(flag, value());
+    } else if (flag == "--only") a.only = value();
+    else if (flag == "--synthetic") a.synthetic_cells = parse_number<std::int64_t>(flag, value());
     else if (flag == "--design-seed") a.design_seed = parse_number<std::uint64_t>(flag, value());
     else if (flag == "--write") a.write_dir = value();
     else if (flag == "--json") a.json_path = value();
@@ -109,6 +111,7 @@ BenchArgs parse_bench_args(int argc, char** argv) {
   }
   const int sources = !a.aux.empty() + a.suite + (a.synthetic_cells > 0);
   if (sources > 1) throw Error("--aux, --suite and --synthetic exclude one another");
+  if (!a.only.empty() && !a.suite) throw Error("--only selects designs of --suite");
   if (a.synthetic_cells < 0) throw Error("--synthetic: the cell count must be positive");
   if (a.suite && !a.write_dir.empty()) throw Error("--write works on one design, not with --suite");
   if (a.run.iterations < 1) throw Error("--iters must be at least 1");

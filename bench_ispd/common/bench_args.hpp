@@ -12,6 +12,7 @@ struct BenchArgs {
   std::string aux;                        // --aux
   bool suite = false;                     // --suite [DIR]
   std::string suite_dir;                  // where real ISPD2005 files are looked for ("" = none)
+  std::string only;                       // --only a,b: the suite's designs to run ("" = all)
   std::int64_t synthetic_cells = 0;       // --synthetic N (0 = not asked)
   std::uint64_t design_seed = 1;          // --design-seed
   std::string write_dir;                  // --write DIR: the design as Bookshelf files

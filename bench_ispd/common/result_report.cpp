@@ -55,8 +55,10 @@ std::string markdown_report(const std::vector<RunResult>& results, const std::st
     const RunResult& r = results.front();
     m += "- placement: " + r.placement + ", target density " + fmt("%.2f", r.target_density) + ", " +
          std::to_string(r.evaluate.repetitions) +
-         " timed evaluates after warm-up (median; CUDA events around each call, device pointers); stages "
-         "timed one by one (their sum exceeds one fused evaluate)\n";
+         " timed evaluates after warm-up (median; " +
+         (r.backend == "cuda" ? std::string("CUDA events around each call, positions and gradients in device memory")
+                              : std::string("host clock")) +
+         "); the stages are timed one by one, so their sum exceeds one fused evaluate\n";
   }
   bool any_synthetic = false;
   for (const RunResult& r : results) any_synthetic = any_synthetic || r.synthetic;
