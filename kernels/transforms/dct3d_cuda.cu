@@ -110,7 +110,7 @@ class CudaPlan3D final : public Plan3DImpl<T> {
   }
 
   void execute(const T* in, T* out, Stream stream) override {
-    const auto s = static_cast<cudaStream_t>(stream);
+    const auto s = reinterpret_cast<cudaStream_t>(stream);
     constexpr int threads = 256;
     const long long total = static_cast<long long>(real_.size());
     if (this->kind() == Transform3D::Dct3) {
@@ -134,7 +134,7 @@ class CudaPlan3D final : public Plan3DImpl<T> {
   void execute_host(const T* in, T* out) override {
     const std::size_t bytes = io_.size() * sizeof(T);
     EFIELD_CUDA_CHECK(cudaMemcpyAsync(io_.get(), in, bytes, cudaMemcpyHostToDevice, host_stream_));
-    execute(io_.get(), io_.get(), host_stream_);
+    execute(io_.get(), io_.get(), reinterpret_cast<Stream>(host_stream_));
     EFIELD_CUDA_CHECK(cudaMemcpyAsync(out, io_.get(), bytes, cudaMemcpyDeviceToHost, host_stream_));
     EFIELD_CUDA_CHECK(cudaStreamSynchronize(host_stream_));
   }
