@@ -25,6 +25,8 @@ class CpuPipeline final : public ElectrostaticBackend {
   using Cpx = Complex<T>;
 
  public:
+  using ElectrostaticBackend::evaluate;  // the other precision's overloads throw (backend.hpp)
+  using ElectrostaticBackend::profile;
   explicit CpuPipeline(ElectrostaticDesign design) : ElectrostaticBackend(std::move(design)) {
     const ElectrostaticDesign& d = design_;
     M_ = d.options.num_bins_x;

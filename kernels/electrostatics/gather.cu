@@ -1,0 +1,76 @@
+// The gather: each movable and filler cell sums its stretched footprint's weights times Ex and
+// Ey (MATH.md 2.9), read straight from the batched C2R's output in the permuted layout with the
+// sine axis' sign (-1)^m / (-1)^n folded in. Large cells get a block each (fixed-order CUB
+// reduction, so the sum is reproducible).
+#include <cub/block/block_reduce.cuh>
+
+#include "common/cuda_check.cuh"
+#include "electrostatics/es_kernels.cuh"
+#include "math/dct2d.hpp"
+
+namespace efield::detail {
+namespace {
+
+template <typename T>
+__device__ __forceinline__ void accumulate_bin(const GatherArgs<T>& a, const Footprint<T>& f, int m, int n, T* sx,
+                                               T* sy) {
+  const T wgt = footprint_weight(f, a.g, m, n);
+  const std::int64_t k = permuted_index(m, n, a.g.M, a.g.N);
+  *sx += wgt * alternating_sign<T>(m) * a.y_x[k];
+  *sy += wgt * alternating_sign<T>(n) * a.y_y[k];
+}
+
+template <typename T>
+__global__ void gather_small(GatherArgs<T> a) {
+  const std::int64_t c = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (c >= a.g.num_cells) return;
+  const T w = a.w[c], h = a.h[c];
+  if (is_large_cell(a.g, w, h)) return;
+  const std::int64_t i = position_index(a.g, c);
+  const Footprint<T> f = cell_footprint(a.g, a.x[i], a.y[i], w, h);
+  T sx = 0, sy = 0;
+  for (int m = f.m0; m <= f.m1; ++m)
+    for (int n = f.n0; n <= f.n1; ++n) accumulate_bin(a, f, m, n, &sx, &sy);
+  a.grad_x[i] = -sx;
+  a.grad_y[i] = -sy;
+}
+
+template <typename T>
+__global__ void gather_large(GatherArgs<T> a) {
+  const int c = a.large_cells[blockIdx.x];
+  const std::int64_t i = position_index(a.g, static_cast<std::int64_t>(c));
+  const Footprint<T> f = cell_footprint(a.g, a.x[i], a.y[i], a.w[c], a.h[c]);
+  const int cols = f.n1 - f.n0 + 1;
+  const std::int64_t count = static_cast<std::int64_t>(f.m1 - f.m0 + 1) * cols;
+  T sx = 0, sy = 0;
+  for (std::int64_t k = threadIdx.x; k < count; k += blockDim.x)
+    accumulate_bin(a, f, f.m0 + static_cast<int>(k / cols), f.n0 + static_cast<int>(k % cols), &sx, &sy);
+  using Reduce = cub::BlockReduce<T, kEsThreads>;
+  __shared__ typename Reduce::TempStorage storage;
+  const T bx = Reduce(storage).Sum(sx);
+  __syncthreads();  // storage is reused
+  const T by = Reduce(storage).Sum(sy);
+  if (threadIdx.x == 0) {
+    a.grad_x[i] = -bx;
+    a.grad_y[i] = -by;
+  }
+}
+
+}  // namespace
+
+template <typename T>
+void launch_gather(const GatherArgs<T>& a, cudaStream_t stream) {
+  if (a.g.num_cells > 0) {
+    gather_small<T><<<es_blocks_for(a.g.num_cells), kEsThreads, 0, stream>>>(a);
+    EFIELD_CUDA_CHECK_LAUNCH();
+  }
+  if (a.num_large > 0) {
+    gather_large<T><<<a.num_large, kEsThreads, 0, stream>>>(a);
+    EFIELD_CUDA_CHECK_LAUNCH();
+  }
+}
+
+template void launch_gather<float>(const GatherArgs<float>&, cudaStream_t);
+template void launch_gather<double>(const GatherArgs<double>&, cudaStream_t);
+
+}  // namespace efield::detail

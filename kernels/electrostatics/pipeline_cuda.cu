@@ -1,0 +1,476 @@
+// The CUDA electrostatic pipeline: everything made at construction (cuFFT plans, buffers,
+// twiddles, the fixed map, pinned staging), then per evaluate one CUDA graph replay of
+//   rasterize -> density pass -> R2C -> spectral -> batched C2R -> gather -> finalize -> result copy.
+// Device pointers are used directly (graph re-captured when they change); host arrays go through
+// pinned staging buffers whose copies are part of their own graph.
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "common/cuda_check.cuh"
+#include "common/log.hpp"
+#include "electrostatics/backend.hpp"
+#include "electrostatics/es_buffers.cuh"
+#include "electrostatics/es_kernels.cuh"
+#include "electrostatics/pipeline_setup.hpp"
+#include "math/twiddle.hpp"
+
+namespace efield::detail {
+namespace {
+
+template <typename T>
+struct Cufft;
+template <>
+struct Cufft<float> {
+  static constexpr cufftType r2c = CUFFT_R2C;
+  static constexpr cufftType c2r = CUFFT_C2R;
+  static cufftResult forward(cufftHandle p, float* in, Complex<float>* out) {
+    return cufftExecR2C(p, in, reinterpret_cast<cufftComplex*>(out));
+  }
+  static cufftResult inverse(cufftHandle p, Complex<float>* in, float* out) {
+    return cufftExecC2R(p, reinterpret_cast<cufftComplex*>(in), out);
+  }
+};
+template <>
+struct Cufft<double> {
+  static constexpr cufftType r2c = CUFFT_D2Z;
+  static constexpr cufftType c2r = CUFFT_Z2D;
+  static cufftResult forward(cufftHandle p, double* in, Complex<double>* out) {
+    return cufftExecD2Z(p, in, reinterpret_cast<cufftDoubleComplex*>(out));
+  }
+  static cufftResult inverse(cufftHandle p, Complex<double>* in, double* out) {
+    return cufftExecZ2D(p, reinterpret_cast<cufftDoubleComplex*>(in), out);
+  }
+};
+
+class CufftHandle {
+ public:
+  CufftHandle() = default;
+  ~CufftHandle() {
+    if (valid_) cufftDestroy(handle_);
+  }
+  CufftHandle(const CufftHandle&) = delete;
+  CufftHandle& operator=(const CufftHandle&) = delete;
+  // 2D M x N transforms, `batch` of them, contiguous.
+  void make(int M, int N, int batch, cufftType type, cudaStream_t stream) {
+    int n[2] = {M, N};
+    const int real = M * N, cpx = M * (N / 2 + 1);
+    const bool forward = (type == CUFFT_R2C || type == CUFFT_D2Z);
+    EFIELD_CUFFT_CHECK(cufftPlanMany(&handle_, 2, n, nullptr, 1, forward ? real : cpx, nullptr, 1,
+                                     forward ? cpx : real, type, batch));
+    valid_ = true;
+    EFIELD_CUFFT_CHECK(cufftSetStream(handle_, stream));
+  }
+  cufftHandle get() const { return handle_; }
+
+ private:
+  cufftHandle handle_ = 0;
+  bool valid_ = false;
+};
+
+class GraphExec {
+ public:
+  GraphExec() = default;
+  ~GraphExec() { reset(); }
+  GraphExec(const GraphExec&) = delete;
+  GraphExec& operator=(const GraphExec&) = delete;
+  void reset() {
+    if (exec_) cudaGraphExecDestroy(exec_);
+    if (graph_) cudaGraphDestroy(graph_);
+    exec_ = nullptr;
+    graph_ = nullptr;
+  }
+  // Captures everything `enqueue` puts on `stream` into a graph and instantiates it.
+  template <typename F>
+  void capture(cudaStream_t stream, F&& enqueue) {
+    reset();
+    EFIELD_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+    try {
+      enqueue();
+    } catch (...) {
+      cudaGraph_t broken = nullptr;
+      cudaStreamEndCapture(stream, &broken);
+      if (broken) cudaGraphDestroy(broken);
+      throw;
+    }
+    EFIELD_CUDA_CHECK(cudaStreamEndCapture(stream, &graph_));
+    EFIELD_CUDA_CHECK(cudaGraphInstantiate(&exec_, graph_, 0));
+  }
+  bool ready() const { return exec_ != nullptr; }
+  void launch(cudaStream_t stream) { EFIELD_CUDA_CHECK(cudaGraphLaunch(exec_, stream)); }
+
+ private:
+  cudaGraph_t graph_ = nullptr;
+  cudaGraphExec_t exec_ = nullptr;
+};
+
+template <typename T>
+class CudaPipeline final : public ElectrostaticBackend {
+  using Cpx = Complex<T>;
+
+ public:
+  using ElectrostaticBackend::evaluate;  // the other precision's overloads throw (backend.hpp)
+  using ElectrostaticBackend::profile;
+  explicit CudaPipeline(ElectrostaticDesign design) : ElectrostaticBackend(std::move(design)) {
+    const ElectrostaticDesign& d = design_;
+    M_ = d.options.num_bins_x;
+    N_ = d.options.num_bins_y;
+    H_ = N_ / 2 + 1;
+    bins_ = static_cast<std::int64_t>(M_) * N_;
+    nc_ = d.num_cells();
+    geom_ = make_cell_geometry<T>(d);
+    grid_ = make_spectral_grid<T>(d);
+
+    if (d.options.stream == nullptr) {
+      // The legacy default stream cannot be captured into a graph: work on an own stream, ordered
+      // after the caller's legacy-stream work by an event (order_after_caller).
+      EFIELD_CUDA_CHECK(cudaStreamCreateWithFlags(&own_stream_, cudaStreamNonBlocking));
+      stream_ = own_stream_;
+    } else {
+      stream_ = reinterpret_cast<cudaStream_t>(d.options.stream);
+    }
+    EFIELD_CUDA_CHECK(cudaEventCreateWithFlags(&caller_done_, cudaEventDisableTiming));
+    for (cudaEvent_t& e : stage_events_) EFIELD_CUDA_CHECK(cudaEventCreate(&e));
+    if (!d.options.deterministic)
+      log().debug("ElectrostaticSystem (CUDA): deterministic=false runs the same fixed-point pipeline");
+
+    // Twiddles and cell sizes.
+    const std::vector<Cpx> tw_m = quarter_twiddles<T>(M_), tw_n = quarter_twiddles<T>(N_);
+    tw_m_ = EsDeviceArray<Cpx>(tw_m.size());
+    tw_n_ = EsDeviceArray<Cpx>(tw_n.size());
+    upload(tw_m_.get(), tw_m.data(), tw_m.size());
+    upload(tw_n_.get(), tw_n.data(), tw_n.size());
+    grid_.tw_m = tw_m_.get();
+    grid_.tw_n = tw_n_.get();
+    std::vector<T> w(nc_), h(nc_);
+    std::vector<int> large;
+    for (std::int64_t c = 0; c < nc_; ++c) {
+      w[c] = static_cast<T>(d.width(c));
+      h[c] = static_cast<T>(d.height(c));
+      if (is_large_cell(geom_, w[c], h[c])) large.push_back(static_cast<int>(c));
+    }
+    widths_ = EsDeviceArray<T>(nc_);
+    heights_ = EsDeviceArray<T>(nc_);
+    large_ = EsDeviceArray<int>(large.size());
+    upload(widths_.get(), w.data(), w.size());
+    upload(heights_.get(), h.data(), h.size());
+    upload(large_.get(), large.data(), large.size());
+    num_large_ = static_cast<int>(large.size());
+
+    // Maps and spectra.
+    acc_movable_ = EsDeviceArray<EsAccum>(bins_);
+    acc_filler_ = EsDeviceArray<EsAccum>(bins_);
+    EFIELD_CUDA_CHECK(cudaMemset(acc_movable_.get(), 0, acc_movable_.bytes()));
+    EFIELD_CUDA_CHECK(cudaMemset(acc_filler_.get(), 0, acc_filler_.bytes()));
+    fixed_rho_ = EsDeviceArray<T>(bins_);
+    rho_ = EsDeviceArray<T>(bins_);
+    spectrum_ = EsDeviceArray<Cpx>(static_cast<size_t>(M_) * H_);
+    w_fields_ = EsDeviceArray<Cpx>(2 * static_cast<size_t>(M_) * H_);
+    y_fields_ = EsDeviceArray<T>(2 * bins_);
+    w_phi_ = EsDeviceArray<Cpx>(static_cast<size_t>(M_) * H_);
+    y_phi_ = EsDeviceArray<T>(bins_);
+    EFIELD_CUDA_CHECK(cudaMemset(rho_.get(), 0, rho_.bytes()));
+    EFIELD_CUDA_CHECK(cudaMemset(spectrum_.get(), 0, spectrum_.bytes()));
+    EFIELD_CUDA_CHECK(cudaMemset(y_fields_.get(), 0, y_fields_.bytes()));
+    load_fixed_map();
+
+    density_blocks_ = es_reduce_blocks(bins_);
+    spectral_blocks_ = es_reduce_blocks(spectral_items(M_, N_));
+    part_overflow_ = EsDeviceArray<double>(density_blocks_);
+    part_max_ = EsDeviceArray<T>(density_blocks_);
+    part_energy_ = EsDeviceArray<double>(spectral_blocks_);
+    result_dev_ = EsDeviceArray<double>(3);
+    result_host_ = EsPinnedArray<double>(3);
+
+    // Host-pointer path: device copies of positions and gradients, pinned staging.
+    dx_ = EsDeviceArray<T>(nc_);
+    dy_ = EsDeviceArray<T>(nc_);
+    dgx_ = EsDeviceArray<T>(nc_);
+    dgy_ = EsDeviceArray<T>(nc_);
+    px_ = EsPinnedArray<T>(nc_);
+    py_ = EsPinnedArray<T>(nc_);
+    pgx_ = EsPinnedArray<T>(nc_);
+    pgy_ = EsPinnedArray<T>(nc_);
+
+    forward_.make(M_, N_, 1, Cufft<T>::r2c, stream_);
+    fields_.make(M_, N_, 2, Cufft<T>::c2r, stream_);
+    potential_.make(M_, N_, 1, Cufft<T>::c2r, stream_);
+    EFIELD_CUDA_CHECK(cudaDeviceSynchronize());
+  }
+
+  ~CudaPipeline() override {
+    host_graph_.reset();
+    device_graph_.reset();
+    cudaEventDestroy(caller_done_);
+    for (cudaEvent_t e : stage_events_) cudaEventDestroy(e);
+    if (own_stream_) cudaStreamDestroy(own_stream_);
+  }
+
+  EvaluateResult evaluate(const T* x, const T* y, T* gx, T* gy) override {
+    const bool on_device = nc_ > 0 && is_device_pointer(x);
+    order_after_caller();
+    if (on_device) {
+      const Pointers p{x, y, gx, gy};
+      if (design_.options.use_cuda_graph) {
+        if (!device_graph_.ready() || !(p == device_pointers_)) {
+          device_graph_.capture(stream_, [&] { enqueue_pipeline(x, y, gx, gy, design_.options.filler_offset); });
+          device_pointers_ = p;
+        }
+        device_graph_.launch(stream_);
+      } else {
+        enqueue_pipeline(x, y, gx, gy, design_.options.filler_offset);
+      }
+    } else {
+      stage_in(x, y);
+      if (design_.options.use_cuda_graph) {
+        if (!host_graph_.ready()) host_graph_.capture(stream_, [&] { enqueue_host_path(); });
+        host_graph_.launch(stream_);
+      } else {
+        enqueue_host_path();
+      }
+    }
+    EFIELD_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    if (!on_device) stage_out(gx, gy);
+    EvaluateResult r;
+    r.energy = result_host_.get()[0];
+    r.overflow = result_host_.get()[1];
+    r.max_density = result_host_.get()[2];
+    return r;
+  }
+
+  StageTimes profile(const T* x, const T* y, T* gx, T* gy, int reps) override {
+    const bool on_device = nc_ > 0 && is_device_pointer(x);
+    const T *px = x, *py = y;
+    T *pgx = gx, *pgy = gy;
+    std::int64_t fo = design_.options.filler_offset;
+    for (int i = 0; i < 3; ++i) evaluate(x, y, gx, gy);  // warm-up (and graph capture)
+    if (!on_device) {  // stage once; the stages then run on the device copies
+      stage_in(x, y);
+      EFIELD_CUDA_CHECK(cudaMemcpyAsync(dx_.get(), px_.get(), nc_ * sizeof(T), cudaMemcpyHostToDevice, stream_));
+      EFIELD_CUDA_CHECK(cudaMemcpyAsync(dy_.get(), py_.get(), nc_ * sizeof(T), cudaMemcpyHostToDevice, stream_));
+      px = dx_.get(), py = dy_.get(), pgx = dgx_.get(), pgy = dgy_.get();
+      fo = design_.num_movable();
+    }
+    std::vector<double> t[6];
+    for (int r = 0; r < reps; ++r) {
+      cudaEvent_t* e = stage_events_;
+      EFIELD_CUDA_CHECK(cudaEventRecord(e[0], stream_));
+      enqueue_rasterize(px, py, fo);
+      EFIELD_CUDA_CHECK(cudaEventRecord(e[1], stream_));
+      EFIELD_CUFFT_CHECK(Cufft<T>::forward(forward_.get(), rho_.get(), spectrum_.get()));
+      EFIELD_CUDA_CHECK(cudaEventRecord(e[2], stream_));
+      enqueue_spectral();
+      EFIELD_CUDA_CHECK(cudaEventRecord(e[3], stream_));
+      EFIELD_CUFFT_CHECK(Cufft<T>::inverse(fields_.get(), w_fields_.get(), y_fields_.get()));
+      EFIELD_CUDA_CHECK(cudaEventRecord(e[4], stream_));
+      enqueue_gather_and_finalize(px, py, pgx, pgy, fo);
+      EFIELD_CUDA_CHECK(cudaEventRecord(e[5], stream_));
+      EFIELD_CUDA_CHECK(cudaEventSynchronize(e[5]));
+      for (int k = 0; k < 5; ++k) {
+        float ms = 0;
+        EFIELD_CUDA_CHECK(cudaEventElapsedTime(&ms, e[k], e[k + 1]));
+        t[k].push_back(ms);
+      }
+    }
+    for (int r = 0; r < reps; ++r) {
+      const auto t0 = std::chrono::steady_clock::now();
+      evaluate(x, y, gx, gy);
+      t[5].push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    }
+    const auto median = [](std::vector<double>& v) {
+      std::sort(v.begin(), v.end());
+      return v[v.size() / 2];
+    };
+    StageTimes s;
+    s.rasterize_ms = median(t[0]);
+    s.forward_fft_ms = median(t[1]);
+    s.spectral_ms = median(t[2]);
+    s.inverse_fft_ms = median(t[3]);
+    s.gather_ms = median(t[4]);
+    s.total_ms = median(t[5]);
+    s.repetitions = reps;
+    return s;
+  }
+
+  std::vector<double> density_map() override { return download_unpermuted(rho_.get(), -1); }
+  std::vector<double> field_x_map() override { return download_unpermuted(y_fields_.get(), 0); }
+  std::vector<double> field_y_map() override { return download_unpermuted(y_fields_.get() + bins_, 1); }
+  std::vector<double> potential_map() override {
+    // From the spectrum of the latest evaluate (nothing else writes spectrum_).
+    SpectralArgs<T> a{grid_, spectrum_.get(), w_phi_.get(), nullptr, nullptr, 0};
+    launch_spectral_potential(a, stream_);
+    EFIELD_CUFFT_CHECK(Cufft<T>::inverse(potential_.get(), w_phi_.get(), y_phi_.get()));
+    return download_unpermuted(y_phi_.get(), -1);
+  }
+  std::vector<double> fixed_map() override { return fixed_natural_; }
+  void update_fixed_cells(const FixedCells& fixed) override {
+    EFIELD_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    design_.fixed = fixed;
+    load_fixed_map();  // same buffer: captured graphs stay valid
+  }
+  Backend backend() const noexcept override { return Backend::Cuda; }
+
+ private:
+  struct Pointers {
+    const T* x;
+    const T* y;
+    T* gx;
+    T* gy;
+    bool operator==(const Pointers& o) const { return x == o.x && y == o.y && gx == o.gx && gy == o.gy; }
+  };
+
+  template <typename U>
+  static void upload(U* dst, const U* src, size_t n) {
+    if (n > 0) EFIELD_CUDA_CHECK(cudaMemcpy(dst, src, n * sizeof(U), cudaMemcpyHostToDevice));
+  }
+
+  void load_fixed_map() {
+    fixed_natural_ = compute_fixed_map(design_);
+    const std::vector<T> f = permuted_fixed_density<T>(design_, fixed_natural_);
+    upload(fixed_rho_.get(), f.data(), f.size());
+  }
+
+  void order_after_caller() {
+    if (!own_stream_) return;  // the caller's own stream orders everything already
+    EFIELD_CUDA_CHECK(cudaEventRecord(caller_done_, nullptr));
+    EFIELD_CUDA_CHECK(cudaStreamWaitEvent(stream_, caller_done_, 0));
+  }
+
+  CellGeometry<T> geometry(std::int64_t filler_offset) const {
+    CellGeometry<T> g = geom_;
+    g.filler_offset = filler_offset;
+    return g;
+  }
+
+  void enqueue_rasterize(const T* x, const T* y, std::int64_t fo) {
+    const T scale = static_cast<T>(std::ldexp(1.0, FixedPointBits<T>::value));
+    RasterizeArgs<T> r{geometry(fo), x, y, widths_.get(), heights_.get(), acc_movable_.get(), acc_filler_.get(),
+                       static_cast<T>(scale / (design_.bx * design_.by)), large_.get(), num_large_};
+    launch_rasterize(r, stream_);
+    DensityPassArgs<T> p{bins_,
+                         fixed_rho_.get(),
+                         acc_movable_.get(),
+                         acc_filler_.get(),
+                         rho_.get(),
+                         static_cast<T>(std::ldexp(1.0, -FixedPointBits<T>::value)),
+                         static_cast<T>(design_.options.target_density),
+                         part_overflow_.get(),
+                         part_max_.get(),
+                         density_blocks_};
+    launch_density_pass(p, stream_);
+  }
+
+  void enqueue_spectral() {
+    SpectralArgs<T> a{grid_, spectrum_.get(), w_fields_.get(), w_fields_.get() + static_cast<size_t>(M_) * H_,
+                      part_energy_.get(), spectral_blocks_};
+    launch_spectral_fields(a, stream_);
+  }
+
+  void enqueue_gather_and_finalize(const T* x, const T* y, T* gx, T* gy, std::int64_t fo) {
+    GatherArgs<T> a{geometry(fo), x, y, widths_.get(), heights_.get(), y_fields_.get(), y_fields_.get() + bins_,
+                    gx, gy, large_.get(), num_large_};
+    launch_gather(a, stream_);
+    FinalizeArgs<T> f{part_overflow_.get(),
+                      part_max_.get(),
+                      density_blocks_,
+                      part_energy_.get(),
+                      spectral_blocks_,
+                      static_cast<double>(M_) * N_ / 4.0,
+                      design_.movable_area > 0 ? design_.bx * design_.by / design_.movable_area : 0.0,
+                      result_dev_.get()};
+    launch_finalize(f, stream_);
+    EFIELD_CUDA_CHECK(cudaMemcpyAsync(result_host_.get(), result_dev_.get(), 3 * sizeof(double),
+                                      cudaMemcpyDeviceToHost, stream_));
+  }
+
+  void enqueue_pipeline(const T* x, const T* y, T* gx, T* gy, std::int64_t fo) {
+    enqueue_rasterize(x, y, fo);
+    EFIELD_CUFFT_CHECK(Cufft<T>::forward(forward_.get(), rho_.get(), spectrum_.get()));
+    enqueue_spectral();
+    EFIELD_CUFFT_CHECK(Cufft<T>::inverse(fields_.get(), w_fields_.get(), y_fields_.get()));
+    enqueue_gather_and_finalize(x, y, gx, gy, fo);
+  }
+
+  // Host arrays: pinned staging -> device copies (compact: fillers right after the movable
+  // cells) -> pipeline -> gradients back to pinned staging.
+  void enqueue_host_path() {
+    const size_t bytes = static_cast<size_t>(nc_) * sizeof(T);
+    if (bytes > 0) {
+      EFIELD_CUDA_CHECK(cudaMemcpyAsync(dx_.get(), px_.get(), bytes, cudaMemcpyHostToDevice, stream_));
+      EFIELD_CUDA_CHECK(cudaMemcpyAsync(dy_.get(), py_.get(), bytes, cudaMemcpyHostToDevice, stream_));
+    }
+    enqueue_pipeline(dx_.get(), dy_.get(), dgx_.get(), dgy_.get(), design_.num_movable());
+    if (bytes > 0) {
+      EFIELD_CUDA_CHECK(cudaMemcpyAsync(pgx_.get(), dgx_.get(), bytes, cudaMemcpyDeviceToHost, stream_));
+      EFIELD_CUDA_CHECK(cudaMemcpyAsync(pgy_.get(), dgy_.get(), bytes, cudaMemcpyDeviceToHost, stream_));
+    }
+  }
+
+  void stage_in(const T* x, const T* y) {
+    const std::int64_t nm = design_.num_movable(), nf = design_.num_fillers(), fo = design_.options.filler_offset;
+    if (nm > 0) {
+      std::memcpy(px_.get(), x, nm * sizeof(T));
+      std::memcpy(py_.get(), y, nm * sizeof(T));
+    }
+    if (nf > 0) {
+      std::memcpy(px_.get() + nm, x + fo, nf * sizeof(T));
+      std::memcpy(py_.get() + nm, y + fo, nf * sizeof(T));
+    }
+  }
+
+  void stage_out(T* gx, T* gy) const {
+    const std::int64_t nm = design_.num_movable(), nf = design_.num_fillers(), fo = design_.options.filler_offset;
+    if (nm > 0) {
+      std::memcpy(gx, pgx_.get(), nm * sizeof(T));
+      std::memcpy(gy, pgy_.get(), nm * sizeof(T));
+    }
+    if (nf > 0) {
+      std::memcpy(gx + fo, pgx_.get() + nm, nf * sizeof(T));
+      std::memcpy(gy + fo, pgy_.get() + nm, nf * sizeof(T));
+    }
+  }
+
+  std::vector<double> download_unpermuted(const T* device_map, int sign_axis) {
+    std::vector<T> host(static_cast<size_t>(bins_));
+    EFIELD_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    EFIELD_CUDA_CHECK(cudaMemcpy(host.data(), device_map, host.size() * sizeof(T), cudaMemcpyDeviceToHost));
+    return unpermute(host.data(), M_, N_, sign_axis);
+  }
+
+  int M_ = 0, N_ = 0, H_ = 0;
+  std::int64_t bins_ = 0, nc_ = 0;
+  CellGeometry<T> geom_;
+  SpectralGrid<T> grid_;
+  cudaStream_t own_stream_ = nullptr;
+  cudaStream_t stream_ = nullptr;
+  cudaEvent_t caller_done_ = nullptr;
+  cudaEvent_t stage_events_[6] = {};
+  EsDeviceArray<Cpx> tw_m_, tw_n_;
+  EsDeviceArray<T> widths_, heights_;
+  EsDeviceArray<int> large_;
+  int num_large_ = 0;
+  EsDeviceArray<EsAccum> acc_movable_, acc_filler_;
+  EsDeviceArray<T> fixed_rho_, rho_, y_fields_, y_phi_;
+  EsDeviceArray<Cpx> spectrum_, w_fields_, w_phi_;
+  std::vector<double> fixed_natural_;
+  int density_blocks_ = 1, spectral_blocks_ = 1;
+  EsDeviceArray<double> part_overflow_, part_energy_, result_dev_;
+  EsDeviceArray<T> part_max_;
+  EsPinnedArray<double> result_host_;
+  EsDeviceArray<T> dx_, dy_, dgx_, dgy_;
+  EsPinnedArray<T> px_, py_, pgx_, pgy_;
+  CufftHandle forward_, fields_, potential_;
+  GraphExec host_graph_, device_graph_;
+  Pointers device_pointers_{nullptr, nullptr, nullptr, nullptr};
+};
+
+}  // namespace
+
+std::unique_ptr<ElectrostaticBackend> make_cuda_pipeline(ElectrostaticDesign design) {
+  if (design.options.precision == Precision::Double) return std::make_unique<CudaPipeline<double>>(std::move(design));
+  return std::make_unique<CudaPipeline<float>>(std::move(design));
+}
+
+}  // namespace efield::detail

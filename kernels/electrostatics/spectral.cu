@@ -1,0 +1,57 @@
+// The one spectral kernel between the forward R2C and the batched C2R: each thread owns the
+// coefficients (u,v), (M-u,v), (u,N-v), (M-u,N-v) and runs spectral_field_step
+// (math/electrostatics.hpp): DCT postprocess, 4/(MN) scaling, inv, wu, wv, the energy terms,
+// and the preprocess of both inverse transforms (sine axes folded in). The energy terms are
+// reduced per block (fixed order) into partials.
+#include <cub/block/block_reduce.cuh>
+
+#include "common/cuda_check.cuh"
+#include "electrostatics/es_kernels.cuh"
+
+namespace efield::detail {
+namespace {
+
+template <typename T>
+__global__ void spectral_fields(SpectralArgs<T> a) {
+  const int v_count = a.g.N / 2 + 1;
+  const std::int64_t items = static_cast<std::int64_t>(a.g.M / 2 + 1) * v_count;
+  double energy = 0;
+  for (std::int64_t k = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < items;
+       k += static_cast<std::int64_t>(gridDim.x) * blockDim.x)
+    energy += spectral_field_step(a.spectrum, a.w_x, a.w_y, a.g, static_cast<int>(k / v_count),
+                                  static_cast<int>(k % v_count));
+  using Reduce = cub::BlockReduce<double, kEsThreads>;
+  __shared__ typename Reduce::TempStorage storage;
+  const double block_energy = Reduce(storage).Sum(energy);
+  if (threadIdx.x == 0) a.part_energy[blockIdx.x] = block_energy;
+}
+
+template <typename T>
+__global__ void spectral_potential(SpectralArgs<T> a) {
+  const int v_count = a.g.N / 2 + 1;
+  const std::int64_t items = static_cast<std::int64_t>(a.g.M / 2 + 1) * v_count;
+  const std::int64_t k = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (k < items) spectral_potential_step(a.spectrum, a.w_x, a.g, static_cast<int>(k / v_count), static_cast<int>(k % v_count));
+}
+
+}  // namespace
+
+template <typename T>
+void launch_spectral_fields(const SpectralArgs<T>& a, cudaStream_t stream) {
+  spectral_fields<T><<<a.blocks, kEsThreads, 0, stream>>>(a);
+  EFIELD_CUDA_CHECK_LAUNCH();
+}
+
+template <typename T>
+void launch_spectral_potential(const SpectralArgs<T>& a, cudaStream_t stream) {
+  spectral_potential<T><<<es_blocks_for(static_cast<std::int64_t>(a.g.M / 2 + 1) * (a.g.N / 2 + 1)), kEsThreads, 0,
+                          stream>>>(a);
+  EFIELD_CUDA_CHECK_LAUNCH();
+}
+
+template void launch_spectral_fields<float>(const SpectralArgs<float>&, cudaStream_t);
+template void launch_spectral_fields<double>(const SpectralArgs<double>&, cudaStream_t);
+template void launch_spectral_potential<float>(const SpectralArgs<float>&, cudaStream_t);
+template void launch_spectral_potential<double>(const SpectralArgs<double>&, cudaStream_t);
+
+}  // namespace efield::detail

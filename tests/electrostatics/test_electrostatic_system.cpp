@@ -1,0 +1,221 @@
+// The CUDA backend of ElectrostaticSystem: against the float64 reference, against the CPU
+// backend, determinism, device pointers, DREAMPlace's flat [x..., y...] layout, graph re-capture
+// when the pointers change, a caller's stream. Every test needs a GPU (skipped otherwise).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+
+#include "efield/electrostatic_system.hpp"
+#include "efield/error.hpp"
+#include "electrostatics/compare.hpp"
+#include "support/device_array.hpp"
+#include "support/gpu.hpp"
+
+#if EFIELD_HAS_CUDA
+#include <cuda_runtime.h>
+#endif
+
+namespace efield::test {
+namespace {
+
+ElectrostaticOptions with(ElectrostaticOptions o, Backend b, Precision p) {
+  o.backend = b;
+  o.precision = p;
+  o.cpu_threads = 2;
+  return o;
+}
+
+// Evaluate with device pointers in the caller's layout; gradients per cell.
+template <typename T>
+SystemOutput run_device(ElectrostaticSystem& es, const TestDesign& d) {
+  DeviceArray<T> x(d.array<T>(d.cx)), y(d.array<T>(d.cy));
+  DeviceArray<T> gx(poisoned<T>(d.array_size)), gy(poisoned<T>(d.array_size));
+  SystemOutput out;
+  out.result = es.evaluate(x.get(), y.get(), gx.get(), gy.get());
+  out.gx = d.per_cell(gx.download());
+  out.gy = d.per_cell(gy.download());
+  out.rho = es.density_map();
+  out.ex = es.field_x_map();
+  out.ey = es.field_y_map();
+  out.phi = es.potential_map();
+  out.fixed = es.fixed_map();
+  return out;
+}
+
+TEST(ElectrostaticCuda, FloatMatchesReference) {
+  EFIELD_REQUIRE_GPU();
+  for (const DesignSpec& spec : reference_specs()) {
+    const std::uint64_t seed = next_seed();
+    SCOPED_TRACE("seed " + std::to_string(seed) + " grid " + std::to_string(spec.M) + "x" + std::to_string(spec.N));
+    const TestDesign d = make_random_design(spec, seed);
+    const ReferenceResult ref = reference_of(d);
+    ElectrostaticSystem es(with(d.options, Backend::Cuda, Precision::Float), d.movable, d.fillers, d.fixed);
+    expect_matches_reference(run_host<float>(es, d), ref, 1e-4, "cuda float, host pointers");
+    expect_matches_reference(run_device<float>(es, d), ref, 1e-4, "cuda float, device pointers");
+  }
+}
+
+TEST(ElectrostaticCuda, DoubleMatchesReference) {
+  EFIELD_REQUIRE_GPU();
+  for (const DesignSpec& spec : reference_specs()) {
+    const std::uint64_t seed = next_seed();
+    SCOPED_TRACE("seed " + std::to_string(seed) + " grid " + std::to_string(spec.M) + "x" + std::to_string(spec.N));
+    const TestDesign d = make_random_design(spec, seed);
+    const ReferenceResult ref = reference_of(d);
+    ElectrostaticSystem es(with(d.options, Backend::Cuda, Precision::Double), d.movable, d.fillers, d.fixed);
+    expect_matches_reference(run_host<double>(es, d), ref, 1e-10, "cuda double, host pointers");
+    expect_matches_reference(run_device<double>(es, d), ref, 1e-10, "cuda double, device pointers");
+  }
+}
+
+// A larger design (no dense reference: too slow) checked against the CPU backend.
+TEST(ElectrostaticCuda, AgreesWithCpuOnALargerDesign) {
+  EFIELD_REQUIRE_GPU();
+  DesignSpec spec;
+  spec.M = 128;
+  spec.N = 96;
+  spec.xh = 1280;
+  spec.yh = 960;
+  spec.td = 0.8;
+  spec.num_movable = 20000;
+  spec.num_fillers = 5000;
+  spec.num_fixed = 30;
+  spec.gap = 77;
+  const TestDesign d = make_random_design(spec, next_seed());
+  for (Precision p : {Precision::Float, Precision::Double}) {
+    ElectrostaticSystem cpu(with(d.options, Backend::Cpu, p), d.movable, d.fillers, d.fixed);
+    ElectrostaticSystem gpu(with(d.options, Backend::Cuda, p), d.movable, d.fillers, d.fixed);
+    const bool f = p == Precision::Float;
+    const SystemOutput a = f ? run_host<float>(cpu, d) : run_host<double>(cpu, d);
+    const SystemOutput b = f ? run_device<float>(gpu, d) : run_device<double>(gpu, d);
+    const double tol = f ? 1e-5 : 1e-12;
+    SCOPED_TRACE(f ? "float" : "double");
+    EXPECT_LE(relative_l2(b.rho, a.rho), tol);
+    EXPECT_LE(relative_l2(b.ex, a.ex), tol);
+    EXPECT_LE(relative_l2(b.ey, a.ey), tol);
+    EXPECT_LE(relative_l2(b.phi, a.phi), tol);
+    EXPECT_LE(relative_l2(b.gx, a.gx), tol);
+    EXPECT_LE(relative_l2(b.gy, a.gy), tol);
+    EXPECT_LE(rel_scalar(b.result.energy, a.result.energy), tol);
+    EXPECT_LE(rel_scalar(b.result.overflow, a.result.overflow), tol);
+    EXPECT_LE(rel_scalar(b.result.max_density, a.result.max_density), tol);
+  }
+}
+
+TEST(ElectrostaticCuda, DeterministicBitwise) {
+  EFIELD_REQUIRE_GPU();
+  DesignSpec spec = reference_specs()[2];
+  spec.num_movable = 3000;  // many cells per bin: atomics collide
+  spec.num_fillers = 1000;
+  const TestDesign d = make_random_design(spec, next_seed());
+  for (Precision p : {Precision::Float, Precision::Double}) {
+    ElectrostaticSystem es(with(d.options, Backend::Cuda, p), d.movable, d.fillers, d.fixed);
+    ElectrostaticSystem other(with(d.options, Backend::Cuda, p), d.movable, d.fillers, d.fixed);
+    const bool f = p == Precision::Float;
+    const SystemOutput a = f ? run_device<float>(es, d) : run_device<double>(es, d);
+    const SystemOutput b = f ? run_device<float>(es, d) : run_device<double>(es, d);
+    const SystemOutput c = f ? run_host<float>(other, d) : run_host<double>(other, d);
+    for (const SystemOutput* o : {&b, &c}) {
+      EXPECT_EQ(std::memcmp(&a.result, &o->result, sizeof(EvaluateResult)), 0);
+      EXPECT_EQ(a.gx, o->gx);
+      EXPECT_EQ(a.gy, o->gy);
+      EXPECT_EQ(a.rho, o->rho);
+      EXPECT_EQ(a.ex, o->ex);
+      EXPECT_EQ(a.ey, o->ey);
+    }
+  }
+}
+
+// DREAMPlace: one device array pos = [x of all nodes, y of all nodes] with movable cells first,
+// fixed terminals, fillers last; the gradient array likewise. No copies, terminals untouched.
+TEST(ElectrostaticCuda, DreamPlaceFlatLayoutOnTheDevice) {
+  EFIELD_REQUIRE_GPU();
+  DesignSpec spec = reference_specs()[1];
+  spec.gap = 13;  // fixed terminals between the movable cells and the fillers
+  const TestDesign d = make_random_design(spec, next_seed());
+  const ReferenceResult ref = reference_of(d);
+  const std::int64_t nodes = d.array_size;
+  ElectrostaticOptions o = with(d.options, Backend::Cuda, Precision::Float);
+  o.filler_offset = nodes - static_cast<std::int64_t>(d.fillers.widths.size());
+  ElectrostaticSystem es(o, d.movable, d.fillers, d.fixed);
+  std::vector<float> pos = d.array<float>(d.cx, 777.f);
+  const std::vector<float> ys = d.array<float>(d.cy, 777.f);
+  pos.insert(pos.end(), ys.begin(), ys.end());
+  std::vector<float> grad_init(2 * nodes, -5.f);  // sentinel: terminals must keep it
+  DeviceArray<float> dpos(pos), dgrad(grad_init);
+  const EvaluateResult r = es.evaluate(dpos.get(), dpos.get() + nodes, dgrad.get(), dgrad.get() + nodes);
+  const std::vector<float> grad = dgrad.download();
+  const std::vector<float> gx(grad.begin(), grad.begin() + nodes), gy(grad.begin() + nodes, grad.end());
+  EXPECT_LE(relative_l2(d.per_cell(gx), ref.gx), 1e-4);
+  EXPECT_LE(relative_l2(d.per_cell(gy), ref.gy), 1e-4);
+  EXPECT_LE(rel_scalar(r.energy, ref.energy), 1e-4);
+  EXPECT_LE(rel_scalar(r.overflow, ref.overflow), 1e-4);
+  const std::int64_t nm = static_cast<std::int64_t>(d.movable.widths.size());
+  for (std::int64_t i = nm; i < o.filler_offset; ++i) {
+    EXPECT_EQ(gx[i], -5.f) << "terminal " << i;
+    EXPECT_EQ(gy[i], -5.f) << "terminal " << i;
+  }
+}
+
+// The graph captured for one set of device pointers must not be replayed for another.
+TEST(ElectrostaticCuda, NewPointersAreRecaptured) {
+  EFIELD_REQUIRE_GPU();
+  const TestDesign d1 = make_random_design(reference_specs()[0], next_seed());
+  TestDesign d2 = d1;
+  for (double& x : d2.cx) x += 3.7;
+  for (bool graph : {true, false}) {
+    ElectrostaticOptions o = with(d1.options, Backend::Cuda, Precision::Double);
+    o.use_cuda_graph = graph;
+    ElectrostaticSystem es(o, d1.movable, d1.fillers, d1.fixed);
+    SCOPED_TRACE(graph ? "graph" : "no graph");
+    expect_matches_reference(run_device<double>(es, d1), reference_of(d1), 1e-10, "first pointers");
+    expect_matches_reference(run_device<double>(es, d2), reference_of(d2), 1e-10, "second pointers");
+    expect_matches_reference(run_host<double>(es, d1), reference_of(d1), 1e-10, "host again");
+  }
+}
+
+TEST(ElectrostaticCuda, CallersStream) {
+  EFIELD_REQUIRE_GPU();
+#if EFIELD_HAS_CUDA
+  cudaStream_t stream = nullptr;
+  ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
+  const TestDesign d = make_random_design(reference_specs()[3], next_seed());
+  ElectrostaticOptions o = with(d.options, Backend::Cuda, Precision::Float);
+  o.stream = stream;
+  {
+    ElectrostaticSystem es(o, d.movable, d.fillers, d.fixed);
+    expect_matches_reference(run_device<float>(es, d), reference_of(d), 1e-4, "caller's stream");
+  }
+  cudaStreamDestroy(stream);
+#endif
+}
+
+TEST(ElectrostaticCuda, CpuBackendRejectsDevicePointers) {
+  EFIELD_REQUIRE_GPU();
+  const TestDesign d = make_random_design(reference_specs()[0], next_seed());
+  ElectrostaticSystem es(with(d.options, Backend::Cpu, Precision::Float), d.movable, d.fillers, d.fixed);
+  DeviceArray<float> x(d.array<float>(d.cx)), y(d.array<float>(d.cy)), gx(d.array_size), gy(d.array_size);
+  try {
+    es.evaluate(x.get(), y.get(), gx.get(), gy.get());
+    ADD_FAILURE() << "no efield::Error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("device pointer"), std::string::npos) << e.what();
+  }
+}
+
+TEST(ElectrostaticCuda, ProfileStagesReportsEveryStage) {
+  EFIELD_REQUIRE_GPU();
+  const TestDesign d = make_random_design(reference_specs()[2], next_seed());
+  ElectrostaticSystem es(with(d.options, Backend::Cuda, Precision::Float), d.movable, d.fillers, d.fixed);
+  DeviceArray<float> x(d.array<float>(d.cx)), y(d.array<float>(d.cy)), gx(d.array_size), gy(d.array_size);
+  const StageTimes t = es.profile_stages(x.get(), y.get(), gx.get(), gy.get(), 5);
+  EXPECT_EQ(t.repetitions, 5);
+  for (double ms : {t.rasterize_ms, t.forward_fft_ms, t.spectral_ms, t.inverse_fft_ms, t.gather_ms, t.total_ms})
+    EXPECT_GT(ms, 0.0);
+  // The profiled stages write the same results as evaluate.
+  expect_matches_reference(run_device<float>(es, d), reference_of(d), 1e-4, "after profiling");
+}
+
+}  // namespace
+}  // namespace efield::test
