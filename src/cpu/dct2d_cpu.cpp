@@ -67,7 +67,7 @@ void dct2_postprocess(const Complex<T>* V, T* X, int M, int N, const Complex<T>*
     for (int v = 0; v <= N / 2; ++v) {
       const Complex<T> a = V[static_cast<std::ptrdiff_t>(u) * Nh + v];
       const Complex<T> b = V[static_cast<std::ptrdiff_t>(Mu) * Nh + v];
-      const Dct2Quad<T> q = dct2_post_quad(a, b, tu[u], tu[M - u], tv[v], tv[N - v]);
+      const Dct2Quad<T> q = dct2_post_quad(a, b, tu[u], tv[v]);
       const bool mirror_v = has_distinct_mirror(v, N);
       row_u[v] = threshold_coefficient(q.uv, zero_below);
       if (mirror_u) row_Mu[v] = threshold_coefficient(q.Mu_v, zero_below);
