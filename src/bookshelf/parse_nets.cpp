@@ -27,7 +27,7 @@ void parse_nets(LineReader& reader, const NameIndex& index, Design& design) {
     if (reader.key_count("NumNets", &value)) {
       if (declared_nets >= 0) reader.fail("a second NumNets line");
       declared_nets = value, nets_line = reader.line();
-      const auto n = static_cast<std::size_t>(std::min<long long>(value, 1 << 26));
+      const std::size_t n = reader.plausible(value, 14);  // "NetDegree : 0\n"
       design.net_pin_start.reserve(n + 1);
       design.net_names.reserve(n);
       continue;
@@ -35,7 +35,7 @@ void parse_nets(LineReader& reader, const NameIndex& index, Design& design) {
     if (reader.key_count("NumPins", &value)) {
       if (declared_pins >= 0) reader.fail("a second NumPins line");
       declared_pins = value, pins_line = reader.line();
-      design.pins.reserve(static_cast<std::size_t>(std::min<long long>(value, 1 << 28)));
+      design.pins.reserve(reader.plausible(value, 2));  // "a\n"
       continue;
     }
     if (!iequals(reader[0], "NetDegree"))

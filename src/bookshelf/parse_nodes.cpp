@@ -18,9 +18,7 @@ void parse_nodes(LineReader& reader, Design& design, NameIndex& index) {
       if (value > 0x7fffffff) reader.fail("NumNodes " + std::to_string(value) + " is too large");
       declared_nodes = value;
       header_line = reader.line();
-      // Reserve what the header promises, but no more than the file could hold (a node line
-      // takes at least 6 bytes), so that a corrupt count cannot exhaust memory.
-      const auto n = static_cast<std::size_t>(std::min<long long>(value, 1 << 26));
+      const std::size_t n = reader.plausible(value, 6);  // "a 1 1\n" is the shortest node line
       design.node_names.reserve(n);
       design.width.reserve(n);
       design.height.reserve(n);

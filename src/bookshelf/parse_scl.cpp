@@ -49,7 +49,7 @@ void parse_scl(LineReader& reader, Design& design) {
     if (reader.key_count("NumRows", &value)) {
       if (declared_rows >= 0) reader.fail("a second NumRows line");
       declared_rows = value, rows_line = reader.line();
-      design.rows.reserve(static_cast<std::size_t>(std::min<long long>(value, 1 << 22)));
+      design.rows.reserve(reader.plausible(value, 60));  // the shortest row block is ~60 bytes
       continue;
     }
     if (!iequals(reader[0], "CoreRow")) reader.fail("expected 'CoreRow Horizontal', got " + quote(reader[0]));

@@ -2,6 +2,7 @@
 // A line tokenizer over a whole file held in memory, for the Bookshelf parsers.
 // Lines end in LF, CRLF or a lone CR; '#' starts a comment; ':' is always a token of its own
 // (so "NumNodes:5" and "NumNodes : 5" read the same). Every failure names the file and the line.
+#include <algorithm>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,6 +27,12 @@ class LineReader {
   void unread() noexcept { pending_ = true; }
 
   int line() const noexcept { return line_; }
+  // Reservations sized from a header's count are capped by what the file could hold
+  // (count <= bytes / bytes_per_item), so that a corrupt count cannot exhaust memory.
+  std::size_t plausible(long long count, std::size_t bytes_per_item) const noexcept {
+    const std::size_t cap = text_.size() / bytes_per_item + 1;
+    return count < 0 ? 0 : std::min(static_cast<std::size_t>(count), cap);
+  }
   const std::string& path() const noexcept { return path_; }
   std::size_t size() const noexcept { return tokens_.size(); }
   std::string_view operator[](std::size_t i) const { return tokens_[i]; }

@@ -27,6 +27,7 @@ const BrokenCase kCases[] = {
     {"wrong_count_pins", "wrong_count_pins.nets:5:", "NumPins says 11 but the file holds 10 pins"},
     {"wrong_count_terminals", "wrong_count_terminals.nodes:6:", "NumTerminals says 2 but the file holds 3 terminals"},
     {"wrong_count_rows", "wrong_count_rows.scl:5:", "NumRows says 4 but the file holds 3 rows"},
+    {"huge_count", "huge_count.nodes:5:", "NumNodes says 2000000000 but the file holds 8 nodes"},
     {"too_few_pins", "too_few_pins.nets:11:", "net 'n0' declares 4 pins but has only 3"},
     {"bad_number_nodes", "bad_number_nodes.nodes:9:", "expected the node height (a number), got 'ten'"},
     {"bad_number_pl", "bad_number_pl.pl:4:", "expected the x coordinate (a number), got '20.5.1'"},
