@@ -1,10 +1,15 @@
 #pragma once
 // Backends and the CUDA stream handle, without pulling CUDA headers into a placer's build.
+
+// CUDA declares `typedef struct CUstream_st* cudaStream_t` at global scope. Declaring the same
+// global struct here (not inside the namespace, where it would name a different type) makes
+// efield::Stream exactly cudaStream_t in every translation unit, with or without CUDA headers.
+struct CUstream_st;
+
 namespace efield {
 
-// Same type as cudaStream_t (CUDA declares `typedef struct CUstream_st* cudaStream_t`), so a
-// cudaStream_t converts implicitly; nullptr is the legacy default stream.
-using Stream = struct CUstream_st*;
+// Same type as cudaStream_t; nullptr is the legacy default stream.
+using Stream = ::CUstream_st*;
 
 enum class Backend {
   Auto,  // CUDA when the library was built with it and a device is present, else CPU
