@@ -57,9 +57,8 @@ void parse_nets(LineReader& reader, const NameIndex& index, Design& design) {
       if (!reader.next()) reader.fail_at_end(missing() + "; is the file truncated?");
       if (iequals(reader[0], "NetDegree")) reader.fail(missing());
       Pin pin;
-      const auto found = index.find(reader[0]);
-      if (found == index.end()) reader.fail("unknown node " + quote(reader[0]) + " (not in the .nodes file)");
-      pin.node = found->second;
+      pin.node = index.find(reader[0]);
+      if (pin.node < 0) reader.fail("unknown node " + quote(reader[0]) + " (not in the .nodes file)");
       std::size_t i = 1;
       if (i < reader.size() && reader[i] != ":") {
         if (!parse_direction(reader[i], &pin.direction))

@@ -48,7 +48,7 @@ void parse_nodes(LineReader& reader, Design& design, NameIndex& index) {
       reader.fail("more nodes than NumNodes = " + std::to_string(declared_nodes) + " (line " +
                   std::to_string(header_line) + ") declares");
     const int id = static_cast<int>(design.node_names.size());
-    if (!index.emplace(name, id).second) reader.fail("node " + quote(name) + " is defined twice");
+    if (!index.emplace(name, id)) reader.fail("node " + quote(name) + " is defined twice");
     design.node_names.emplace_back(name);
     design.width.push_back(w);
     design.height.push_back(h);

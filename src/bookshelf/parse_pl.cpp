@@ -27,9 +27,8 @@ void parse_pl(LineReader& reader, const NameIndex& index, Design& design) {
   std::vector<char> placed(design.node_names.size(), 0);
   std::size_t num_placed = 0;
   while (reader.next()) {
-    const auto found = index.find(reader[0]);
-    if (found == index.end()) reader.fail("unknown node " + quote(reader[0]) + " (not in the .nodes file)");
-    const int id = found->second;
+    const int id = index.find(reader[0]);
+    if (id < 0) reader.fail("unknown node " + quote(reader[0]) + " (not in the .nodes file)");
     design.x[id] = reader.number(1, "the x coordinate");
     design.y[id] = reader.number(2, "the y coordinate");
     std::size_t i = 3;

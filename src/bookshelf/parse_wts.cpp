@@ -28,8 +28,8 @@ void parse_wts(LineReader& reader, const NameIndex& index, Design& design) {
     }
     if (const auto net = nets.find(name); net != nets.end()) {
       design.net_weight[net->second] = weight;
-    } else if (const auto node = index.find(name); node != index.end()) {
-      design.node_weight[node->second] = weight;
+    } else if (const int node = index.find(name); node >= 0) {
+      design.node_weight[node] = weight;
     } else {
       if (unknown++ == 0) first_unknown = std::string(name), first_unknown_line = reader.line();
     }

@@ -4,16 +4,14 @@
 // that the nodes parser builds).
 #include <string>
 #include <string_view>
-#include <unordered_map>
-
+#include "bookshelf/name_index.hpp"
 #include "bookshelf/text_reader.hpp"
 #include "efield/bookshelf.hpp"
 
 namespace efield::bookshelf {
 
-// Node name -> node index. The keys are views into the .nodes file's bytes, which the loader
-// keeps alive until every parser has run.
-using NameIndex = std::unordered_map<std::string_view, int>;
+// The node name index's keys are views into the .nodes file's bytes, which the loader keeps
+// alive until every parser has run.
 
 // The files an .aux names, as paths relative to the working directory ("" when absent), and
 // where each was named ("<aux>:<line>") for messages about missing files.
