@@ -77,7 +77,7 @@ RunResult run_density(const BenchDesign& bd, const RunOptions& o, Progress& prog
 
   progress.step(step, "setting up");
   const auto t0 = std::chrono::steady_clock::now();
-  const DensityProblem problem = density_problem(bd.design);
+  const DensityProblem problem = placement_inputs(bd.design);
   if (problem.movable.widths.empty()) throw Error("design '" + bd.label + "' has no movable cells");
   const Region& region = problem.region;
   const FillerSpec fillers = make_fillers(problem.movable, problem.fixed, region.xl, region.yl, region.xh, region.yh,

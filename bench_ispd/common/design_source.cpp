@@ -39,25 +39,4 @@ std::string find_ispd2005_aux(const std::string& dir, const std::string& name) {
   return {};
 }
 
-DensityProblem density_problem(const Design& d) {
-  DensityProblem p;
-  p.region = d.region();
-  p.row_height = d.rows.empty() ? 0.0 : d.rows.front().height;
-  for (int i = 0; i < d.num_nodes(); ++i) {
-    const double w = d.footprint_width(i), h = d.footprint_height(i);
-    if (d.kind[i] == NodeKind::Movable) {
-      p.movable.widths.push_back(w);
-      p.movable.heights.push_back(h);
-      p.movable_x.push_back(d.x[i]);
-      p.movable_y.push_back(d.y[i]);
-    } else if (d.kind[i] == NodeKind::Fixed && w > 0 && h > 0) {
-      p.fixed.widths.push_back(w);
-      p.fixed.heights.push_back(h);
-      p.fixed.x.push_back(d.x[i]);
-      p.fixed.y.push_back(d.y[i]);
-    }
-  }
-  return p;
-}
-
 }  // namespace efield::bench

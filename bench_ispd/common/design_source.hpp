@@ -26,15 +26,7 @@ BenchDesign generate_design(const SyntheticDesignSpec& spec);
 // or "" when neither exists.
 std::string find_ispd2005_aux(const std::string& dir, const std::string& name);
 
-// The density problem of a design: movable cells (their footprints and .pl positions), fixed
-// cells with area (terminal_NI pins take none), the region and the row height.
-struct DensityProblem {
-  Region region;
-  CellSizes movable;
-  std::vector<double> movable_x, movable_y;  // lower-left corners from the .pl file
-  FixedCells fixed;
-  double row_height = 0;  // of the first row; 0 without rows
-};
-DensityProblem density_problem(const Design& design);
+// The density problem of a design (efield::placement_inputs).
+using DensityProblem = PlacementInputs;
 
 }  // namespace efield::bench

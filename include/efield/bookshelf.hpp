@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "efield/electrostatic_system.hpp"
+
 namespace efield {
 
 // How a node takes part in placement. .nodes `terminal` and .pl `/FIXED` give Fixed;
@@ -86,6 +88,19 @@ struct Design {
   // Throws efield::Error when the arrays disagree in size or a pin names a missing node.
   void check_consistent() const;
 };
+
+// What an ElectrostaticSystem (and a placer's first iteration) needs from a design.
+struct PlacementInputs {
+  Region region;                            // the rows' bounding box
+  double row_height = 0;                    // of the first row; 0 without rows
+  CellSizes movable;                        // footprints of the movable nodes, in node order
+  std::vector<int> movable_nodes;           // their node indices
+  std::vector<double> movable_x, movable_y; // their lower-left corners from the .pl file
+  FixedCells fixed;                         // Fixed nodes with area (footprints, positions)
+  std::vector<int> fixed_nodes;
+  std::vector<int> io_nodes;                // FixedNI nodes and zero-area fixed nodes: no density
+};
+PlacementInputs placement_inputs(const Design& design);
 
 struct BookshelfLoadOptions {
   // A design without a .nets file (or with none named in the .aux) loads for density-only work

@@ -82,6 +82,23 @@ TEST(BookshelfLoader, TinyDesignRowsAndRegion) {
   EXPECT_EQ(r.yh, 30);
 }
 
+TEST(BookshelfLoader, PlacementInputsSplitTheNodes) {
+  const Design d = efield::load_bookshelf(kCorpus + "/valid/tiny.aux");
+  const efield::PlacementInputs p = efield::placement_inputs(d);
+  EXPECT_EQ(p.movable_nodes, (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_EQ(p.movable.widths, (std::vector<double>{4, 6, 8, 12}));
+  EXPECT_EQ(p.movable.heights, (std::vector<double>{10, 10, 10, 20}));
+  EXPECT_EQ(p.movable_x[1], 20.5);
+  EXPECT_EQ(p.fixed_nodes, (std::vector<int>{4, 5, 6}));  // a4 is fixed by /FIXED
+  EXPECT_EQ(p.fixed.x, (std::vector<double>{50, 60, 0}));
+  EXPECT_EQ(p.fixed.y, (std::vector<double>{10, -5, 60}));
+  EXPECT_EQ(p.fixed.widths, (std::vector<double>{2.5, 30, 20}));
+  EXPECT_EQ(p.io_nodes, (std::vector<int>{7}));  // terminal_NI: no density
+  EXPECT_EQ(p.row_height, 10);
+  EXPECT_EQ(p.region.xl, -10);
+  EXPECT_EQ(p.region.yh, 30);
+}
+
 TEST(BookshelfLoader, CrlfAndCrLineEndingsLoadTheSame) {
   const Design lf = efield::load_bookshelf(kCorpus + "/valid/tiny.aux");
   for (const char* variant : {"crlf", "cr_only"}) {
