@@ -72,10 +72,6 @@ struct RandomDeviceArray {
   RandomDeviceArray& operator=(const RandomDeviceArray&) = delete;
 };
 
-// efield::Stream is spelled efield::CUstream_st* (include/efield/device.hpp), a distinct type
-// from cudaStream_t, so the handle is cast explicitly.
-efield::Stream as_stream(cudaStream_t s) { return reinterpret_cast<efield::Stream>(s); }
-
 template <typename T> constexpr cufftType r2c_type() { return sizeof(T) == 4 ? CUFFT_R2C : CUFFT_D2Z; }
 
 template <typename T>
@@ -97,7 +93,7 @@ double time_cufft_r2c(std::vector<int> dims, int batch, efield::Stream stream, c
   check(cufftPlanMany(&plan, static_cast<int>(dims.size()), dims.data(), nullptr, 1, 0, nullptr, 1, 0, r2c_type<T>(),
                       batch),
         "cufftPlanMany");
-  check(cufftSetStream(plan, reinterpret_cast<cudaStream_t>(stream)), "cufftSetStream");
+  check(cufftSetStream(plan, stream), "cufftSetStream");
   const auto r = efield::bench::time_cuda([&] { exec_r2c<T>(plan, in.ptr, out); }, stream, opt);
   cufftDestroy(plan);
   cudaFree(out);
@@ -172,9 +168,8 @@ int run(const Args& args) {
   opt.repetitions = args.quick ? 20 : 100;
   const std::vector<int> log_sizes = args.quick ? std::vector<int>{14, 16} : std::vector<int>{14, 15, 16, 17, 18};
   const std::vector<int> sizes_2d = args.quick ? std::vector<int>{1024} : std::vector<int>{1024, 4096};
-  cudaStream_t raw_stream;
-  check(cudaStreamCreate(&raw_stream), "cudaStreamCreate");
-  const efield::Stream stream = as_stream(raw_stream);
+  cudaStream_t stream;
+  check(cudaStreamCreate(&stream), "cudaStreamCreate");
 
   std::ostringstream md;
   md << "# 1D DCT algorithms (DCT paper, Table IV)\n\n"
@@ -200,7 +195,7 @@ int run(const Args& args) {
      << "| precision | size | cuFFT 2D R2C | row-column Dct2 |\n| --- | --- | --- | --- |\n";
   table_2d<float>(md, sizes_2d, stream, opt);
   table_2d<double>(md, sizes_2d, stream, opt);
-  cudaStreamDestroy(raw_stream);
+  cudaStreamDestroy(stream);
 
   std::printf("%s", md.str().c_str());
   if (!args.markdown.empty()) {

@@ -8,10 +8,8 @@
 namespace efield::detail {
 
 // Everything a backend needs to make a batched 1D plan; validated before it reaches a backend.
-// The CUDA stream as an untyped handle inside the library: efield::Stream spells
-// `struct CUstream_st*` inside namespace efield, which names efield::CUstream_st in a TU without
-// CUDA headers but ::CUstream_st in one with them (every .cu), so internal interfaces shared by
-// .cpp and .cu files pass void* and the CUDA side casts it back to cudaStream_t.
+// The CUDA stream as an untyped handle inside the library: the interfaces shared by .cpp and .cu
+// files carry no CUDA types, and the CUDA side casts it back to cudaStream_t.
 using StreamHandle = void*;
 
 struct Plan1DSpec {

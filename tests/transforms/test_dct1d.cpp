@@ -357,9 +357,7 @@ TYPED_TEST(Dct1d, CudaGraphCaptureAndReplay) {
       ASSERT_EQ(cudaStreamCreate(&stream), cudaSuccess);
       cudaGraph_t graph;
       ASSERT_EQ(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal), cudaSuccess);
-      // efield::Stream is declared as efield::CUstream_st*, not ::CUstream_st*, so the cast is
-      // needed (include/efield/device.hpp).
-      plan.execute(din.get(), dout.get(), reinterpret_cast<efield::Stream>(stream));
+      plan.execute(din.get(), dout.get(), stream);
       ASSERT_EQ(cudaStreamEndCapture(stream, &graph), cudaSuccess);
       cudaGraphExec_t exec;
       ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
