@@ -20,21 +20,26 @@ if [[ -z "${EFIELD_COMMIT:-}" ]]; then
 fi
 export EFIELD_COMMIT
 stb=(); [[ -f .stb/stb_image_write.h ]] && stb=(-DSTB_INCLUDE_DIR="$PWD/.stb")
-nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$OUT/gpu.txt"
+# Few files: the device tool returns at most 8 from $OUT.
+LOG="$OUT/device.log"
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$LOG"
 cmake -S . -B build-dev -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
-  -DEFIELD_CUDA=ON "${stb[@]}" > "$OUT/configure.log" 2>&1 || { tail -40 "$OUT/configure.log"; exit 1; }
+  -DEFIELD_CUDA=ON "${stb[@]}" >> "$LOG" 2>&1 || { tail -40 "$LOG"; exit 1; }
 # shellcheck disable=SC2086
 if ! cmake --build build-dev -j16 ${targets:+--target $targets} > "$OUT/build.log" 2>&1; then
   grep -E "error|FAILED" "$OUT/build.log" | head -40; exit 1
 fi
 echo "build OK"
 status=0
-ctest --test-dir build-dev ${regex:+-R "$regex"} --output-on-failure -j8 > "$OUT/ctest.log" 2>&1 || status=1
-grep -E "tests passed|Failed|\*\*\*|Not Run|Skipped" "$OUT/ctest.log" | head -60
+ctest --test-dir build-dev ${regex:+-R "$regex"} --output-on-failure -j8 >> "$LOG" 2>&1 || status=1
+grep -E "tests passed|Failed|\*\*\*|Not Run|Skipped" "$LOG" | head -60
 for t in "${sanitize[@]}"; do
-  compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 1 "build-dev/$t" > "$OUT/sanitize_$(basename "$t").log" 2>&1 \
-    && echo "compute-sanitizer memcheck $t: clean" \
-    || { echo "compute-sanitizer memcheck $t: FAILED"; tail -30 "$OUT/sanitize_$(basename "$t").log"; status=1; }
+  slog="$OUT/sanitize.log"; echo "=== $t" >> "$slog"
+  if compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 1 "build-dev/$t" > /tmp/sanitize_one.log 2>&1; then
+    echo "compute-sanitizer memcheck $t: clean"; tail -3 /tmp/sanitize_one.log >> "$slog"
+  else
+    echo "compute-sanitizer memcheck $t: FAILED"; tail -30 /tmp/sanitize_one.log; cat /tmp/sanitize_one.log >> "$slog"; status=1
+  fi
 done
 for b in "${benches[@]}"; do
   echo "== $b"; (cd build-dev && eval "$b") 2>&1 | tee -a "$OUT/bench.log" | tail -60
