@@ -53,47 +53,60 @@ void makhoul_gather_2d(const T* y, T* x, int M, int N, int threads) {
   }
 }
 
-// Forward postprocess: one iteration per quad (u, v), 0 <= u <= M/2, 0 <= v <= N/2.
+// Forward postprocess, one output row per iteration: row u reads the spectrum rows u and
+// (M-u) mod M and writes X[u, v] and X[u, N-v] together. The inner loop over 1 <= v <= (N-1)/2
+// (whose mirrors N-v are distinct) has no per-element conditions, so the compiler vectorizes
+// it; v = 0 and v = N/2 are done apart. (The GPU kernel instead shares the two spectrum reads
+// across four outputs; on the CPU this loop is compute-bound and vectorization matters more.)
 template <typename T>
 void dct2_postprocess(const Complex<T>* V, T* X, int M, int N, const Complex<T>* tu,
                       const Complex<T>* tv, T zero_below, int threads) {
   const int Nh = N / 2 + 1;
+  const int last = (N - 1) / 2;
 #pragma omp parallel for num_threads(threads) schedule(static)
-  for (int u = 0; u <= M / 2; ++u) {
-    const int Mu = (M - u) % M;
-    const bool mirror_u = has_distinct_mirror(u, M);
-    T* row_u = X + static_cast<std::ptrdiff_t>(u) * N;
-    T* row_Mu = X + static_cast<std::ptrdiff_t>(Mu) * N;
-    for (int v = 0; v <= N / 2; ++v) {
-      const Complex<T> a = V[static_cast<std::ptrdiff_t>(u) * Nh + v];
-      const Complex<T> b = V[static_cast<std::ptrdiff_t>(Mu) * Nh + v];
-      const Dct2Quad<T> q = dct2_post_quad(a, b, tu[u], tv[v]);
-      const bool mirror_v = has_distinct_mirror(v, N);
-      row_u[v] = threshold_coefficient(q.uv, zero_below);
-      if (mirror_u) row_Mu[v] = threshold_coefficient(q.Mu_v, zero_below);
-      if (mirror_v) row_u[N - v] = threshold_coefficient(q.u_Nv, zero_below);
-      if (mirror_u && mirror_v) row_Mu[N - v] = threshold_coefficient(q.Mu_Nv, zero_below);
+  for (int u = 0; u < M; ++u) {
+    const Complex<T> t_u = tu[u];
+    const Complex<T>* row_a = V + static_cast<std::ptrdiff_t>(u) * Nh;
+    const Complex<T>* row_b = V + static_cast<std::ptrdiff_t>((M - u) % M) * Nh;
+    T* out = X + static_cast<std::ptrdiff_t>(u) * N;
+    out[0] = threshold_coefficient(dct2_post_pair(row_a[0], row_b[0], t_u, tv[0]).v, zero_below);
+    for (int v = 1; v <= last; ++v) {
+      const Dct2Pair<T> p = dct2_post_pair(row_a[v], row_b[v], t_u, tv[v]);
+      out[v] = threshold_coefficient(p.v, zero_below);
+      out[N - v] = threshold_coefficient(p.Nv, zero_below);
+    }
+    if (N % 2 == 0) {
+      out[N / 2] = threshold_coefficient(dct2_post_pair(row_a[N / 2], row_b[N / 2], t_u, tv[N / 2]).v, zero_below);
     }
   }
 }
 
-// Inverse preprocess: one iteration per quad (m, n), 0 <= m <= M/2, 0 <= n <= N/2, writing the
-// Hermitian-half inputs w[m, n] and w[M-m, n].
+// Inverse preprocess, one Hermitian-half row w[m, 0..N/2] per iteration, from the rows m and
+// M-m of X' (idct2_source picks the row of X, or the zero row). The inner loop over
+// 1 <= n <= N/2 reads X'[., n] and X'[., N-n] without per-element conditions (vectorizable);
+// n = 0, where X'[., N] = 0, is done apart.
 template <bool SineRows, bool SineCols, typename T>
 void idct2_preprocess(const T* X, Complex<T>* W, int M, int N, const Complex<T>* tm,
-                      const Complex<T>* tn, int threads) {
+                      const Complex<T>* tn, const T* zero_row, int threads) {
   const int Nh = N / 2 + 1;
 #pragma omp parallel for num_threads(threads) schedule(static)
-  for (int m = 0; m <= M / 2; ++m) {
-    const bool mirror_m = has_distinct_mirror(m, M);
-    for (int n = 0; n <= N / 2; ++n) {
-      const T x_mn = idct2_input<SineRows, SineCols>(X, m, n, M, N);
-      const T x_Mm_Nn = idct2_input<SineRows, SineCols>(X, M - m, N - n, M, N);
-      const T x_Mm_n = idct2_input<SineRows, SineCols>(X, M - m, n, M, N);
-      const T x_m_Nn = idct2_input<SineRows, SineCols>(X, m, N - n, M, N);
-      const Idct2Pair<T> w = idct2_pre_pair(x_mn, x_Mm_Nn, x_Mm_n, x_m_Nn, tm[m], tm[M - m], tn[n]);
-      W[static_cast<std::ptrdiff_t>(m) * Nh + n] = w.m_n;
-      if (mirror_m) W[static_cast<std::ptrdiff_t>(M - m) * Nh + n] = w.Mm_n;
+  for (int m = 0; m < M; ++m) {
+    const int s_m = idct2_source<SineRows>(m, M);
+    const int s_Mm = idct2_source<SineRows>(M - m, M);
+    const T* row_m = s_m < 0 ? zero_row : X + static_cast<std::ptrdiff_t>(s_m) * N;
+    const T* row_Mm = s_Mm < 0 ? zero_row : X + static_cast<std::ptrdiff_t>(s_Mm) * N;
+    const Complex<T> t_m = tm[m];
+    Complex<T>* w = W + static_cast<std::ptrdiff_t>(m) * Nh;
+    // n = 0: X'[., N] = 0; X'[., 0] is column 0 of X, or 0 on a sine second axis.
+    const int s_0 = idct2_source<SineCols>(0, N);
+    const T x_m0 = s_0 < 0 ? T(0) : row_m[s_0];
+    const T x_Mm0 = s_0 < 0 ? T(0) : row_Mm[s_0];
+    w[0] = idct2_pre(x_m0, T(0), x_Mm0, T(0), t_m, tn[0]);
+    for (int n = 1; n <= N / 2; ++n) {
+      // For 1 <= n <= N-1: idct2_source<SineCols>(n, N) is N-n on a sine axis, n otherwise.
+      const int c_n = SineCols ? N - n : n;
+      const int c_Nn = SineCols ? n : N - n;
+      w[n] = idct2_pre(row_m[c_n], row_Mm[c_Nn], row_Mm[c_n], row_m[c_Nn], t_m, tn[n]);
     }
   }
 }
@@ -108,6 +121,7 @@ class CpuPlan2D final : public Plan2DImpl<T> {
         zero_below_(static_cast<T>(options.zero_below)),
         tu_(quarter_twiddles<T>(shape_.rows)),
         tv_(quarter_twiddles<T>(shape_.cols)),
+        zero_row_(static_cast<std::size_t>(shape_.cols), T(0)),
         fft_(dims().data(), 2, shape_.forward(), threads_,
              std::string("Plan2D<") + scalar_name<T>() + "> (cpu)") {}
 
@@ -138,7 +152,8 @@ class CpuPlan2D final : public Plan2DImpl<T> {
   template <bool SineRows, bool SineCols>
   void inverse(const T* in, T* out) {
     const int M = shape_.rows, N = shape_.cols;
-    idct2_preprocess<SineRows, SineCols>(in, fft_.spectrum(), M, N, tu_.data(), tv_.data(), threads_);
+    idct2_preprocess<SineRows, SineCols>(in, fft_.spectrum(), M, N, tu_.data(), tv_.data(), zero_row_.data(),
+                                         threads_);
     fft_.execute();
     makhoul_gather_2d<SineRows, SineCols>(fft_.real(), out, M, N, threads_);
   }
@@ -148,6 +163,7 @@ class CpuPlan2D final : public Plan2DImpl<T> {
   T zero_below_;
   std::vector<Complex<T>> tu_;
   std::vector<Complex<T>> tv_;
+  std::vector<T> zero_row_;  // X' rows that are all zero (sine row 0, the row index M)
   FftwRealPlan<T> fft_;
 };
 

@@ -71,21 +71,37 @@ EFIELD_HD Dct2Quad<T> dct2_post_quad(Complex<T> a, Complex<T> b, Complex<T> tu, 
   return {T(0.5) * tvP.re, T(0.5) * tvQ.re, T(-0.5) * tvP.im, T(-0.5) * tvQ.im};
 }
 
-// The cosine-equivalent input X'[m, n] of the inverse pipelines (MATH.md 1: a sine axis reads
-// X with its index reversed and X'[0] = 0). Indices m == M or n == N read 0 (the convention
-// X[M, .] = X[., N] = 0 of idct2_pre). SineRows/SineCols select idxst along that axis.
+// One output row at a time: X[u, v] and X[u, N-v] from a = V[u, v], b = V[(M-u) mod M, v]. With
+// P = tu a + conj(tu) b: X[u,v] = Re(tv P)/2 and X[u,N-v] = -Im(tv P)/2 (the first and third
+// entries of dct2_post_quad; the row M-u is dct2_post_pair(b, a, tMu, tv)). Used where writing
+// one row per loop keeps the loop simple enough to vectorize (the CPU backend).
+template <typename T>
+struct Dct2Pair {
+  T v, Nv;
+};
+template <typename T>
+EFIELD_HD Dct2Pair<T> dct2_post_pair(Complex<T> a, Complex<T> b, Complex<T> tu, Complex<T> tv) {
+  const Complex<T> tvP = tv * (tu * a + conj(tu) * b);
+  return {T(0.5) * tvP.re, T(-0.5) * tvP.im};
+}
+
+// Index of X read for index k of the cosine-equivalent input X' of the inverse pipelines
+// along an axis of length K, or -1 where X' is 0 (MATH.md 1): k == K is the convention
+// X[K] = 0, and a sine axis reads X with its index reversed, X'[k] = X[K-k], X'[0] = 0.
+template <bool Sine>
+EFIELD_HD int idct2_source(int k, int K) {
+  if (k >= K) return -1;
+  if (Sine) return k == 0 ? -1 : K - k;
+  return k;
+}
+
+// X'[m, n] (0 <= m <= M, 0 <= n <= N). SineRows/SineCols select idxst along that axis.
 template <bool SineRows, bool SineCols, typename T>
 EFIELD_HD T idct2_input(const T* X, int m, int n, int M, int N) {
-  if (m >= M || n >= N) return T(0);
-  if (SineRows) {
-    if (m == 0) return T(0);
-    m = M - m;
-  }
-  if (SineCols) {
-    if (n == 0) return T(0);
-    n = N - n;
-  }
-  return X[static_cast<long long>(m) * N + n];
+  const int sm = idct2_source<SineRows>(m, M);
+  const int sn = idct2_source<SineCols>(n, N);
+  if (sm < 0 || sn < 0) return T(0);
+  return X[static_cast<long long>(sm) * N + sn];
 }
 
 // Inverse preprocess of one quad (m, n), 0 <= m <= M/2, 0 <= n <= N/2: the two Hermitian-half

@@ -2,12 +2,10 @@
 // enqueues work (no allocation, no synchronization), so it can be captured once and replayed on
 // new data in the same buffers.
 //
-// A .cpp, not a .cu: nvcc pre-includes cuda_runtime.h, which makes efield::Stream (declared as
-// `struct CUstream_st*` inside namespace efield) name ::CUstream_st there, while the library's
-// CUDA-free .cpp files see efield::CUstream_st; Plan2D::execute then does not link from a .cu.
-// Here the efield headers come first, as in the library.
+// A .cpp with the CUDA runtime API behind EFIELD_HAS_CUDA, so the CPU-only build compiles it too
+// (and reports the skip).
 #include "test_dct2d_common.hpp"
-// (keep the line above first)
+
 #include <gtest/gtest.h>
 
 #include "support/gpu.hpp"
