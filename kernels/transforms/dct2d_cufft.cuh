@@ -82,10 +82,14 @@ class RealFft {
     if (total == 1) return;
     std::vector<int> n(dims, dims + rank);
     EFIELD_CUFFT_CHECK(cufftCreate(&plan_));
-    has_plan_ = true;
     std::size_t work = 0;
-    EFIELD_CUFFT_CHECK(cufftMakePlanMany(plan_, rank, n.data(), nullptr, 1, 0, nullptr, 1, 0,
-                                         forward ? Cufft<T>::r2c : Cufft<T>::c2r, 1, &work));
+    const cufftResult made = cufftMakePlanMany(plan_, rank, n.data(), nullptr, 1, 0, nullptr, 1, 0,
+                                               forward ? Cufft<T>::r2c : Cufft<T>::c2r, 1, &work);
+    if (made != CUFFT_SUCCESS) {
+      cufftDestroy(plan_);  // the destructor does not run for a constructor that throws
+      EFIELD_CUFFT_CHECK(made);
+    }
+    has_plan_ = true;
   }
   ~RealFft() {
     if (has_plan_) cufftDestroy(plan_);
