@@ -4,13 +4,15 @@
 // the warp's data is one contiguous span.
 //
 // The kernel is memory bound; how the bytes move is what matters. Two aligned variants:
-//  - staged (default): each warp moves its 32 blocks between global memory and its own slice of
-//    shared memory with fully coalesced 16-byte accesses (consecutive lanes, consecutive 16 bytes),
-//    and each thread then takes its block from shared memory. The shared layout is XOR-swizzled
-//    so that both access patterns are free of bank conflicts. Only __syncwarp, no __syncthreads.
-//  - direct: each thread loads its own block straight into registers with 16-byte loads; a warp's
-//    load instruction then touches every 32-byte sector half (stride 32 bytes), which doubles the
-//    L1/L2 requests. Kept for comparison (EFIELD_BLOCKED_DCT8_KERNEL=direct selects it).
+//  - staged: each warp moves its 32 blocks between global memory and its own slice of shared
+//    memory with fully coalesced 16-byte accesses (consecutive lanes, consecutive 16 bytes), and
+//    each thread then takes its block from shared memory. The shared layout is XOR-swizzled so
+//    that both access patterns are free of bank conflicts. Only __syncwarp, no __syncthreads.
+//  - direct: each thread loads its own block straight into registers with 16-byte loads (a warp's
+//    load instruction touches half of each 32-byte sector, stride 32 bytes).
+// Default per type, from bench_ispd/results/blocked_dct8.md (H200): float -> direct (about 80%
+// of copy bandwidth against 65-70% staged), double -> staged (93% against 61% direct).
+// EFIELD_BLOCKED_DCT8_KERNEL=direct|staged overrides it (for benchmarks and tests).
 // Misaligned pointers (not 16-byte aligned) take a scalar variant of `direct`.
 #include <cstdint>
 #include <cstdlib>
@@ -210,10 +212,13 @@ void launch(const T* in, T* out, int rows, int cols, T param, bool staged, cudaS
   EFIELD_CUDA_CHECK_LAUNCH();
 }
 
-// EFIELD_BLOCKED_DCT8_KERNEL=direct|staged (default staged): a benchmarking knob, read once per plan.
-bool staged_from_environment() {
+// The kernel variant for T: EFIELD_BLOCKED_DCT8_KERNEL=direct|staged when set (a benchmarking
+// knob, read once per plan), else the measured faster one (see the top of this file).
+template <typename T>
+bool use_staged_kernel() {
   const char* v = std::getenv("EFIELD_BLOCKED_DCT8_KERNEL");
-  if (!v || !*v || !std::strcmp(v, "staged")) return true;
+  if (!v || !*v) return sizeof(T) == sizeof(double);
+  if (!std::strcmp(v, "staged")) return true;
   if (!std::strcmp(v, "direct")) return false;
   throw Error(std::string("EFIELD_BLOCKED_DCT8_KERNEL must be 'staged' or 'direct', got '") + v + "'");
 }
@@ -221,7 +226,7 @@ bool staged_from_environment() {
 }  // namespace
 
 template <typename T>
-BlockedDct8Cuda<T>::BlockedDct8Cuda(int rows, int cols) : rows_(rows), cols_(cols), staged_(staged_from_environment()) {
+BlockedDct8Cuda<T>::BlockedDct8Cuda(int rows, int cols) : rows_(rows), cols_(cols), staged_(use_staged_kernel<T>()) {
   EFIELD_CUDA_CHECK(cudaMalloc(&buffer_, sizeof(T) * static_cast<size_t>(rows) * cols));
   log().debug("BlockedDct8 CUDA kernel: {}", staged_ ? "staged" : "direct");
 }
