@@ -31,6 +31,29 @@ struct EsMax {
   __host__ __device__ __forceinline__ U operator()(const U& a, const U& b) const { return a > b ? a : b; }
 };  // fixed-point accumulator (density.hpp); values are >= 0
 
+// cell_order.cu: sorts the small cells by bin (a schedule only; results do not depend on it).
+template <typename T>
+struct CellOrderArgs {
+  CellGeometry<T> g;
+  const T* x;
+  const T* y;
+  const T* w;
+  const T* h;
+  const int* small_cells;  // the cells not in the large list, ascending (constant)
+  int num_small;
+  unsigned* keys;
+  unsigned* keys_sorted;
+  int* order;  // output: small_cells sorted by bin
+  T* order_w;  // output: w[order[t]], h[order[t]] (sizes never change, so these stay valid)
+  T* order_h;
+  void* temp;
+  std::size_t temp_bytes;
+};
+template <typename T>
+std::size_t cell_order_temp_bytes(int num_small);
+template <typename T>
+void launch_cell_order(const CellOrderArgs<T>& a, cudaStream_t stream);
+
 template <typename T>
 struct RasterizeArgs {
   CellGeometry<T> g;
@@ -41,6 +64,10 @@ struct RasterizeArgs {
   EsAccum* acc_movable;
   EsAccum* acc_filler;
   T to_fixed;               // 2^bits / (bx by)
+  const int* order;         // the small cells, in the order the threads take them
+  const T* order_w;         // their sizes in that order (coalesced reads)
+  const T* order_h;
+  int num_small;
   const int* large_cells;   // cells handled by a block each
   int num_large;
 };
@@ -85,10 +112,15 @@ struct GatherArgs {
   const T* y;
   const T* w;
   const T* h;
-  const T* y_x;  // C2R output, Ex = (-1)^m y_x[p(m), q(n)]
-  const T* y_y;  // Ey = (-1)^n y_y[p(m), q(n)]
+  // C2R output, Ex and Ey interleaved (output stride 2): element k of the permuted layout is
+  // y_xy[2k] = y_x, y_xy[2k+1] = y_y with Ex = (-1)^m y_x[p(m), q(n)], Ey = (-1)^n y_y[p(m), q(n)].
+  const T* y_xy;
   T* grad_x;
   T* grad_y;
+  const int* order;
+  const T* order_w;
+  const T* order_h;
+  int num_small;
   const int* large_cells;
   int num_large;
 };

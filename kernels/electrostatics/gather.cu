@@ -1,8 +1,10 @@
 // The gather: each movable and filler cell sums its stretched footprint's weights times Ex and
 // Ey (MATH.md 2.9), read straight from the batched C2R's output in the permuted layout with the
-// sine axis' sign (-1)^m / (-1)^n folded in. Large cells get a block each (fixed-order CUB
+// sine axis' sign (-1)^m / (-1)^n folded in. The C2R writes Ex and Ey interleaved (output stride
+// 2), so one 8-byte (float) or 16-byte (double) load fetches both. Large cells get a block each (fixed-order CUB
 // reduction, so the sum is reproducible).
 #include <cub/block/block_reduce.cuh>
+#include <type_traits>
 
 #include "common/cuda_check.cuh"
 #include "electrostatics/es_kernels.cuh"
@@ -15,19 +17,19 @@ template <typename T>
 __device__ __forceinline__ void accumulate_bin(const GatherArgs<T>& a, const Footprint<T>& f, int m, int n, T* sx,
                                                T* sy) {
   const T wgt = footprint_weight(f, a.g, m, n);
-  const std::int64_t k = permuted_index(m, n, a.g.M, a.g.N);
-  *sx += wgt * alternating_sign<T>(m) * a.y_x[k];
-  *sy += wgt * alternating_sign<T>(n) * a.y_y[k];
+  using Pair = typename std::conditional<std::is_same<T, float>::value, float2, double2>::type;
+  const Pair e = reinterpret_cast<const Pair*>(a.y_xy)[permuted_index(m, n, a.g.M, a.g.N)];  // one load: Ex, Ey
+  *sx += wgt * alternating_sign<T>(m) * e.x;
+  *sy += wgt * alternating_sign<T>(n) * e.y;
 }
 
 template <typename T>
 __global__ void gather_small(GatherArgs<T> a) {
-  const std::int64_t c = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (c >= a.g.num_cells) return;
-  const T w = a.w[c], h = a.h[c];
-  if (is_large_cell(a.g, w, h)) return;
-  const std::int64_t i = position_index(a.g, c);
-  const Footprint<T> f = cell_footprint(a.g, a.x[i], a.y[i], w, h);
+  const int t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= a.num_small) return;
+  const int c = a.order[t];
+  const std::int64_t i = position_index(a.g, static_cast<std::int64_t>(c));
+  const Footprint<T> f = cell_footprint(a.g, a.x[i], a.y[i], a.order_w[t], a.order_h[t]);
   T sx = 0, sy = 0;
   for (int m = f.m0; m <= f.m1; ++m)
     for (int n = f.n0; n <= f.n1; ++n) accumulate_bin(a, f, m, n, &sx, &sy);
@@ -60,8 +62,8 @@ __global__ void gather_large(GatherArgs<T> a) {
 
 template <typename T>
 void launch_gather(const GatherArgs<T>& a, cudaStream_t stream) {
-  if (a.g.num_cells > 0) {
-    gather_small<T><<<es_blocks_for(a.g.num_cells), kEsThreads, 0, stream>>>(a);
+  if (a.num_small > 0) {
+    gather_small<T><<<es_blocks_for(a.num_small), kEsThreads, 0, stream>>>(a);
     EFIELD_CUDA_CHECK_LAUNCH();
   }
   if (a.num_large > 0) {

@@ -17,15 +17,14 @@ __device__ __forceinline__ void add_bin(const RasterizeArgs<T>& a, const Footpri
   if (q > 0) atomicAdd(acc + permuted_index(m, n, a.g.M, a.g.N), static_cast<EsAccum>(q));
 }
 
-// One thread per cell; large cells are left to rasterize_large.
+// One thread per small cell, in the order of a.order (cell_order.cu).
 template <typename T>
 __global__ void rasterize_small(RasterizeArgs<T> a) {
-  const std::int64_t c = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (c >= a.g.num_cells) return;
-  const T w = a.w[c], h = a.h[c];
-  if (is_large_cell(a.g, w, h)) return;
-  const std::int64_t i = position_index(a.g, c);
-  const Footprint<T> f = cell_footprint(a.g, a.x[i], a.y[i], w, h);
+  const int t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= a.num_small) return;
+  const int c = a.order[t];
+  const std::int64_t i = position_index(a.g, static_cast<std::int64_t>(c));
+  const Footprint<T> f = cell_footprint(a.g, a.x[i], a.y[i], a.order_w[t], a.order_h[t]);
   EsAccum* acc = c < a.g.num_movable ? a.acc_movable : a.acc_filler;
   for (int m = f.m0; m <= f.m1; ++m)
     for (int n = f.n0; n <= f.n1; ++n) add_bin(a, f, acc, m, n);
@@ -74,8 +73,8 @@ __global__ void density_pass(DensityPassArgs<T> a) {
 
 template <typename T>
 void launch_rasterize(const RasterizeArgs<T>& a, cudaStream_t stream) {
-  if (a.g.num_cells > 0) {
-    rasterize_small<T><<<es_blocks_for(a.g.num_cells), kEsThreads, 0, stream>>>(a);
+  if (a.num_small > 0) {
+    rasterize_small<T><<<es_blocks_for(a.num_small), kEsThreads, 0, stream>>>(a);
     EFIELD_CUDA_CHECK_LAUNCH();
   }
   if (a.num_large > 0) {

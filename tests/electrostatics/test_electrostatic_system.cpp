@@ -127,6 +127,34 @@ TEST(ElectrostaticCuda, DeterministicBitwise) {
   }
 }
 
+// The cell sort only schedules work: never, every evaluate, or every third one give the same bits.
+TEST(ElectrostaticCuda, CellSortDoesNotChangeResults) {
+  EFIELD_REQUIRE_GPU();
+  DesignSpec spec = reference_specs()[1];
+  spec.num_movable = 2000;
+  spec.num_fillers = 500;
+  const TestDesign d = make_random_design(spec, next_seed());
+  TestDesign moved = d;
+  for (size_t c = 0; c < moved.cx.size(); ++c) moved.cx[c] = d.cx[(c * 7919) % d.cx.size()];  // shuffled x
+  std::vector<SystemOutput> outs;
+  for (int interval : {0, 1, 3}) {
+    ElectrostaticOptions o = with(d.options, Backend::Cuda, Precision::Float);
+    o.cell_sort_interval = interval;
+    ElectrostaticSystem es(o, d.movable, d.fillers, d.fixed);
+    run_device<float>(es, moved);  // a first evaluate (and sort) on other positions
+    outs.push_back(run_device<float>(es, d));
+    outs.push_back(run_device<float>(es, d));
+  }
+  expect_matches_reference(outs[0], reference_of(d), 1e-4, "unsorted");
+  for (size_t k = 1; k < outs.size(); ++k) {
+    SCOPED_TRACE("variant " + std::to_string(k));
+    EXPECT_EQ(std::memcmp(&outs[0].result, &outs[k].result, sizeof(EvaluateResult)), 0);
+    EXPECT_EQ(outs[0].gx, outs[k].gx);
+    EXPECT_EQ(outs[0].gy, outs[k].gy);
+    EXPECT_EQ(outs[0].rho, outs[k].rho);
+  }
+}
+
 // DREAMPlace: one device array pos = [x of all nodes, y of all nodes] with movable cells first,
 // fixed terminals, fillers last; the gradient array likewise. No copies, terminals untouched.
 TEST(ElectrostaticCuda, DreamPlaceFlatLayoutOnTheDevice) {
