@@ -85,8 +85,7 @@ struct Row {
   long long movable = 0, fillers = 0;
   int bins = 0;
   double side = 0;
-  efield::bench::TimingResult graph, cycle, nograph, host_wall, cpu, sort_never, sort_always;
-  efield::StageTimes stages_unsorted;
+  efield::bench::TimingResult graph, nograph, host_wall, cpu;
   bool have_cpu = false;
   efield::StageTimes stages;
   efield::EvaluateResult result;
@@ -132,23 +131,8 @@ Row run(const Design& d, int reps, bool with_cpu) {
   {
     efield::ElectrostaticSystem es(o, d.movable, d.fillers, d.fixed);
     row.graph = efield::bench::time_cuda([&] { row.result = es.evaluate(x, y, gx, gy); }, stream, t);
-    // One sample = one full cell-sort cycle (cell_sort_interval evaluates, one of them re-sorting).
-    const int k = o.cell_sort_interval;
-    efield::bench::TimingOptions tk = t;
-    tk.warmup = 2;
-    tk.repetitions = std::max(10, reps / k);
-    row.cycle = efield::bench::time_cuda([&] { for (int i = 0; i < k; ++i) es.evaluate(x, y, gx, gy); }, stream, tk);
-    row.cycle.median_ms /= k;
     row.host_wall = efield::bench::time_host([&] { es.evaluate(x, y, gx, gy); }, t);
     row.stages = es.profile_stages(x, y, gx, gy, reps);
-  }
-  for (int interval : {0, 1}) {  // never sort (index order) / sort every evaluate
-    efield::ElectrostaticOptions os = o;
-    os.cell_sort_interval = interval;
-    efield::ElectrostaticSystem es(os, d.movable, d.fillers, d.fixed);
-    (interval == 0 ? row.sort_never : row.sort_always) =
-        efield::bench::time_cuda([&] { es.evaluate(x, y, gx, gy); }, stream, t);
-    if (interval == 0) row.stages_unsorted = es.profile_stages(x, y, gx, gy, reps);
   }
   {
     efield::ElectrostaticOptions og = o;
@@ -215,37 +199,26 @@ int main(int argc, char** argv) {
   char buf[1024];
   std::snprintf(buf, sizeof buf, "# ElectrostaticSystem::evaluate\n\n%s, %s, commit %s. float, deterministic, "
                 "device pointers, cells at uniformly random positions (no locality in index order), median of %d runs after 10 "
-                "warm-up runs (CUDA events around the call). The mean column times whole cycles of cell_sort_interval = 8 "
-                "evaluates, one of which re-sorts the cells by bin.\n\n",
+                "warm-up runs (CUDA events around the call; host wall: steady_clock around the call).\n\n",
                 efield::bench::device_name().c_str(), efield::bench::today().c_str(),
                 efield::bench::source_commit().c_str(), reps);
   md += buf;
-  md += "| design | movable | fillers | bins | region | evaluate ms (median) | evaluate ms (mean incl. cell sort) | "
-        "host wall ms | no graph ms | CPU backend ms | target ms |\n"
-        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n";
+  md += "| design | movable | fillers | bins | region | evaluate ms | host wall ms | no graph ms | CPU backend ms | "
+        "target ms |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n";
   for (const Row& r : rows) {
-    std::snprintf(buf, sizeof buf, "| %s | %lld | %lld | %dx%d | %.0f^2 | %.4f | %.4f | %.4f | %.4f | %s | %s |\n",
-                  r.design.c_str(), r.movable, r.fillers, r.bins, r.bins, r.side, r.graph.median_ms, r.cycle.median_ms,
+    std::snprintf(buf, sizeof buf, "| %s | %lld | %lld | %dx%d | %.0f^2 | %.4f | %.4f | %.4f | %s | %s |\n",
+                  r.design.c_str(), r.movable, r.fillers, r.bins, r.bins, r.side, r.graph.median_ms,
                   r.host_wall.median_ms, r.nograph.median_ms,
                   r.have_cpu ? std::to_string(r.cpu.median_ms).c_str() : "-", r.bins == 512 ? "0.080" : "0.400");
     md += buf;
   }
   md += "\nPer-stage split (profile_stages: events between stages, median ms; stages launched one by one, no graph):\n\n"
-        "| design | rasterize + density pass | forward FFT | spectral | inverse FFT (Ex, Ey) | gather + finalize | "
-        "cell sort (every 8th evaluate) |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: |\n";
-  for (const Row& r : rows) {
-    std::snprintf(buf, sizeof buf, "| %s | %.4f | %.4f | %.4f | %.4f | %.4f | %.4f |\n", r.design.c_str(),
-                  r.stages.rasterize_ms, r.stages.forward_fft_ms, r.stages.spectral_ms, r.stages.inverse_fft_ms,
-                  r.stages.gather_ms, r.stages.cell_sort_ms);
-    md += buf;
-  }
-  md += "\nCell order (cell_sort_interval): evaluate median ms; stages of the unsorted run:\n\n"
-        "| design | never sorted | sorted every evaluate | sorted every 8th (default) | unsorted: rasterize | "
-        "unsorted: gather |\n| --- | ---: | ---: | ---: | ---: | ---: |\n";
+        "| design | rasterize + density passes | forward FFT | spectral | inverse FFT (Ex, Ey) | gather + finalize |\n"
+        "| --- | ---: | ---: | ---: | ---: | ---: |\n";
   for (const Row& r : rows) {
     std::snprintf(buf, sizeof buf, "| %s | %.4f | %.4f | %.4f | %.4f | %.4f |\n", r.design.c_str(),
-                  r.sort_never.median_ms, r.sort_always.median_ms, r.graph.median_ms, r.stages_unsorted.rasterize_ms,
-                  r.stages_unsorted.gather_ms);
+                  r.stages.rasterize_ms, r.stages.forward_fft_ms, r.stages.spectral_ms, r.stages.inverse_fft_ms,
+                  r.stages.gather_ms);
     md += buf;
   }
   md += "\nResults of the last run (sanity): ";

@@ -51,11 +51,6 @@ struct ElectrostaticOptions {
   // CUDA backend: capture evaluate into a CUDA graph and replay it (re-captured when the
   // pointers passed to evaluate change).
   bool use_cuda_graph = true;
-  // CUDA backend: every `cell_sort_interval` evaluates (the first one included) the cells are
-  // re-sorted by bin so that neighbouring GPU threads work on neighbouring bins (cache locality
-  // in rasterize and gather). Only a schedule: results are bitwise the same in any order.
-  // 0 = never (cells in index order), 1 = every evaluate.
-  int cell_sort_interval = 8;
 };
 
 // Sizes of movable or filler cells (same length, every size > 0 and finite).
@@ -85,7 +80,6 @@ struct StageTimes {
   double spectral_ms = 0;     // postprocess, scaling, energy, preprocess of both inverses
   double inverse_fft_ms = 0;  // the batched C2R (Ex and Ey)
   double gather_ms = 0;       // gradients
-  double cell_sort_ms = 0;    // CUDA: one re-sort of the cells by bin (runs every cell_sort_interval evaluates)
   double total_ms = 0;        // one evaluate (graph replay when enabled), including the result copy
   int repetitions = 0;
 };

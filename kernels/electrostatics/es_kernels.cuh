@@ -1,7 +1,9 @@
 #pragma once
 // Internal: the kernels of one CUDA evaluate, in order (each launcher checks its launch):
-//   rasterize.cu  launch_rasterize     cells -> fixed-point maps (permuted layout)
-//                 launch_density_pass  fixed-point maps + F -> rho, overflow/max partials
+//   rasterize.cu  launch_rasterize     movable cells -> fixed-point map (permuted layout)
+//                 launch_movable_stats map + F -> overflow/max partials
+//                 launch_rasterize     filler cells -> the same map
+//                 launch_density_finish map + F -> rho (R2C input); clears the map
 //   (cuFFT 2D R2C)
 //   spectral.cu   launch_spectral_fields  -> both C2R inputs, energy partials
 //   (cuFFT batched 2D C2R)
@@ -31,45 +33,25 @@ struct EsMax {
   __host__ __device__ __forceinline__ U operator()(const U& a, const U& b) const { return a > b ? a : b; }
 };  // fixed-point accumulator (density.hpp); values are >= 0
 
-// cell_order.cu: sorts the small cells by bin (a schedule only; results do not depend on it).
-template <typename T>
-struct CellOrderArgs {
-  CellGeometry<T> g;
-  const T* x;
-  const T* y;
-  const T* w;
-  const T* h;
-  const int* small_cells;  // the cells not in the large list, ascending (constant)
-  int num_small;
-  unsigned* keys;
-  unsigned* keys_sorted;
-  int* order;  // output: small_cells sorted by bin
-  T* order_w;  // output: w[order[t]], h[order[t]] (sizes never change, so these stay valid)
-  T* order_h;
-  void* temp;
-  std::size_t temp_bytes;
-};
-template <typename T>
-std::size_t cell_order_temp_bytes(int num_small);
-template <typename T>
-void launch_cell_order(const CellOrderArgs<T>& a, cudaStream_t stream);
-
+// Rasterization runs twice per evaluate over one accumulator map (32-bit bins would wrap on
+// pile-ups, 64-bit ones are kept few so that the map stays in L2): movable cells, then
+// movable_stats (overflow and max density of movable + fixed), then fillers, then
+// density_finish (rho, clearing the map).
 template <typename T>
 struct RasterizeArgs {
   CellGeometry<T> g;
   const T* x;
   const T* y;
-  const T* w;  // per cell (movable, then fillers)
+  const T* w;  // per cell (movable, then fillers): the large cells' sizes
   const T* h;
-  EsAccum* acc_movable;
-  EsAccum* acc_filler;
+  EsAccum* acc;
   T to_fixed;               // 2^bits / (bx by)
-  const int* order;         // the small cells, in the order the threads take them
-  const T* order_w;         // their sizes in that order (coalesced reads)
-  const T* order_h;
-  int num_small;
-  const int* large_cells;   // cells handled by a block each
-  int num_large;
+  const int* small_cells;   // cells with one thread each, ascending (movable ones first)
+  const T* small_w;         // their sizes in that order (coalesced reads)
+  const T* small_h;
+  int small_begin, small_end;  // the range of small_cells this launch covers
+  const int* large_cells;   // cells with one block each, ascending
+  int large_begin, large_end;
 };
 template <typename T>
 void launch_rasterize(const RasterizeArgs<T>& a, cudaStream_t stream);
@@ -78,8 +60,7 @@ template <typename T>
 struct DensityPassArgs {
   std::int64_t bins;
   const T* fixed_rho;   // F / (bx by), permuted
-  EsAccum* acc_movable;  // read, then cleared for the next evaluate
-  EsAccum* acc_filler;
+  EsAccum* acc;         // movable_stats: movable charge; density_finish: all, cleared after reading
   T* rho;               // permuted: the R2C input
   T inv_scale;          // 2^-bits
   T target_density;
@@ -88,7 +69,9 @@ struct DensityPassArgs {
   int blocks;
 };
 template <typename T>
-void launch_density_pass(const DensityPassArgs<T>& a, cudaStream_t stream);
+void launch_movable_stats(const DensityPassArgs<T>& a, cudaStream_t stream);
+template <typename T>
+void launch_density_finish(const DensityPassArgs<T>& a, cudaStream_t stream);
 
 template <typename T>
 struct SpectralArgs {
@@ -112,14 +95,13 @@ struct GatherArgs {
   const T* y;
   const T* w;
   const T* h;
-  // C2R output, Ex and Ey interleaved (output stride 2): element k of the permuted layout is
-  // y_xy[2k] = y_x, y_xy[2k+1] = y_y with Ex = (-1)^m y_x[p(m), q(n)], Ey = (-1)^n y_y[p(m), q(n)].
-  const T* y_xy;
+  const T* y_x;  // C2R output, Ex = (-1)^m y_x[p(m), q(n)]
+  const T* y_y;  // Ey = (-1)^n y_y[p(m), q(n)]
   T* grad_x;
   T* grad_y;
-  const int* order;
-  const T* order_w;
-  const T* order_h;
+  const int* small_cells;
+  const T* small_w;
+  const T* small_h;
   int num_small;
   const int* large_cells;
   int num_large;

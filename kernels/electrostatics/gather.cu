@@ -1,10 +1,9 @@
 // The gather: each movable and filler cell sums its stretched footprint's weights times Ex and
 // Ey (MATH.md 2.9), read straight from the batched C2R's output in the permuted layout with the
-// sine axis' sign (-1)^m / (-1)^n folded in. The C2R writes Ex and Ey interleaved (output stride
-// 2), so one 8-byte (float) or 16-byte (double) load fetches both. Large cells get a block each (fixed-order CUB
-// reduction, so the sum is reproducible).
+// sine axis' sign (-1)^m / (-1)^n folded in. Footprints of up to 3 x 3 bins issue all their
+// loads before using any (memory-level parallelism: the loads are L2/DRAM latency bound); large
+// cells get a block each (fixed-order CUB reduction, so the sum is reproducible).
 #include <cub/block/block_reduce.cuh>
-#include <type_traits>
 
 #include "common/cuda_check.cuh"
 #include "electrostatics/es_kernels.cuh"
@@ -17,22 +16,48 @@ template <typename T>
 __device__ __forceinline__ void accumulate_bin(const GatherArgs<T>& a, const Footprint<T>& f, int m, int n, T* sx,
                                                T* sy) {
   const T wgt = footprint_weight(f, a.g, m, n);
-  using Pair = typename std::conditional<std::is_same<T, float>::value, float2, double2>::type;
-  const Pair e = reinterpret_cast<const Pair*>(a.y_xy)[permuted_index(m, n, a.g.M, a.g.N)];  // one load: Ex, Ey
-  *sx += wgt * alternating_sign<T>(m) * e.x;
-  *sy += wgt * alternating_sign<T>(n) * e.y;
+  const std::int64_t k = permuted_index(m, n, a.g.M, a.g.N);
+  *sx += wgt * alternating_sign<T>(m) * a.y_x[k];
+  *sy += wgt * alternating_sign<T>(n) * a.y_y[k];
 }
 
 template <typename T>
 __global__ void gather_small(GatherArgs<T> a) {
   const int t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= a.num_small) return;
-  const int c = a.order[t];
+  const int c = a.small_cells[t];
   const std::int64_t i = position_index(a.g, static_cast<std::int64_t>(c));
-  const Footprint<T> f = cell_footprint(a.g, a.x[i], a.y[i], a.order_w[t], a.order_h[t]);
+  const Footprint<T> f = cell_footprint(a.g, a.x[i], a.y[i], a.small_w[t], a.small_h[t]);
   T sx = 0, sy = 0;
-  for (int m = f.m0; m <= f.m1; ++m)
-    for (int n = f.n0; n <= f.n1; ++n) accumulate_bin(a, f, m, n, &sx, &sy);
+  if (f.m1 - f.m0 < 3 && f.n1 - f.n0 < 3) {
+    T ex[3][3], ey[3][3];
+#pragma unroll
+    for (int p = 0; p < 3; ++p)
+#pragma unroll
+      for (int q = 0; q < 3; ++q) {
+        const bool in = f.m0 + p <= f.m1 && f.n0 + q <= f.n1;
+        const std::int64_t k = in ? permuted_index(f.m0 + p, f.n0 + q, a.g.M, a.g.N) : 0;
+        ex[p][q] = in ? a.y_x[k] : T(0);
+        ey[p][q] = in ? a.y_y[k] : T(0);
+      }
+    T ox[3], oy[3];
+#pragma unroll
+    for (int k = 0; k < 3; ++k) {
+      ox[k] = f.m0 + k <= f.m1 ? bin_overlap(f.x0, f.x1, f.m0 + k, a.g.bx) : T(0);
+      oy[k] = f.n0 + k <= f.n1 ? bin_overlap(f.y0, f.y1, f.n0 + k, a.g.by) : T(0);
+    }
+#pragma unroll
+    for (int p = 0; p < 3; ++p)
+#pragma unroll
+      for (int q = 0; q < 3; ++q) {
+        const T wgt = f.charge * ox[p] * oy[q];  // footprint_weight, same association
+        sx += wgt * alternating_sign<T>(f.m0 + p) * ex[p][q];
+        sy += wgt * alternating_sign<T>(f.n0 + q) * ey[p][q];
+      }
+  } else {
+    for (int m = f.m0; m <= f.m1; ++m)
+      for (int n = f.n0; n <= f.n1; ++n) accumulate_bin(a, f, m, n, &sx, &sy);
+  }
   a.grad_x[i] = -sx;
   a.grad_y[i] = -sy;
 }

@@ -63,17 +63,6 @@ class CufftHandle {
     valid_ = true;
     EFIELD_CUFFT_CHECK(cufftSetStream(handle_, stream));
   }
-  // Two M x N inverse transforms (inputs contiguous) whose real outputs are interleaved: element k
-  // of transform b lands at out[2k + b] (output stride 2, distance 1), so the gather reads Ex and
-  // Ey of a bin with one load.
-  void make_interleaved_pair(int M, int N, cufftType type, cudaStream_t stream) {
-    int n[2] = {M, N};
-    int inembed[2] = {M, N / 2 + 1};
-    int onembed[2] = {M, N};
-    EFIELD_CUFFT_CHECK(cufftPlanMany(&handle_, 2, n, inembed, 1, M * (N / 2 + 1), onembed, 2, 1, type, 2));
-    valid_ = true;
-    EFIELD_CUFFT_CHECK(cufftSetStream(handle_, stream));
-  }
   cufftHandle get() const { return handle_; }
 
  private:
@@ -169,6 +158,8 @@ class CudaPipeline final : public ElectrostaticBackend {
     upload(heights_.get(), h.data(), h.size());
     upload(large_.get(), large.data(), large.size());
     num_large_ = static_cast<int>(large.size());
+    // Small cells (one thread each) and large cells (one block each), both ascending, so the
+    // movable ones come first in each list: rasterize runs movable cells, then fillers.
     std::vector<int> small;
     small.reserve(static_cast<size_t>(nc_) - large.size());
     for (std::int64_t c = 0, l = 0; c < nc_; ++c) {
@@ -176,27 +167,23 @@ class CudaPipeline final : public ElectrostaticBackend {
       else small.push_back(static_cast<int>(c));
     }
     num_small_ = static_cast<int>(small.size());
+    const std::int64_t nm = d.num_movable();
+    small_movable_ = static_cast<int>(std::lower_bound(small.begin(), small.end(), nm) - small.begin());
+    large_movable_ = static_cast<int>(std::lower_bound(large.begin(), large.end(), nm) - large.begin());
     small_ = EsDeviceArray<int>(small.size());
-    order_ = EsDeviceArray<int>(small.size());
     upload(small_.get(), small.data(), small.size());
-    upload(order_.get(), small.data(), small.size());  // index order until the first sort
-    order_w_ = EsDeviceArray<T>(small.size());
-    order_h_ = EsDeviceArray<T>(small.size());
+    small_w_ = EsDeviceArray<T>(small.size());
+    small_h_ = EsDeviceArray<T>(small.size());
     {
       std::vector<T> sw(small.size()), sh(small.size());
       for (size_t t = 0; t < small.size(); ++t) sw[t] = w[small[t]], sh[t] = h[small[t]];
-      upload(order_w_.get(), sw.data(), sw.size());
-      upload(order_h_.get(), sh.data(), sh.size());
+      upload(small_w_.get(), sw.data(), sw.size());
+      upload(small_h_.get(), sh.data(), sh.size());
     }
-    sort_keys_ = EsDeviceArray<unsigned>(small.size());
-    sort_keys_out_ = EsDeviceArray<unsigned>(small.size());
-    sort_temp_ = EsDeviceArray<unsigned char>(num_small_ > 0 ? cell_order_temp_bytes<T>(num_small_) : 0);
 
     // Maps and spectra.
-    acc_movable_ = EsDeviceArray<EsAccum>(bins_);
-    acc_filler_ = EsDeviceArray<EsAccum>(bins_);
-    EFIELD_CUDA_CHECK(cudaMemset(acc_movable_.get(), 0, acc_movable_.bytes()));
-    EFIELD_CUDA_CHECK(cudaMemset(acc_filler_.get(), 0, acc_filler_.bytes()));
+    acc_ = EsDeviceArray<EsAccum>(bins_);
+    EFIELD_CUDA_CHECK(cudaMemset(acc_.get(), 0, acc_.bytes()));
     fixed_rho_ = EsDeviceArray<T>(bins_);
     rho_ = EsDeviceArray<T>(bins_);
     spectrum_ = EsDeviceArray<Cpx>(static_cast<size_t>(M_) * H_);
@@ -228,14 +215,14 @@ class CudaPipeline final : public ElectrostaticBackend {
     pgy_ = EsPinnedArray<T>(nc_);
 
     forward_.make(M_, N_, 1, Cufft<T>::r2c, stream_);
-    fields_.make_interleaved_pair(M_, N_, Cufft<T>::c2r, stream_);
+    fields_.make(M_, N_, 2, Cufft<T>::c2r, stream_);
     potential_.make(M_, N_, 1, Cufft<T>::c2r, stream_);
     EFIELD_CUDA_CHECK(cudaDeviceSynchronize());
   }
 
   ~CudaPipeline() override {
-    for (GraphExec& g : host_graph_) g.reset();
-    for (GraphExec& g : device_graph_) g.reset();
+    host_graph_.reset();
+    device_graph_.reset();
     cudaEventDestroy(caller_done_);
     for (cudaEvent_t e : stage_events_) cudaEventDestroy(e);
     if (own_stream_) cudaStreamDestroy(own_stream_);
@@ -243,32 +230,26 @@ class CudaPipeline final : public ElectrostaticBackend {
 
   EvaluateResult evaluate(const T* x, const T* y, T* gx, T* gy) override {
     const bool on_device = nc_ > 0 && is_device_pointer(x);
-    const int interval = design_.options.cell_sort_interval;
-    const int sort = (interval > 0 && evaluations_ % interval == 0) ? 1 : 0;
-    ++evaluations_;
     order_after_caller();
     if (on_device) {
       const Pointers p{x, y, gx, gy};
       const std::int64_t fo = design_.options.filler_offset;
       if (design_.options.use_cuda_graph) {
-        if (!(p == device_pointers_)) {  // both variants were captured for other pointers
-          device_graph_[0].reset();
-          device_graph_[1].reset();
+        if (!device_graph_.ready() || !(p == device_pointers_)) {  // captured for other pointers
+          device_graph_.capture(stream_, [&] { enqueue_pipeline(x, y, gx, gy, fo); });
           device_pointers_ = p;
         }
-        if (!device_graph_[sort].ready())
-          device_graph_[sort].capture(stream_, [&] { enqueue_pipeline(x, y, gx, gy, fo, sort != 0); });
-        device_graph_[sort].launch(stream_);
+        device_graph_.launch(stream_);
       } else {
-        enqueue_pipeline(x, y, gx, gy, fo, sort != 0);
+        enqueue_pipeline(x, y, gx, gy, fo);
       }
     } else {
       stage_in(x, y);
       if (design_.options.use_cuda_graph) {
-        if (!host_graph_[sort].ready()) host_graph_[sort].capture(stream_, [&] { enqueue_host_path(sort != 0); });
-        host_graph_[sort].launch(stream_);
+        if (!host_graph_.ready()) host_graph_.capture(stream_, [&] { enqueue_host_path(); });
+        host_graph_.launch(stream_);
       } else {
-        enqueue_host_path(sort != 0);
+        enqueue_host_path();
       }
     }
     EFIELD_CUDA_CHECK(cudaStreamSynchronize(stream_));
@@ -293,16 +274,7 @@ class CudaPipeline final : public ElectrostaticBackend {
       px = dx_.get(), py = dy_.get(), pgx = dgx_.get(), pgy = dgy_.get();
       fo = design_.num_movable();
     }
-    std::vector<double> t[7];
-    for (int r = 0; r < reps; ++r) {
-      EFIELD_CUDA_CHECK(cudaEventRecord(stage_events_[0], stream_));
-      enqueue_cell_sort(px, py, fo);
-      EFIELD_CUDA_CHECK(cudaEventRecord(stage_events_[1], stream_));
-      EFIELD_CUDA_CHECK(cudaEventSynchronize(stage_events_[1]));
-      float ms = 0;
-      EFIELD_CUDA_CHECK(cudaEventElapsedTime(&ms, stage_events_[0], stage_events_[1]));
-      t[6].push_back(ms);
-    }
+    std::vector<double> t[6];
     for (int r = 0; r < reps; ++r) {
       cudaEvent_t* e = stage_events_;
       EFIELD_CUDA_CHECK(cudaEventRecord(e[0], stream_));
@@ -339,14 +311,13 @@ class CudaPipeline final : public ElectrostaticBackend {
     s.inverse_fft_ms = median(t[3]);
     s.gather_ms = median(t[4]);
     s.total_ms = median(t[5]);
-    s.cell_sort_ms = num_small_ > 0 ? median(t[6]) : 0.0;
     s.repetitions = reps;
     return s;
   }
 
   std::vector<double> density_map() override { return download_unpermuted(rho_.get(), -1); }
-  std::vector<double> field_x_map() override { return download_unpermuted(y_fields_.get(), 0, 2); }
-  std::vector<double> field_y_map() override { return download_unpermuted(y_fields_.get() + 1, 1, 2); }
+  std::vector<double> field_x_map() override { return download_unpermuted(y_fields_.get(), 0); }
+  std::vector<double> field_y_map() override { return download_unpermuted(y_fields_.get() + bins_, 1); }
   std::vector<double> potential_map() override {
     // From the spectrum of the latest evaluate (nothing else writes spectrum_).
     SpectralArgs<T> a{grid_, spectrum_.get(), w_phi_.get(), nullptr, nullptr, 0};
@@ -394,23 +365,29 @@ class CudaPipeline final : public ElectrostaticBackend {
     return g;
   }
 
+  // Movable cells -> overflow/max partials -> fillers -> rho (one accumulator map; rasterize.cu).
   void enqueue_rasterize(const T* x, const T* y, std::int64_t fo) {
     const T scale = static_cast<T>(std::ldexp(1.0, FixedPointBits<T>::value));
-    RasterizeArgs<T> r{geometry(fo), x, y, widths_.get(), heights_.get(), acc_movable_.get(), acc_filler_.get(),
-                       static_cast<T>(scale / (design_.bx * design_.by)), order_.get(), order_w_.get(), order_h_.get(),
-                       num_small_, large_.get(), num_large_};
+    RasterizeArgs<T> r{geometry(fo), x, y, widths_.get(), heights_.get(), acc_.get(),
+                       static_cast<T>(scale / (design_.bx * design_.by)), small_.get(), small_w_.get(),
+                       small_h_.get(), 0, small_movable_, large_.get(), 0, large_movable_};
     launch_rasterize(r, stream_);
     DensityPassArgs<T> p{bins_,
                          fixed_rho_.get(),
-                         acc_movable_.get(),
-                         acc_filler_.get(),
+                         acc_.get(),
                          rho_.get(),
                          static_cast<T>(std::ldexp(1.0, -FixedPointBits<T>::value)),
                          static_cast<T>(design_.options.target_density),
                          part_overflow_.get(),
                          part_max_.get(),
                          density_blocks_};
-    launch_density_pass(p, stream_);
+    launch_movable_stats(p, stream_);
+    r.small_begin = small_movable_;
+    r.small_end = num_small_;
+    r.large_begin = large_movable_;
+    r.large_end = num_large_;
+    launch_rasterize(r, stream_);
+    launch_density_finish(p, stream_);
   }
 
   void enqueue_spectral() {
@@ -420,8 +397,8 @@ class CudaPipeline final : public ElectrostaticBackend {
   }
 
   void enqueue_gather_and_finalize(const T* x, const T* y, T* gx, T* gy, std::int64_t fo) {
-    GatherArgs<T> a{geometry(fo), x,   y,           widths_.get(), heights_.get(), y_fields_.get(),
-                    gx,           gy,  order_.get(), order_w_.get(), order_h_.get(), num_small_, large_.get(),
+    GatherArgs<T> a{geometry(fo), x,  y,  widths_.get(), heights_.get(), y_fields_.get(), y_fields_.get() + bins_,
+                    gx,           gy, small_.get(), small_w_.get(), small_h_.get(), num_small_, large_.get(),
                     num_large_};
     launch_gather(a, stream_);
     FinalizeArgs<T> f{part_overflow_.get(),
@@ -437,15 +414,7 @@ class CudaPipeline final : public ElectrostaticBackend {
                                       cudaMemcpyDeviceToHost, stream_));
   }
 
-  void enqueue_cell_sort(const T* x, const T* y, std::int64_t fo) {
-    CellOrderArgs<T> a{geometry(fo),       x,         y,                     widths_.get(), heights_.get(),
-                       small_.get(),       num_small_, sort_keys_.get(),     sort_keys_out_.get(),
-                       order_.get(),       order_w_.get(), order_h_.get(), sort_temp_.get(), sort_temp_.size()};
-    launch_cell_order(a, stream_);
-  }
-
-  void enqueue_pipeline(const T* x, const T* y, T* gx, T* gy, std::int64_t fo, bool sort) {
-    if (sort) enqueue_cell_sort(x, y, fo);
+  void enqueue_pipeline(const T* x, const T* y, T* gx, T* gy, std::int64_t fo) {
     enqueue_rasterize(x, y, fo);
     EFIELD_CUFFT_CHECK(Cufft<T>::forward(forward_.get(), rho_.get(), spectrum_.get()));
     enqueue_spectral();
@@ -455,13 +424,13 @@ class CudaPipeline final : public ElectrostaticBackend {
 
   // Host arrays: pinned staging -> device copies (compact: fillers right after the movable
   // cells) -> pipeline -> gradients back to pinned staging.
-  void enqueue_host_path(bool sort) {
+  void enqueue_host_path() {
     const size_t bytes = static_cast<size_t>(nc_) * sizeof(T);
     if (bytes > 0) {
       EFIELD_CUDA_CHECK(cudaMemcpyAsync(dx_.get(), px_.get(), bytes, cudaMemcpyHostToDevice, stream_));
       EFIELD_CUDA_CHECK(cudaMemcpyAsync(dy_.get(), py_.get(), bytes, cudaMemcpyHostToDevice, stream_));
     }
-    enqueue_pipeline(dx_.get(), dy_.get(), dgx_.get(), dgy_.get(), design_.num_movable(), sort);
+    enqueue_pipeline(dx_.get(), dy_.get(), dgx_.get(), dgy_.get(), design_.num_movable());
     if (bytes > 0) {
       EFIELD_CUDA_CHECK(cudaMemcpyAsync(pgx_.get(), dgx_.get(), bytes, cudaMemcpyDeviceToHost, stream_));
       EFIELD_CUDA_CHECK(cudaMemcpyAsync(pgy_.get(), dgy_.get(), bytes, cudaMemcpyDeviceToHost, stream_));
@@ -511,13 +480,10 @@ class CudaPipeline final : public ElectrostaticBackend {
   cudaEvent_t stage_events_[6] = {};
   EsDeviceArray<Cpx> tw_m_, tw_n_;
   EsDeviceArray<T> widths_, heights_;
-  EsDeviceArray<int> large_, small_, order_;
-  EsDeviceArray<T> order_w_, order_h_;
-  int num_large_ = 0, num_small_ = 0;
-  EsDeviceArray<unsigned> sort_keys_, sort_keys_out_;
-  EsDeviceArray<unsigned char> sort_temp_;
-  long long evaluations_ = 0;
-  EsDeviceArray<EsAccum> acc_movable_, acc_filler_;
+  EsDeviceArray<int> large_, small_;
+  EsDeviceArray<T> small_w_, small_h_;
+  int num_large_ = 0, num_small_ = 0, small_movable_ = 0, large_movable_ = 0;
+  EsDeviceArray<EsAccum> acc_;
   EsDeviceArray<T> fixed_rho_, rho_, y_fields_, y_phi_;
   EsDeviceArray<Cpx> spectrum_, w_fields_, w_phi_;
   std::vector<double> fixed_natural_;
@@ -528,7 +494,7 @@ class CudaPipeline final : public ElectrostaticBackend {
   EsDeviceArray<T> dx_, dy_, dgx_, dgy_;
   EsPinnedArray<T> px_, py_, pgx_, pgy_;
   CufftHandle forward_, fields_, potential_;
-  GraphExec host_graph_[2], device_graph_[2];  // [0]: plain, [1]: with the cell sort first
+  GraphExec host_graph_, device_graph_;
   Pointers device_pointers_{nullptr, nullptr, nullptr, nullptr};
 };
 

@@ -1,8 +1,9 @@
 // Rasterization: every movable and filler cell's stretched footprint (MATH.md 2.1-2.3) is added
 // as fixed-point integers (density.hpp) straight into the Makhoul-permuted layout the forward
-// R2C reads; movable and filler charge go to separate maps because overflow counts movable
-// cells only. Then one pass converts to rho (adding the fixed map), computes the overflow and
-// max-density partials, and clears the accumulators for the next evaluate.
+// R2C reads. One 64-bit map serves both kinds (a second map would double the atomics' footprint
+// in L2): movable cells first, then movable_stats reads the movable + fixed density for the
+// overflow and max-density partials, then the fillers are added and density_finish converts to
+// rho and clears the map for the next evaluate.
 #include <cub/block/block_reduce.cuh>
 
 #include "common/cuda_check.cuh"
@@ -12,51 +13,54 @@ namespace efield::detail {
 namespace {
 
 template <typename T>
-__device__ __forceinline__ void add_bin(const RasterizeArgs<T>& a, const Footprint<T>& f, EsAccum* acc, int m, int n) {
-  const std::int64_t q = to_fixed_point(footprint_weight(f, a.g, m, n), a.to_fixed);
-  if (q > 0) atomicAdd(acc + permuted_index(m, n, a.g.M, a.g.N), static_cast<EsAccum>(q));
+__device__ __forceinline__ void add_charge(const RasterizeArgs<T>& a, T weight, int m, int n) {
+  const std::int64_t q = to_fixed_point(weight, a.to_fixed);
+  if (q > 0) atomicAdd(a.acc + permuted_index(m, n, a.g.M, a.g.N), static_cast<EsAccum>(q));
 }
 
-// One thread per small cell, in the order of a.order (cell_order.cu).
+// One thread per small cell. Footprints of up to 3 x 3 bins (almost every standard cell and
+// filler: stretched cells span 2-3 bins per axis) take an unrolled path; larger ones loop.
 template <typename T>
 __global__ void rasterize_small(RasterizeArgs<T> a) {
-  const int t = blockIdx.x * blockDim.x + threadIdx.x;
-  if (t >= a.num_small) return;
-  const int c = a.order[t];
+  const int t = a.small_begin + static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  if (t >= a.small_end) return;
+  const int c = a.small_cells[t];
   const std::int64_t i = position_index(a.g, static_cast<std::int64_t>(c));
-  const Footprint<T> f = cell_footprint(a.g, a.x[i], a.y[i], a.order_w[t], a.order_h[t]);
-  EsAccum* acc = c < a.g.num_movable ? a.acc_movable : a.acc_filler;
+  const Footprint<T> f = cell_footprint(a.g, a.x[i], a.y[i], a.small_w[t], a.small_h[t]);
+  if (f.m1 - f.m0 < 3 && f.n1 - f.n0 < 3) {
+    T ox[3], oy[3];
+#pragma unroll
+    for (int k = 0; k < 3; ++k) {
+      ox[k] = f.m0 + k <= f.m1 ? bin_overlap(f.x0, f.x1, f.m0 + k, a.g.bx) : T(0);
+      oy[k] = f.n0 + k <= f.n1 ? bin_overlap(f.y0, f.y1, f.n0 + k, a.g.by) : T(0);
+    }
+#pragma unroll
+    for (int p = 0; p < 3; ++p)
+#pragma unroll
+      for (int q = 0; q < 3; ++q)
+        if (f.m0 + p <= f.m1 && f.n0 + q <= f.n1) add_charge(a, f.charge * ox[p] * oy[q], f.m0 + p, f.n0 + q);
+    return;
+  }
   for (int m = f.m0; m <= f.m1; ++m)
-    for (int n = f.n0; n <= f.n1; ++n) add_bin(a, f, acc, m, n);
+    for (int n = f.n0; n <= f.n1; ++n) add_charge(a, footprint_weight(f, a.g, m, n), m, n);
 }
 
 // One block per large cell, its threads striding over the cell's bins.
 template <typename T>
 __global__ void rasterize_large(RasterizeArgs<T> a) {
-  const int c = a.large_cells[blockIdx.x];
+  const int c = a.large_cells[a.large_begin + blockIdx.x];
   const std::int64_t i = position_index(a.g, static_cast<std::int64_t>(c));
   const Footprint<T> f = cell_footprint(a.g, a.x[i], a.y[i], a.w[c], a.h[c]);
-  EsAccum* acc = c < a.g.num_movable ? a.acc_movable : a.acc_filler;
   const int cols = f.n1 - f.n0 + 1;
   const std::int64_t count = static_cast<std::int64_t>(f.m1 - f.m0 + 1) * cols;
-  for (std::int64_t k = threadIdx.x; k < count; k += blockDim.x)
-    add_bin(a, f, acc, f.m0 + static_cast<int>(k / cols), f.n0 + static_cast<int>(k % cols));
+  for (std::int64_t k = threadIdx.x; k < count; k += blockDim.x) {
+    const int m = f.m0 + static_cast<int>(k / cols), n = f.n0 + static_cast<int>(k % cols);
+    add_charge(a, footprint_weight(f, a.g, m, n), m, n);
+  }
 }
 
 template <typename T>
-__global__ void density_pass(DensityPassArgs<T> a) {
-  double overflow = 0;
-  T mx = T(0);
-  for (std::int64_t k = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < a.bins;
-       k += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
-    const BinDensity<T> b = bin_density(static_cast<std::int64_t>(a.acc_movable[k]),
-                                        static_cast<std::int64_t>(a.acc_filler[k]), a.fixed_rho[k], a.inv_scale);
-    a.acc_movable[k] = 0;
-    a.acc_filler[k] = 0;
-    a.rho[k] = b.rho;
-    overflow += static_cast<double>(bin_overflow(b.movable_rho, a.target_density));
-    mx = b.movable_rho > mx ? b.movable_rho : mx;
-  }
+__device__ __forceinline__ void write_partials(const DensityPassArgs<T>& a, double overflow, T mx) {
   using ReduceD = cub::BlockReduce<double, kEsThreads>;
   using ReduceT = cub::BlockReduce<T, kEsThreads>;
   __shared__ typename ReduceD::TempStorage sd;
@@ -69,29 +73,61 @@ __global__ void density_pass(DensityPassArgs<T> a) {
   }
 }
 
+// Movable + fixed density per bin (MATH.md 2.10): overflow and max-density partials per block.
+template <typename T>
+__global__ void movable_stats(DensityPassArgs<T> a) {
+  double overflow = 0;
+  T mx = T(0);
+  for (std::int64_t k = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < a.bins;
+       k += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+    const BinDensity<T> b = bin_density(static_cast<std::int64_t>(a.acc[k]), std::int64_t{0}, a.fixed_rho[k], a.inv_scale);
+    overflow += static_cast<double>(bin_overflow(b.movable_rho, a.target_density));
+    mx = b.movable_rho > mx ? b.movable_rho : mx;
+  }
+  write_partials(a, overflow, mx);
+}
+
+// rho = all charge + F / (bx by); the map is cleared for the next evaluate.
+template <typename T>
+__global__ void density_finish(DensityPassArgs<T> a) {
+  for (std::int64_t k = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < a.bins;
+       k += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+    a.rho[k] = bin_density(static_cast<std::int64_t>(a.acc[k]), std::int64_t{0}, a.fixed_rho[k], a.inv_scale).rho;
+    a.acc[k] = 0;
+  }
+}
+
 }  // namespace
 
 template <typename T>
 void launch_rasterize(const RasterizeArgs<T>& a, cudaStream_t stream) {
-  if (a.num_small > 0) {
-    rasterize_small<T><<<es_blocks_for(a.num_small), kEsThreads, 0, stream>>>(a);
+  if (a.small_end > a.small_begin) {
+    rasterize_small<T><<<es_blocks_for(a.small_end - a.small_begin), kEsThreads, 0, stream>>>(a);
     EFIELD_CUDA_CHECK_LAUNCH();
   }
-  if (a.num_large > 0) {
-    rasterize_large<T><<<a.num_large, kEsThreads, 0, stream>>>(a);
+  if (a.large_end > a.large_begin) {
+    rasterize_large<T><<<a.large_end - a.large_begin, kEsThreads, 0, stream>>>(a);
     EFIELD_CUDA_CHECK_LAUNCH();
   }
 }
 
 template <typename T>
-void launch_density_pass(const DensityPassArgs<T>& a, cudaStream_t stream) {
-  density_pass<T><<<a.blocks, kEsThreads, 0, stream>>>(a);
+void launch_movable_stats(const DensityPassArgs<T>& a, cudaStream_t stream) {
+  movable_stats<T><<<a.blocks, kEsThreads, 0, stream>>>(a);
+  EFIELD_CUDA_CHECK_LAUNCH();
+}
+
+template <typename T>
+void launch_density_finish(const DensityPassArgs<T>& a, cudaStream_t stream) {
+  density_finish<T><<<es_blocks_for(a.bins), kEsThreads, 0, stream>>>(a);
   EFIELD_CUDA_CHECK_LAUNCH();
 }
 
 template void launch_rasterize<float>(const RasterizeArgs<float>&, cudaStream_t);
 template void launch_rasterize<double>(const RasterizeArgs<double>&, cudaStream_t);
-template void launch_density_pass<float>(const DensityPassArgs<float>&, cudaStream_t);
-template void launch_density_pass<double>(const DensityPassArgs<double>&, cudaStream_t);
+template void launch_movable_stats<float>(const DensityPassArgs<float>&, cudaStream_t);
+template void launch_movable_stats<double>(const DensityPassArgs<double>&, cudaStream_t);
+template void launch_density_finish<float>(const DensityPassArgs<float>&, cudaStream_t);
+template void launch_density_finish<double>(const DensityPassArgs<double>&, cudaStream_t);
 
 }  // namespace efield::detail

@@ -63,9 +63,6 @@ ElectrostaticDesign make_design(const ElectrostaticOptions& options, const CellS
     throw Error("ElectrostaticSystem: target_density " + num(o.target_density) + " is outside (0, 1]");
   if (o.cpu_threads < 0)
     throw Error("ElectrostaticSystem: cpu_threads " + std::to_string(o.cpu_threads) + " is negative");
-  if (o.cell_sort_interval < 0)
-    throw Error("ElectrostaticSystem: cell_sort_interval " + std::to_string(o.cell_sort_interval) +
-                " is negative (0 = never sort)");
   check_sizes(movable, "movable");
   check_sizes(fillers, "filler");
   validate_fixed_cells(fixed);
