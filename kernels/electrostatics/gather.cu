@@ -22,8 +22,8 @@ __device__ __forceinline__ void accumulate_bin(const GatherArgs<T>& a, const Foo
 }
 
 template <typename T>
-__global__ void gather_small(GatherArgs<T> a) {
-  const int t = blockIdx.x * blockDim.x + threadIdx.x;
+__device__ __forceinline__ void gather_small(const GatherArgs<T>& a, int block) {
+  const int t = block * blockDim.x + threadIdx.x;
   if (t >= a.num_small) return;
   const int c = a.small_cells[t];
   const std::int64_t i = position_index(a.g, static_cast<std::int64_t>(c));
@@ -63,8 +63,8 @@ __global__ void gather_small(GatherArgs<T> a) {
 }
 
 template <typename T>
-__global__ void gather_large(GatherArgs<T> a) {
-  const int c = a.large_cells[blockIdx.x];
+__device__ __forceinline__ void gather_large(const GatherArgs<T>& a, int block) {
+  const int c = a.large_cells[block];
   const std::int64_t i = position_index(a.g, static_cast<std::int64_t>(c));
   const Footprint<T> f = cell_footprint(a.g, a.x[i], a.y[i], a.w[c], a.h[c]);
   const int cols = f.n1 - f.n0 + 1;
@@ -83,18 +83,24 @@ __global__ void gather_large(GatherArgs<T> a) {
   }
 }
 
+// One launch for both kinds: the first blocks take the small cells, the rest one large cell each
+// (the branch is uniform per block, so the large path's __syncthreads is safe).
+template <typename T>
+__global__ void gather_cells(GatherArgs<T> a, int small_blocks) {
+  const int b = static_cast<int>(blockIdx.x);
+  if (b < small_blocks) gather_small(a, b);
+  else gather_large(a, b - small_blocks);
+}
+
 }  // namespace
 
 template <typename T>
 void launch_gather(const GatherArgs<T>& a, cudaStream_t stream) {
-  if (a.num_small > 0) {
-    gather_small<T><<<es_blocks_for(a.num_small), kEsThreads, 0, stream>>>(a);
-    EFIELD_CUDA_CHECK_LAUNCH();
-  }
-  if (a.num_large > 0) {
-    gather_large<T><<<a.num_large, kEsThreads, 0, stream>>>(a);
-    EFIELD_CUDA_CHECK_LAUNCH();
-  }
+  const int small_blocks = a.num_small > 0 ? es_blocks_for(a.num_small) : 0;
+  const int blocks = small_blocks + a.num_large;
+  if (blocks == 0) return;
+  gather_cells<T><<<blocks, kEsThreads, 0, stream>>>(a, small_blocks);
+  EFIELD_CUDA_CHECK_LAUNCH();
 }
 
 template void launch_gather<float>(const GatherArgs<float>&, cudaStream_t);

@@ -201,7 +201,8 @@ class CudaPipeline final : public ElectrostaticBackend {
     part_overflow_ = EsDeviceArray<double>(density_blocks_);
     part_max_ = EsDeviceArray<T>(density_blocks_);
     part_energy_ = EsDeviceArray<double>(spectral_blocks_);
-    result_dev_ = EsDeviceArray<double>(3);
+    // Pinned memory is mapped into the device's address space (unified addressing): finalize
+    // writes the three results straight into it, so no copy node follows the last kernel.
     result_host_ = EsPinnedArray<double>(3);
 
     // Host-pointer path: device copies of positions and gradients, pinned staging.
@@ -229,7 +230,7 @@ class CudaPipeline final : public ElectrostaticBackend {
   }
 
   EvaluateResult evaluate(const T* x, const T* y, T* gx, T* gy) override {
-    const bool on_device = nc_ > 0 && is_device_pointer(x);
+    const bool on_device = nc_ > 0 && pointer_kinds().valid && pointer_kinds().on_device;  // checked by the caller
     order_after_caller();
     if (on_device) {
       const Pointers p{x, y, gx, gy};
@@ -262,7 +263,7 @@ class CudaPipeline final : public ElectrostaticBackend {
   }
 
   StageTimes profile(const T* x, const T* y, T* gx, T* gy, int reps) override {
-    const bool on_device = nc_ > 0 && is_device_pointer(x);
+    const bool on_device = nc_ > 0 && pointer_kinds().valid && pointer_kinds().on_device;  // checked by the caller
     const T *px = x, *py = y;
     T *pgx = gx, *pgy = gy;
     std::int64_t fo = design_.options.filler_offset;
@@ -408,10 +409,8 @@ class CudaPipeline final : public ElectrostaticBackend {
                       spectral_blocks_,
                       static_cast<double>(M_) * N_ / 4.0,
                       design_.movable_area > 0 ? design_.bx * design_.by / design_.movable_area : 0.0,
-                      result_dev_.get()};
+                      result_host_.get()};
     launch_finalize(f, stream_);
-    EFIELD_CUDA_CHECK(cudaMemcpyAsync(result_host_.get(), result_dev_.get(), 3 * sizeof(double),
-                                      cudaMemcpyDeviceToHost, stream_));
   }
 
   void enqueue_pipeline(const T* x, const T* y, T* gx, T* gy, std::int64_t fo) {
@@ -488,7 +487,7 @@ class CudaPipeline final : public ElectrostaticBackend {
   EsDeviceArray<Cpx> spectrum_, w_fields_, w_phi_;
   std::vector<double> fixed_natural_;
   int density_blocks_ = 1, spectral_blocks_ = 1;
-  EsDeviceArray<double> part_overflow_, part_energy_, result_dev_;
+  EsDeviceArray<double> part_overflow_, part_energy_;
   EsDeviceArray<T> part_max_;
   EsPinnedArray<double> result_host_;
   EsDeviceArray<T> dx_, dy_, dgx_, dgy_;

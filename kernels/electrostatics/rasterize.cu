@@ -21,8 +21,8 @@ __device__ __forceinline__ void add_charge(const RasterizeArgs<T>& a, T weight, 
 // One thread per small cell. Footprints of up to 3 x 3 bins (almost every standard cell and
 // filler: stretched cells span 2-3 bins per axis) take an unrolled path; larger ones loop.
 template <typename T>
-__global__ void rasterize_small(RasterizeArgs<T> a) {
-  const int t = a.small_begin + static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+__device__ __forceinline__ void rasterize_small(const RasterizeArgs<T>& a, int block) {
+  const int t = a.small_begin + static_cast<int>(block * blockDim.x + threadIdx.x);
   if (t >= a.small_end) return;
   const int c = a.small_cells[t];
   const std::int64_t i = position_index(a.g, static_cast<std::int64_t>(c));
@@ -47,8 +47,8 @@ __global__ void rasterize_small(RasterizeArgs<T> a) {
 
 // One block per large cell, its threads striding over the cell's bins.
 template <typename T>
-__global__ void rasterize_large(RasterizeArgs<T> a) {
-  const int c = a.large_cells[a.large_begin + blockIdx.x];
+__device__ __forceinline__ void rasterize_large(const RasterizeArgs<T>& a, int block) {
+  const int c = a.large_cells[a.large_begin + block];
   const std::int64_t i = position_index(a.g, static_cast<std::int64_t>(c));
   const Footprint<T> f = cell_footprint(a.g, a.x[i], a.y[i], a.w[c], a.h[c]);
   const int cols = f.n1 - f.n0 + 1;
@@ -57,6 +57,14 @@ __global__ void rasterize_large(RasterizeArgs<T> a) {
     const int m = f.m0 + static_cast<int>(k / cols), n = f.n0 + static_cast<int>(k % cols);
     add_charge(a, footprint_weight(f, a.g, m, n), m, n);
   }
+}
+
+// One launch for both kinds: the first blocks take the small cells, the rest one large cell each.
+template <typename T>
+__global__ void rasterize_cells(RasterizeArgs<T> a, int small_blocks) {
+  const int b = static_cast<int>(blockIdx.x);
+  if (b < small_blocks) rasterize_small(a, b);
+  else rasterize_large(a, b - small_blocks);
 }
 
 template <typename T>
@@ -101,14 +109,11 @@ __global__ void density_finish(DensityPassArgs<T> a) {
 
 template <typename T>
 void launch_rasterize(const RasterizeArgs<T>& a, cudaStream_t stream) {
-  if (a.small_end > a.small_begin) {
-    rasterize_small<T><<<es_blocks_for(a.small_end - a.small_begin), kEsThreads, 0, stream>>>(a);
-    EFIELD_CUDA_CHECK_LAUNCH();
-  }
-  if (a.large_end > a.large_begin) {
-    rasterize_large<T><<<a.large_end - a.large_begin, kEsThreads, 0, stream>>>(a);
-    EFIELD_CUDA_CHECK_LAUNCH();
-  }
+  const int small_blocks = a.small_end > a.small_begin ? es_blocks_for(a.small_end - a.small_begin) : 0;
+  const int blocks = small_blocks + (a.large_end - a.large_begin);
+  if (blocks == 0) return;
+  rasterize_cells<T><<<blocks, kEsThreads, 0, stream>>>(a, small_blocks);
+  EFIELD_CUDA_CHECK_LAUNCH();
 }
 
 template <typename T>

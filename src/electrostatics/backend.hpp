@@ -72,6 +72,16 @@ class ElectrostaticBackend {
 
   const ElectrostaticDesign& design() const noexcept { return design_; }
 
+  // Where the pointers of the latest evaluate live (electrostatic_system.cpp). Kept so that a
+  // placer passing the same arrays every iteration pays the pointer queries once: with unified
+  // addressing a pointer value cannot change between host and device memory.
+  struct PointerKinds {
+    const void* ptr[4] = {nullptr, nullptr, nullptr, nullptr};
+    bool on_device = false;
+    bool valid = false;
+  };
+  PointerKinds& pointer_kinds() noexcept { return pointer_kinds_; }
+
  protected:
   std::string precision_mismatch(const char* given) const {
     return std::string("ElectrostaticSystem::evaluate: ") + given +
@@ -79,6 +89,7 @@ class ElectrostaticBackend {
            (design_.options.precision == Precision::Float ? "float" : "double");
   }
   ElectrostaticDesign design_;
+  PointerKinds pointer_kinds_;
 };
 
 std::unique_ptr<ElectrostaticBackend> make_cpu_pipeline(ElectrostaticDesign design);

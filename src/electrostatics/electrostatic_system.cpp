@@ -11,9 +11,17 @@ namespace {
 
 // Host or device pointers, all four of one kind; the CPU backend takes host pointers only.
 template <typename T>
-void check_pointers(const detail::ElectrostaticDesign& d, Backend backend, const T* x, const T* y, T* gx, T* gy) {
+void check_pointers(detail::ElectrostaticBackend& impl, const T* x, const T* y, T* gx, T* gy) {
+  const detail::ElectrostaticDesign& d = impl.design();
+  const Backend backend = impl.backend();
   if (d.num_cells() == 0) return;
   if (!x || !y || !gx || !gy) throw Error("ElectrostaticSystem::evaluate: a position or gradient pointer is null");
+  detail::ElectrostaticBackend::PointerKinds& known = impl.pointer_kinds();
+  if (known.valid && known.ptr[0] == x && known.ptr[1] == y && known.ptr[2] == gx && known.ptr[3] == gy) {
+    if (!known.on_device) detail::validate_host_positions(d, x, y);
+    return;
+  }
+  known.valid = false;
   const bool dx = is_device_pointer(x), dy = is_device_pointer(y);
   const bool dgx = is_device_pointer(gx), dgy = is_device_pointer(gy);
   if (backend == Backend::Cpu && (dx || dy || dgx || dgy))
@@ -24,6 +32,7 @@ void check_pointers(const detail::ElectrostaticDesign& d, Backend backend, const
     throw Error("ElectrostaticSystem::evaluate: x, y, grad_x and grad_y must all be host memory or all be device "
                 "memory");
   if (!dx) detail::validate_host_positions(d, x, y);
+  known = {{x, y, gx, gy}, dx, true};
 }
 
 }  // namespace
@@ -45,12 +54,12 @@ ElectrostaticSystem& ElectrostaticSystem::operator=(ElectrostaticSystem&&) noexc
 
 EvaluateResult ElectrostaticSystem::evaluate(const float* x, const float* y, float* grad_x, float* grad_y) {
   if (impl_->design().options.precision != Precision::Float) return impl_->evaluate(x, y, grad_x, grad_y);
-  check_pointers(impl_->design(), impl_->backend(), x, y, grad_x, grad_y);
+  check_pointers(*impl_, x, y, grad_x, grad_y);
   return impl_->evaluate(x, y, grad_x, grad_y);
 }
 EvaluateResult ElectrostaticSystem::evaluate(const double* x, const double* y, double* grad_x, double* grad_y) {
   if (impl_->design().options.precision != Precision::Double) return impl_->evaluate(x, y, grad_x, grad_y);
-  check_pointers(impl_->design(), impl_->backend(), x, y, grad_x, grad_y);
+  check_pointers(*impl_, x, y, grad_x, grad_y);
   return impl_->evaluate(x, y, grad_x, grad_y);
 }
 
@@ -58,14 +67,14 @@ StageTimes ElectrostaticSystem::profile_stages(const float* x, const float* y, f
                                                int repetitions) {
   if (repetitions < 1) throw Error("ElectrostaticSystem::profile_stages: repetitions must be >= 1");
   if (impl_->design().options.precision == Precision::Float)
-    check_pointers(impl_->design(), impl_->backend(), x, y, grad_x, grad_y);
+    check_pointers(*impl_, x, y, grad_x, grad_y);
   return impl_->profile(x, y, grad_x, grad_y, repetitions);
 }
 StageTimes ElectrostaticSystem::profile_stages(const double* x, const double* y, double* grad_x, double* grad_y,
                                                int repetitions) {
   if (repetitions < 1) throw Error("ElectrostaticSystem::profile_stages: repetitions must be >= 1");
   if (impl_->design().options.precision == Precision::Double)
-    check_pointers(impl_->design(), impl_->backend(), x, y, grad_x, grad_y);
+    check_pointers(*impl_, x, y, grad_x, grad_y);
   return impl_->profile(x, y, grad_x, grad_y, repetitions);
 }
 
