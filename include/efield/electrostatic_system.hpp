@@ -39,8 +39,8 @@ struct ElectrostaticOptions {
   Precision precision = Precision::Float;
   Backend backend = Backend::Auto;
   // Bitwise identical results across runs on the same device and inputs (fixed-point integer
-  // accumulation of the density map, fixed-order reductions). When false the CUDA backend may
-  // use floating-point atomics (faster, last-bit nondeterministic).
+  // accumulation of the density map, fixed-order reductions). Both backends currently run the
+  // deterministic pipeline whatever this says (a floating-point-atomics variant is not built).
   bool deterministic = true;
   // CUDA stream all work is enqueued on (nullptr = legacy default stream). Ignored on the CPU.
   Stream stream = nullptr;
