@@ -5,7 +5,7 @@
 #include <memory>
 #include <vector>
 
-#include "cpu/dct1d_fftw.hpp"
+#include "cpu/fftw.hpp"
 #include "efield/error.hpp"
 #include "math/dct1d.hpp"
 #include "math/twiddle.hpp"
@@ -29,20 +29,18 @@ class CpuPlan1D final : public Plan1DImpl<T> {
         half_(length_ / 2 + 1),
         twiddle_(quarter_twiddles<T>(spec.n)) {
     const size_t rows = static_cast<size_t>(spec.batch);
-    real_ = static_cast<T*>(F::alloc(sizeof(T) * rows * length_));
-    spectrum_ = static_cast<Complex<T>*>(F::alloc(sizeof(Complex<T>) * rows * half_));
-    auto* cpx = reinterpret_cast<typename F::Cpx*>(spectrum_);
-    fftw_prepare_planner();
-    F::threads(threads_);
-    plan_ = spec.kind == Transform1D::Dct ? F::r2c(length_, spec.batch, real_, cpx)
-                                          : F::c2r(length_, spec.batch, cpx, real_);
+    real_ = FftwBuffer<T, T>(rows * length_);
+    spectrum_ = FftwBuffer<T, Complex<T>>(rows * half_);
+    const bool forward = spec.kind == Transform1D::Dct;
+    // The c2r input is this plan's own spectrum scratch, so FFTW may destroy it.
+    plan_ = fftw_plan_real<T>(forward, 1, &length_, spec.batch, real_.get(), spectrum_.get(), threads_,
+                              forward ? FFTW_ESTIMATE : FFTW_ESTIMATE | FFTW_DESTROY_INPUT);
     if (plan_ == nullptr) {
-      release();
       throw Error("Plan1D (cpu): FFTW could not make a plan of length " + std::to_string(length_) +
                   " for batch " + std::to_string(spec.batch));
     }
   }
-  ~CpuPlan1D() override { release(); }
+  ~CpuPlan1D() override { fftw_destroy_real<T>(plan_); }
 
   void execute(const T* in, T* out, StreamHandle) override {
     if (this->spec().kind == Transform1D::Dct) forward(in, out);
@@ -52,19 +50,10 @@ class CpuPlan1D final : public Plan1DImpl<T> {
   Backend backend() const noexcept override { return Backend::Cpu; }
 
  private:
-  void release() noexcept {
-    if (plan_ != nullptr) F::destroy(plan_);
-    F::free(real_);
-    F::free(spectrum_);
-    plan_ = nullptr;
-    real_ = nullptr;
-    spectrum_ = nullptr;
-  }
-
   void forward(const T* in, T* out) {
     const int n = this->spec().n, batch = this->spec().batch, L = length_, H = half_;
     const bool parallel = static_cast<long long>(batch) * L > kParallelThreshold;
-    T* real = real_;
+    T* real = real_.get();
     switch (this->spec().algorithm) {
       case DctAlgorithm::NPoint: {
         const int pairs = (n + 1) / 2;
@@ -90,7 +79,7 @@ class CpuPlan1D final : public Plan1DImpl<T> {
         break;
     }
     F::execute(plan_);
-    const Complex<T>* V = spectrum_;
+    const Complex<T>* V = spectrum_.get();
     const Complex<T>* t = twiddle_.data();
     const T thr = static_cast<T>(this->spec().zero_below);
     const bool threshold = thr > T(0);
@@ -139,14 +128,14 @@ class CpuPlan1D final : public Plan1DImpl<T> {
   void inverse(const T* in, T* out, bool sine) {
     const int n = this->spec().n, batch = this->spec().batch, H = half_;
     const bool parallel = static_cast<long long>(batch) * n > kParallelThreshold;
-    Complex<T>* W = spectrum_;
+    Complex<T>* W = spectrum_.get();
     const Complex<T>* t = twiddle_.data();
     const int halves = n / 2 + 1;
 #pragma omp parallel for collapse(2) schedule(static) num_threads(threads_) if (parallel)
     for (int b = 0; b < batch; ++b)
       for (int k = 0; k < halves; ++k) W[size_t(b) * H + k] = idct_pre(in + size_t(b) * n, t, n, k, sine);
     F::execute(plan_);
-    const T* y = real_;
+    const T* y = real_.get();
     const int pairs = (n + 1) / 2;
 #pragma omp parallel for collapse(2) schedule(static) num_threads(threads_) if (parallel)
     for (int b = 0; b < batch; ++b)
@@ -157,8 +146,8 @@ class CpuPlan1D final : public Plan1DImpl<T> {
   int length_;  // FFT length L (N, 2N or 4N)
   int half_;    // L/2 + 1 complex values per row
   std::vector<Complex<T>> twiddle_;
-  T* real_ = nullptr;
-  Complex<T>* spectrum_ = nullptr;
+  FftwBuffer<T, T> real_;
+  FftwBuffer<T, Complex<T>> spectrum_;
   typename F::Plan plan_ = nullptr;
 };
 

@@ -3,11 +3,12 @@
 // the per-element formulas of math/dct2d.hpp and OpenMP loops over rows.
 #include <omp.h>
 
+#include <array>
 #include <cstddef>
 #include <string>
 #include <vector>
 
-#include "cpu/dct2d_fftw.hpp"
+#include "cpu/fftw_real_plan.hpp"
 #include "math/dct2d.hpp"
 #include "math/makhoul.hpp"
 #include "math/twiddle.hpp"

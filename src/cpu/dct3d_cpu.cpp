@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "cpu/dct2d_fftw.hpp"
+#include "cpu/fftw_real_plan.hpp"
 #include "math/dct2d.hpp"
 #include "math/dct3d.hpp"
 #include "math/makhoul.hpp"

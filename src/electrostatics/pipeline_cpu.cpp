@@ -12,7 +12,7 @@
 
 #include "common/log.hpp"
 #include "electrostatics/backend.hpp"
-#include "electrostatics/fftw_api.hpp"
+#include "cpu/fftw.hpp"
 #include "electrostatics/pipeline_setup.hpp"
 #include "math/twiddle.hpp"
 
@@ -21,7 +21,7 @@ namespace {
 
 template <typename T>
 class CpuPipeline final : public ElectrostaticBackend {
-  using Api = EsFftw<T>;
+  using Api = Fftw<T>;
   using Cpx = Complex<T>;
 
  public:
@@ -67,22 +67,20 @@ class CpuPipeline final : public ElectrostaticBackend {
     inv_scale_ = static_cast<T>(std::ldexp(1.0, -FixedPointBits<T>::value));
     bin_cell_ = static_cast<T>(scale_ / (d.bx * d.by));
 
-    electrostatics_fftw_init();
-    Api::threads(threads_);
-    auto* spec = reinterpret_cast<typename Api::Cpx*>(spectrum_.get());
-    forward_ = Api::r2c(M_, N_, 1, rho_.get(), spec, FFTW_ESTIMATE);
+    const int dims[2] = {M_, N_};
+    forward_ = fftw_plan_real<T>(true, 2, dims, 1, rho_.get(), spectrum_.get(), threads_, FFTW_ESTIMATE);
     // C2R destroys its input; w_* are rewritten before every execution.
-    fields_ = Api::c2r(M_, N_, 2, reinterpret_cast<typename Api::Cpx*>(w_fields_.get()), y_fields_.get(),
-                       FFTW_ESTIMATE | FFTW_DESTROY_INPUT);
-    potential_ = Api::c2r(M_, N_, 1, reinterpret_cast<typename Api::Cpx*>(w_phi_.get()), y_phi_.get(),
-                          FFTW_ESTIMATE | FFTW_DESTROY_INPUT);
+    fields_ = fftw_plan_real<T>(false, 2, dims, 2, y_fields_.get(), w_fields_.get(), threads_,
+                                FFTW_ESTIMATE | FFTW_DESTROY_INPUT);
+    potential_ = fftw_plan_real<T>(false, 2, dims, 1, y_phi_.get(), w_phi_.get(), threads_,
+                                   FFTW_ESTIMATE | FFTW_DESTROY_INPUT);
     if (!forward_ || !fields_ || !potential_) throw Error("ElectrostaticSystem (CPU): FFTW could not make a plan");
   }
 
   ~CpuPipeline() override {
-    if (forward_) Api::destroy(forward_);
-    if (fields_) Api::destroy(fields_);
-    if (potential_) Api::destroy(potential_);
+    fftw_destroy_real<T>(forward_);
+    fftw_destroy_real<T>(fields_);
+    fftw_destroy_real<T>(potential_);
   }
 
   EvaluateResult evaluate(const T* x, const T* y, T* gx, T* gy) override {
