@@ -76,29 +76,17 @@ class CallbackFft {
     cufftXtCallbackType type;
   };
 
-  CallbackFft(int n, int batch, bool along_columns, bool forward, Callback load, Callback store, void* params) {
-    EFIELD_CUFFT_CHECK(cufftCreate(&plan_));
-    try {
-      attach(load, params);
-      attach(store, params);
-      int length = n;
-      const int real_embed = n, complex_embed = n / 2 + 1;
-      int in_embed = forward ? real_embed : complex_embed;
-      int out_embed = forward ? complex_embed : real_embed;
-      std::size_t work = 0;
-      const cufftType type = forward ? cuda_nd::Cufft<T>::r2c : cuda_nd::Cufft<T>::c2r;
-      cufftResult made;
-      if (along_columns) {
-        made = cufftMakePlanMany(plan_, 1, &length, &in_embed, batch, 1, &out_embed, batch, 1, type, batch, &work);
-      } else {
-        made = cufftMakePlanMany(plan_, 1, &length, nullptr, 1, 0, nullptr, 1, 0, type, batch, &work);
-      }
-      if (made != CUFFT_SUCCESS) throw Error(cufft_message("cufftMakePlanMany with LTO callbacks", made));
-    } catch (...) {
-      cufftDestroy(plan_);  // the destructor does not run for a constructor that throws
-      throw;
+  CallbackFft(int n, int batch, bool along_columns, bool forward, Callback load, Callback store, void* params)
+      : forward_(forward) {
+    // The callbacks exist with C++ linkage (cuFFT's documented form) and with C linkage (suffix
+    // _c); a plan keeps its LTO callbacks once set, so each attempt starts from a fresh handle.
+    std::string failures;
+    for (const char* linkage : {"", "_c"}) {
+      const cufftResult made = try_make(n, batch, along_columns, load, store, params, linkage, failures);
+      if (made == CUFFT_SUCCESS) return;
     }
-    forward_ = forward;
+    throw Error("cuFFT LTO callback plan (length " + std::to_string(n) + ", batch " + std::to_string(batch) +
+                "): " + failures);
   }
   ~CallbackFft() { cufftDestroy(plan_); }
   CallbackFft(const CallbackFft&) = delete;
@@ -114,17 +102,46 @@ class CallbackFft {
   }
 
  private:
-  void attach(Callback cb, void* params) {
-    if (cb.name == nullptr) return;
-    const std::string symbol = std::string("efield_dct2d_") + cb.name + CallbackNames<T>::suffix;
+  // One attempt: a fresh handle, the callbacks, then the plan. On failure the handle is destroyed,
+  // the reason appended to `failures`, and the cuFFT code returned.
+  cufftResult try_make(int n, int batch, bool along_columns, Callback load, Callback store, void* params,
+                       const char* linkage, std::string& failures) {
+    EFIELD_CUFFT_CHECK(cufftCreate(&plan_));
+    cufftResult r = attach(load, params, linkage, failures);
+    if (r == CUFFT_SUCCESS) r = attach(store, params, linkage, failures);
+    if (r == CUFFT_SUCCESS) {
+      // The layout spelled out even along rows (the basic layout written as an advanced one).
+      int length = n;
+      const int real_embed = n, complex_embed = n / 2 + 1;
+      int in_embed = forward_ ? real_embed : complex_embed;
+      int out_embed = forward_ ? complex_embed : real_embed;
+      const int stride = along_columns ? batch : 1;
+      const int in_dist = along_columns ? 1 : in_embed;
+      const int out_dist = along_columns ? 1 : out_embed;
+      std::size_t work = 0;
+      const cufftType type = forward_ ? cuda_nd::Cufft<T>::r2c : cuda_nd::Cufft<T>::c2r;
+      r = cufftMakePlanMany(plan_, 1, &length, &in_embed, stride, in_dist, &out_embed, stride, out_dist, type,
+                            batch, &work);
+      if (r != CUFFT_SUCCESS) {
+        failures += cufft_message((std::string("cufftMakePlanMany with callbacks") + linkage).c_str(), r) + "; ";
+      }
+    }
+    if (r != CUFFT_SUCCESS) cufftDestroy(plan_);
+    return r;
+  }
+
+  cufftResult attach(Callback cb, void* params, const char* linkage, std::string& failures) {
+    if (cb.name == nullptr) return CUFFT_SUCCESS;
+    const std::string symbol = std::string("efield_dct2d_") + cb.name + CallbackNames<T>::suffix + linkage;
     void* info = params;
     const cufftResult r = cufftXtSetJITCallback(plan_, symbol.c_str(), dct2d_callbacks_fatbin,
                                                 dct2d_callbacks_fatbin_size, cb.type, &info);
-    if (r != CUFFT_SUCCESS) throw Error(cufft_message(("cufftXtSetJITCallback(" + symbol + ")").c_str(), r));
+    if (r != CUFFT_SUCCESS) failures += cufft_message(("cufftXtSetJITCallback(" + symbol + ")").c_str(), r) + "; ";
+    return r;
   }
 
+  bool forward_;
   cufftHandle plan_ = 0;
-  bool forward_ = true;
 };
 
 template <typename T>

@@ -115,32 +115,37 @@ __device__ __forceinline__ C to_cufft(Complex<T> z) {
 
 }  // namespace
 
-// The entry points cuFFT links against (signatures of cufftJITCallback* in cufftXt.h).
-#define EFIELD_DCT2D_CALLBACKS(suffix, T, Real, Cplx)                                                  \
-  extern "C" __device__ Real efield_dct2d_fwd_rows_load_##suffix(void*, unsigned long long offset,   \
-                                                                  void* info, void*) {              \
+// The entry points cuFFT links against (signatures of cufftJITCallback* in cufftXt.h). cuFFT's
+// own samples give the callbacks C++ linkage in the global namespace and pass the plain name;
+// each callback also exists with C linkage (suffix _c), tried when planning with the first fails.
+#define EFIELD_DCT2D_CALLBACK_SET(linkage, suffix, T, Real, Cplx)                                      \
+  linkage __device__ Real efield_dct2d_fwd_rows_load_##suffix(void*, unsigned long long offset,       \
+                                                               void* info, void*) {                  \
     return fwd_rows_load<T>(offset, info);                                                          \
   }                                                                                                 \
-  extern "C" __device__ void efield_dct2d_fwd_rows_store_##suffix(void*, unsigned long long offset,  \
-                                                                   Cplx v, void* info, void*) {     \
+  linkage __device__ void efield_dct2d_fwd_rows_store_##suffix(void*, unsigned long long offset,      \
+                                                                Cplx v, void* info, void*) {         \
     fwd_rows_store<T>(offset, Complex<T>{v.x, v.y}, info);                                          \
   }                                                                                                 \
-  extern "C" __device__ void efield_dct2d_fwd_cols_store_##suffix(void*, unsigned long long offset,  \
-                                                                   Cplx v, void* info, void*) {     \
+  linkage __device__ void efield_dct2d_fwd_cols_store_##suffix(void*, unsigned long long offset,      \
+                                                                Cplx v, void* info, void*) {         \
     fwd_cols_store<T>(offset, Complex<T>{v.x, v.y}, info);                                          \
   }                                                                                                 \
-  extern "C" __device__ Cplx efield_dct2d_inv_cols_load_##suffix(void*, unsigned long long offset,   \
-                                                                  void* info, void*) {              \
+  linkage __device__ Cplx efield_dct2d_inv_cols_load_##suffix(void*, unsigned long long offset,       \
+                                                               void* info, void*) {                  \
     return to_cufft<Cplx>(inv_cols_load<T>(offset, info));                                          \
   }                                                                                                 \
-  extern "C" __device__ Cplx efield_dct2d_inv_rows_load_##suffix(void*, unsigned long long offset,   \
-                                                                  void* info, void*) {              \
+  linkage __device__ Cplx efield_dct2d_inv_rows_load_##suffix(void*, unsigned long long offset,       \
+                                                               void* info, void*) {                  \
     return to_cufft<Cplx>(inv_rows_load<T>(offset, info));                                          \
   }                                                                                                 \
-  extern "C" __device__ void efield_dct2d_inv_rows_store_##suffix(void*, unsigned long long offset,  \
-                                                                   Real y, void* info, void*) {     \
+  linkage __device__ void efield_dct2d_inv_rows_store_##suffix(void*, unsigned long long offset,      \
+                                                                Real y, void* info, void*) {         \
     inv_rows_store<T>(offset, y, info);                                                             \
   }
 
-EFIELD_DCT2D_CALLBACKS(f, float, cufftReal, cufftComplex)
-EFIELD_DCT2D_CALLBACKS(d, double, cufftDoubleReal, cufftDoubleComplex)
+#define EFIELD_CXX_LINKAGE
+EFIELD_DCT2D_CALLBACK_SET(EFIELD_CXX_LINKAGE, f, float, cufftReal, cufftComplex)
+EFIELD_DCT2D_CALLBACK_SET(EFIELD_CXX_LINKAGE, d, double, cufftDoubleReal, cufftDoubleComplex)
+EFIELD_DCT2D_CALLBACK_SET(extern "C", f_c, float, cufftReal, cufftComplex)
+EFIELD_DCT2D_CALLBACK_SET(extern "C", d_c, double, cufftDoubleReal, cufftDoubleComplex)

@@ -191,6 +191,9 @@ void graphs_and_direct_calls(Transform2D kind, int rows, int cols) {
     const auto x = random_vector<T>(n, seed);
     in.upload(x);
     out.upload(poisoned<T>(n));
+    // cudaMemcpy from pageable memory may return before its DMA lands; the launch below runs on
+    // a non-blocking stream that would not wait for it.
+    ok(cudaDeviceSynchronize());
     launch();
     ok(cudaStreamSynchronize(stream));
     EXPECT_LE(relative_l2(out.download(), dense_2d(kind, to_double(x), rows, cols)), tolerance<T>());
