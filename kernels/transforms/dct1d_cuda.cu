@@ -10,7 +10,7 @@
 #include "efield/device.hpp"
 #include "efield/error.hpp"
 #include "math/twiddle.hpp"
-#include "transforms/dct1d_device_buffer.cuh"
+#include "common/device_buffer.cuh"
 #include "transforms/dct1d_kernels.cuh"
 #include "transforms/plan1d_impl.hpp"
 

@@ -4,7 +4,7 @@
 
 #include "common/cuda_check.cuh"
 #include "efield/error.hpp"
-#include "transforms/dct1d_device_buffer.cuh"
+#include "common/device_buffer.cuh"
 #include "transforms/plan1d_impl.hpp"
 #include "transforms/row_column_impl.hpp"
 #include "transforms/transpose.cuh"
