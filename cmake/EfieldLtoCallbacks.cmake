@@ -73,3 +73,16 @@ add_custom_command(
   COMMENT "Embedding the Plan2D callback fatbin"
   VERBATIM)
 target_sources(efield PRIVATE ${_efield_lto_cpp})
+# cuFFT JIT-links the callbacks with nvJitLink, which it loads at run time; linking it here (as
+# cuFFT's LTO samples do) makes the toolkit's copy the one that is found.
+# (CUDA::nvJitLink exists from CMake 3.26 on; older versions look for the file.)
+if(TARGET CUDA::nvJitLink)
+  set(_efield_nvjitlink CUDA::nvJitLink)
+else()
+  find_library(EFIELD_NVJITLINK_LIBRARY nvJitLink HINTS ${CUDAToolkit_LIBRARY_DIR})
+  set(_efield_nvjitlink ${EFIELD_NVJITLINK_LIBRARY})
+endif()
+if(_efield_nvjitlink)
+  target_link_libraries(efield PRIVATE ${_efield_nvjitlink})
+  target_compile_definitions(efield PRIVATE EFIELD_HAS_NVJITLINK=1)
+endif()

@@ -12,6 +12,9 @@
 // cuFFT only ever sees buffers owned by the plan; the callbacks reach the caller's arrays through
 // a device-side Dct2dCallbackParams whose in/out are refreshed in stream order.
 #include <cufftXt.h>
+#if defined(EFIELD_HAS_NVJITLINK)
+#include <nvJitLink.h>
+#endif
 
 #include <cstddef>
 #include <string>
@@ -245,11 +248,26 @@ class CallbackPlan2D final : public Plan2DImpl<T> {
   T* last_out_ = nullptr;
 };
 
+// The nvJitLink that cuFFT will find (logged once; the call also keeps the library linked).
+void log_jit_linker() {
+  static const bool logged = [] {
+#if defined(EFIELD_HAS_NVJITLINK)
+    unsigned major = 0, minor = 0;
+    if (nvJitLinkVersion(&major, &minor) == NVJITLINK_SUCCESS) {
+      log().debug("Plan2D callbacks: nvJitLink {}.{}", major, minor);
+    }
+#endif
+    return true;
+  }();
+  (void)logged;
+}
+
 }  // namespace
 
 template <typename T>
 std::unique_ptr<Plan2DImpl<T>> make_cuda_callback_plan2d(Transform2D kind, int rows, int cols,
                                                          const PlanOptions& options) {
+  log_jit_linker();
   auto plan = std::make_unique<CallbackPlan2D<T>>(kind, rows, cols, options);
   count_callback_plan();
   return plan;
