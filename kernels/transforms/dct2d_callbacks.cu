@@ -136,15 +136,18 @@ class CallbackFft {
   cufftResult attach(Callback cb, void* params, const char* linkage, std::string& failures) {
     if (cb.name == nullptr) return CUFFT_SUCCESS;
     const std::string symbol = std::string("efield_dct2d_") + cb.name + CallbackNames<T>::suffix + linkage;
-    void* info = params;
+    // caller_info is an array of device pointers (one per GPU) that must outlive the planning
+    // call, as in cuFFT's samples: a member, not a local.
+    caller_info_ = params;
     const cufftResult r = cufftXtSetJITCallback(plan_, symbol.c_str(), dct2d_callbacks_fatbin,
-                                                dct2d_callbacks_fatbin_size, cb.type, &info);
+                                                dct2d_callbacks_fatbin_size, cb.type, &caller_info_);
     if (r != CUFFT_SUCCESS) failures += cufft_message(("cufftXtSetJITCallback(" + symbol + ")").c_str(), r) + "; ";
     return r;
   }
 
   bool forward_;
   cufftHandle plan_ = 0;
+  void* caller_info_ = nullptr;
 };
 
 template <typename T>
