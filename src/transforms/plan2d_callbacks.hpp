@@ -5,7 +5,7 @@
 //              into cuFFT LTO load/store callbacks (kernels/transforms/dct2d_callbacks*.cu/cuh)
 // The environment variable EFIELD_DCT2D_PATH=kernels|callbacks|auto forces one (tests and
 // benchmarks use it); auto (the default) picks per plan (plan2d_callbacks.cpp).
-#include <atomic>
+#include <memory>
 
 #include "efield/transforms.hpp"
 #include "transforms/plan2d_impl.hpp"
