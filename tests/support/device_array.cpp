@@ -21,6 +21,9 @@ void* device_alloc(std::size_t bytes) {
 void device_free(void* ptr) noexcept { cudaFree(ptr); }
 void copy_to_device(void* dst, const void* src, std::size_t bytes) {
   check(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice), "cudaMemcpy H2D");
+  // From pageable memory cudaMemcpy may return before the DMA lands; work on a non-blocking
+  // stream would then race with it. Tests want the data there.
+  check(cudaDeviceSynchronize(), "cudaDeviceSynchronize after H2D");
 }
 void copy_to_host(void* dst, const void* src, std::size_t bytes) {
   check(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost), "cudaMemcpy D2H");
