@@ -1,16 +1,13 @@
-// Table V of the DCT paper, for efield: the 2D plans (both CUDA paths: one 2D real FFT + fused
-// pre/post kernels, and two 1D real FFTs with cuFFT LTO callbacks) against cuFFT's R2C / C2R
-// alone of the same size and against RowColumnPlan2D, in float and double; plus the CPU backend
-// against FFTW's own 2D REDFT10 / REDFT01 r2r plans on 2 threads.
+// Table V of the DCT paper, for efield: the fused 2D plans (one 2D real FFT + fused pre/post)
+// against cuFFT's R2C / C2R alone of the same size and against RowColumnPlan2D, in float and
+// double; plus the CPU backend against FFTW's own 2D REDFT10 / REDFT01 r2r plans on 2 threads.
 //   bench_transforms2d [--quick] [--markdown FILE] [--no-cpu] [--no-gpu]
 // GPU times: CUDA events around each execute after warm-up, median of many runs. CPU times:
 // steady_clock, median. Inputs are random (never zeros). Ratios compare numbers measured in
 // this process.
 #include <fftw3.h>
 
-#include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <functional>
@@ -95,26 +92,6 @@ void check(cufftResult r, const char* what) {
   if (r != CUFFT_SUCCESS) throw efield::Error(std::string(what) + ": cuFFT error " + std::to_string(r));
 }
 
-// EFIELD_DCT2D_PATH (kernels | callbacks) while a plan is made; restored afterwards.
-class PathVariable {
- public:
-  explicit PathVariable(const char* path) {
-    if (const char* old = std::getenv("EFIELD_DCT2D_PATH")) {
-      had_ = true;
-      old_ = old;
-    }
-    setenv("EFIELD_DCT2D_PATH", path, 1);
-  }
-  ~PathVariable() {
-    if (had_) setenv("EFIELD_DCT2D_PATH", old_.c_str(), 1);
-    else unsetenv("EFIELD_DCT2D_PATH");
-  }
-
- private:
-  bool had_ = false;
-  std::string old_;
-};
-
 template <typename T>
 struct DeviceMem {
   T* p = nullptr;
@@ -157,40 +134,30 @@ void gpu_rows(Size s, const bench::TimingOptions& topt, Table& table) {
   PlanOptions o;
   o.backend = Backend::Cuda;
   for (Transform2D kind : {Transform2D::Dct2, Transform2D::Idct2, Transform2D::IdctIdxst, Transform2D::IdxstIdct}) {
-    // Both CUDA implementations of Plan2D, forced through EFIELD_DCT2D_PATH (read at construction).
-    auto time_path = [&](const char* path, double* plan_seconds) {
-      PathVariable forced(path);
-      const auto start = std::chrono::steady_clock::now();
+    double t_fused;
+    {
       efield::Plan2D<T> plan(kind, s.rows, s.cols, o);
-      *plan_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      return bench::time_cuda([&] { plan.execute(in.p, out.p, st); }, st, topt).median_ms;
-    };
-    double plan_kernels = 0, plan_callbacks = 0;
-    const double t_kernels = time_path("kernels", &plan_kernels);
-    const double t_callbacks = time_path("callbacks", &plan_callbacks);
-    std::string rc_time = "n/a", rc_kernels = "n/a", rc_callbacks = "n/a";
+      t_fused = bench::time_cuda([&] { plan.execute(in.p, out.p, st); }, st, topt).median_ms;
+    }
+    std::string rc_time = "n/a", rc_ratio = "n/a";
     if (kind == Transform2D::Dct2 || kind == Transform2D::Idct2) {
       try {
         efield::RowColumnPlan2D<T> rc(kind, s.rows, s.cols, o);
         const double t_rc = bench::time_cuda([&] { rc.execute(in.p, out.p, st); }, st, topt).median_ms;
         rc_time = us(t_rc);
-        rc_kernels = ratio(t_rc, t_kernels);
-        rc_callbacks = ratio(t_rc, t_callbacks);
+        rc_ratio = ratio(t_rc, t_fused);
       } catch (const efield::Error& e) {
         std::fprintf(stderr, "row-column %s %s: %s\n", efield::to_string(kind), size_name(s).c_str(), e.what());
       }
     }
     const bool fwd = kind == Transform2D::Dct2;
     const double t_fft = fwd ? t_r2c : t_c2r;
-    table.rows.push_back({size_name(s), type_name<T>(), efield::to_string(kind), us(t_kernels), us(t_callbacks),
-                          std::string(fwd ? "R2C " : "C2R ") + us(t_fft), ratio(t_kernels, t_fft),
-                          ratio(t_callbacks, t_fft), rc_time, rc_kernels, rc_callbacks});
-    std::printf("%-11s %-6s %-11s 3-pass %8s us  callbacks %8s us (plan %.2f s)  %s %8s us  "
-                "ratios %s %s  row-col %8s us  speedups %s %s\n",
-                size_name(s).c_str(), type_name<T>(), efield::to_string(kind), us(t_kernels).c_str(),
-                us(t_callbacks).c_str(), plan_callbacks, fwd ? "R2C" : "C2R", us(t_fft).c_str(),
-                ratio(t_kernels, t_fft).c_str(), ratio(t_callbacks, t_fft).c_str(), rc_time.c_str(),
-                rc_kernels.c_str(), rc_callbacks.c_str());
+    table.rows.push_back({size_name(s), type_name<T>(), efield::to_string(kind), us(t_fused),
+                          std::string(fwd ? "R2C " : "C2R ") + us(t_fft), ratio(t_fused, t_fft), rc_time, rc_ratio});
+    std::printf("%-11s %-6s %-11s fused %9s us  %s %9s us  ratio %6s  row-col %9s us  speedup %s\n",
+                size_name(s).c_str(), type_name<T>(), efield::to_string(kind), us(t_fused).c_str(),
+                fwd ? "R2C" : "C2R", us(t_fft).c_str(), ratio(t_fused, t_fft).c_str(), rc_time.c_str(),
+                rc_ratio.c_str());
     std::fflush(stdout);
   }
   cudaStreamDestroy(stream);
@@ -283,20 +250,18 @@ int main(int argc, char** argv) {
       bench::TimingOptions topt;
       topt.warmup = 10;
       topt.repetitions = quick ? 50 : 200;
-      Table t{{"size", "type", "transform", "3-pass (us)", "callbacks (us)", "cuFFT alone (us)", "3-pass / cuFFT",
-               "callbacks / cuFFT", "row-column (us)", "row-column / 3-pass", "row-column / callbacks"}};
+      Table t{{"size", "type", "transform", "fused (us)", "cuFFT alone (us)", "fused / cuFFT",
+               "row-column (us)", "row-column / fused"}};
       for (Size s : sizes) {
         gpu_rows<float>(s, topt, t);
         gpu_rows<double>(s, topt, t);
       }
-      md << "## CUDA: Plan2D's two paths vs cuFFT alone vs row-column\n\n"
+      md << "## CUDA: fused plan vs cuFFT alone vs row-column\n\n"
          << "Median of " << topt.repetitions << " runs after " << topt.warmup
-         << " warm-up runs, CUDA events; device pointers, out of place. `3-pass`: reorder kernel, cuFFT 2D "
-            "R2C/C2R, postprocess kernel (EFIELD_DCT2D_PATH=kernels). `callbacks`: two batched 1D cuFFT "
-            "transforms with the pre/postprocessing in cuFFT LTO callbacks (EFIELD_DCT2D_PATH=callbacks). "
-            "`/ cuFFT` compares dct2 with R2C and the "
-            "inverses with C2R of the same size (target <= 1.10x at >= 2048^2); `row-column / ...` is "
-            "the speedup over RowColumnPlan2D (target >= 2x; it supports only dct2 and idct2).\n\n"
+         << " warm-up runs, CUDA events; device pointers, out of place. `fused / cuFFT` compares dct2 "
+            "with R2C and the inverses with C2R of the same size (target <= 1.10x at >= 2048^2); "
+            "`row-column / fused` is the speedup over RowColumnPlan2D (target >= 2x; it supports only "
+            "dct2 and idct2).\n\n"
          << t.markdown() << "\n";
 #endif
     } else {

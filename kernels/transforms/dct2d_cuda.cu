@@ -7,12 +7,9 @@
 #include <type_traits>
 
 #include "common/cuda_check.cuh"
-#include "common/log.hpp"
-#include "efield/error.hpp"
 #include "math/twiddle.hpp"
 #include "transforms/dct2d_cufft.cuh"
 #include "transforms/dct2d_kernels.cuh"
-#include "transforms/plan2d_callbacks.hpp"
 #include "transforms/plan2d_impl.hpp"
 
 namespace efield::detail {
@@ -153,24 +150,9 @@ class CudaPlan2D final : public Plan2DImpl<T> {
 
 }  // namespace
 
-// The callback path (dct2d_callbacks.cu) where it is asked for (EFIELD_DCT2D_PATH) or preferred
-// and the shape allows it; the three-pass path otherwise, and whenever cuFFT cannot make the
-// callback plans (e.g. no nvJitLink at run time).
 template <typename T>
 std::unique_ptr<Plan2DImpl<T>> make_cuda_plan2d(Transform2D kind, int rows, int cols,
                                                 const PlanOptions& options) {
-  const Dct2dShape shape = canonical_2d_shape(kind, rows, cols);
-  const Dct2dPath path = requested_dct2d_path();
-  const bool callbacks = callbacks_support(shape) &&
-                         (path == Dct2dPath::Callbacks || (path == Dct2dPath::Auto && callbacks_preferred(shape)));
-  if (callbacks) {
-    try {
-      return make_cuda_callback_plan2d<T>(kind, rows, cols, options);
-    } catch (const Error& e) {
-      log().warn("Plan2D {} {}x{}: the cuFFT callback path is unavailable ({}); using the three-pass path",
-                 to_string(kind), rows, cols, e.what());
-    }
-  }
   return std::make_unique<CudaPlan2D<T>>(kind, rows, cols, options);
 }
 

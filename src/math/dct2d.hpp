@@ -127,29 +127,4 @@ EFIELD_HD T idct2_output_sign(int m, int n) {
   return s;
 }
 
-// ---- Separable (two-pass) form: one 1D N-point transform per axis -----------------------------
-// The callback path of the CUDA Plan2D runs the 2D transforms as two batched 1D real FFTs, one
-// along each axis, with the Makhoul reorder of both axes folded into the first pass's reads and
-// the inverse reorder into the last pass's writes. These are the per-axis formulas (MATH.md 1,
-// the 1D N-point algorithm), written for arbitrary strides.
-
-// Forward, axis of length K: from the half-spectrum value v = V[k] (0 <= k <= K/2) the two
-// outputs X[k] = Re(t[k] V[k]) and X[K-k] = Re(t[K-k] conj(V[k])) (the second is meaningful only
-// when has_distinct_mirror(k, K)); t = quarter_twiddles(K).
-template <typename T>
-struct AxisDctPair {
-  T k, Kk;
-};
-template <typename T>
-EFIELD_HD AxisDctPair<T> dct_axis_post(Complex<T> v, const Complex<T>* t, int k, int K) {
-  return {re_mul(t[k], v), re_mul(t[K - k], conj(v))};
-}
-
-// Inverse, axis of length K: the C2R input W[k] = conj(t[k]) (a - j b) with a = X'[k] and
-// b = X'[K-k] (0 when k == 0), X' the cosine-equivalent input of that axis.
-template <typename T>
-EFIELD_HD Complex<T> idct_axis_pre(T a, T b, Complex<T> t_k) {
-  return conj(t_k) * Complex<T>{a, -b};
-}
-
 }  // namespace efield::detail
