@@ -4,6 +4,7 @@
 // without throwing.
 #include <cstddef>
 #include <utility>
+#include <vector>
 
 #include "common/cuda_check.cuh"
 
@@ -30,6 +31,8 @@ class OwnedArray {
   ~OwnedArray() {
     if (ptr_ != nullptr) Memory::release(ptr_);
   }
+  // A copy of a host table (construction time only).
+  explicit OwnedArray(const std::vector<T>& host) : OwnedArray(host.size()) { upload(host.data(), host.size()); }
   OwnedArray(OwnedArray&& o) noexcept : ptr_(std::exchange(o.ptr_, nullptr)), count_(std::exchange(o.count_, 0)) {}
   OwnedArray& operator=(OwnedArray&& o) noexcept {
     std::swap(ptr_, o.ptr_);

@@ -15,7 +15,6 @@
 namespace efield::detail {
 namespace {
 
-using cuda_nd::Buffer;
 using cuda_nd::launch_2d;
 using cuda_nd::RealFft;
 
@@ -139,11 +138,11 @@ class CudaPlan2D final : public Plan2DImpl<T> {
   Dct2dShape shape_;
   T zero_below_;
   int dims_[2] = {0, 0};
-  Buffer<T> real_;
-  Buffer<Complex<T>> spectrum_;
-  Buffer<T> io_;
-  Buffer<Complex<T>> tu_;
-  Buffer<Complex<T>> tv_;
+  DeviceBuffer<T> real_;
+  DeviceBuffer<Complex<T>> spectrum_;
+  DeviceBuffer<T> io_;
+  DeviceBuffer<Complex<T>> tu_;
+  DeviceBuffer<Complex<T>> tv_;
   RealFft<T> fft_;
   cudaStream_t host_stream_ = nullptr;
 };

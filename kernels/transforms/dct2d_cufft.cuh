@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "common/cuda_check.cuh"
+#include "common/device_buffer.cuh"
 #include "math/complex.hpp"
 
 namespace efield::detail::cuda_nd {
@@ -43,31 +44,6 @@ struct Cufft<double> {
   static cufftResult exec_c2r(cufftHandle p, Complex<double>* in, double* out) {
     return cufftExecZ2D(p, reinterpret_cast<complex*>(in), out);
   }
-};
-
-// Device memory for `count` elements of T; freed without throwing.
-template <typename T>
-class Buffer {
- public:
-  Buffer() = default;
-  explicit Buffer(std::size_t count) : count_(count) {
-    EFIELD_CUDA_CHECK(cudaMalloc(&ptr_, std::max<std::size_t>(count, 1) * sizeof(T)));
-  }
-  // A device copy of a host table (construction time only).
-  explicit Buffer(const std::vector<T>& host) : Buffer(host.size()) {
-    EFIELD_CUDA_CHECK(cudaMemcpy(ptr_, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice));
-  }
-  ~Buffer() {
-    if (ptr_) cudaFree(ptr_);
-  }
-  Buffer(const Buffer&) = delete;
-  Buffer& operator=(const Buffer&) = delete;
-  T* get() const { return ptr_; }
-  std::size_t size() const { return count_; }
-
- private:
-  T* ptr_ = nullptr;
-  std::size_t count_ = 0;
 };
 
 // A cuFFT real plan (R2C or C2R) over `rank` dimensions (last fastest). With a single element

@@ -17,7 +17,6 @@
 namespace efield::detail {
 namespace {
 
-using cuda_nd::Buffer;
 using cuda_nd::RealFft;
 
 struct Dims3 {
@@ -144,10 +143,10 @@ class CudaPlan3D final : public Plan3DImpl<T> {
  private:
   Dims3 d_;
   T zero_below_;
-  Buffer<T> real_;
-  Buffer<Complex<T>> spectrum_;
-  Buffer<T> io_;
-  Buffer<Complex<T>> ta_, tb_, tc_;
+  DeviceBuffer<T> real_;
+  DeviceBuffer<Complex<T>> spectrum_;
+  DeviceBuffer<T> io_;
+  DeviceBuffer<Complex<T>> ta_, tb_, tc_;
   RealFft<T> fft_;
   cudaStream_t host_stream_ = nullptr;
 };
