@@ -14,9 +14,10 @@ while getopts "T:R:S:B:" opt; do
     *) exit 2 ;;
   esac
 done
-# The tree may arrive without .git; .stb/commit (refreshed by scripts/device_prepare.sh) names it.
+# The commit benchmarks record: .stb/commit, written here by scripts/device_prepare.sh just
+# before the call (the .git that travels can be stale), else git.
 if [[ -z "${EFIELD_COMMIT:-}" ]]; then
-  EFIELD_COMMIT=$(git rev-parse --short HEAD 2>/dev/null || cat .stb/commit 2>/dev/null || echo unknown)
+  EFIELD_COMMIT=$(cat .stb/commit 2>/dev/null || git rev-parse --short HEAD 2>/dev/null || echo unknown)
 fi
 export EFIELD_COMMIT
 stb=(); [[ -f .stb/stb_image_write.h ]] && stb=(-DSTB_INCLUDE_DIR="$PWD/.stb")
