@@ -5,7 +5,12 @@
 // evaluate time (CUDA events around the call, after warm-up), the host wall time of the call,
 // the per-stage split (profile_stages), and in-process references: the same pipeline without
 // the CUDA graph, and the CPU backend.
-//   bench_electrostatics [--markdown FILE] [--reps N] [--only adaptec1|bigblue4] [--no-cpu]
+// --sorted hands the positions out in spatial order (cells adjacent in index order are adjacent
+// on the chip: the best case for warp-aggregated atomics); default: uniformly random.
+// --variants 0,1,... also times the CUDA pipeline's layout/launch variants (EFIELD_ES_VARIANT, bit
+// flags of kernels/electrostatics/es_kernels.cuh EsVariant) side by side in the same process.
+//   bench_electrostatics [--markdown FILE] [--reps N] [--only adaptec1|bigblue4] [--no-cpu] [--sorted] [--variants LIST]
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -13,6 +18,7 @@
 #include <fstream>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "common/timing.hpp"
@@ -38,7 +44,7 @@ struct Design {
 // cover about `fixed_fraction` of it and the movable cells `utilization` of the rest (ISPD 2005
 // designs: roughly 40% and 60%); fillers (MATH.md, td = 1) fill the remainder.
 Design make_design(const std::string& name, int num_movable, int num_fixed, int bins, std::uint64_t seed,
-                   double fixed_fraction = 0.4, double utilization = 0.6) {
+                   bool sorted, double fixed_fraction = 0.4, double utilization = 0.6) {
   std::mt19937_64 gen(seed);
   auto uni = [&](double a, double b) { return std::uniform_real_distribution<double>(a, b)(gen); };
   std::lognormal_distribution<double> width_dist(std::log(6.0), 0.6);
@@ -77,8 +83,28 @@ Design make_design(const std::string& name, int num_movable, int num_fixed, int 
     d.x.push_back(static_cast<float>(uni(0, side - w)));
     d.y.push_back(static_cast<float>(uni(0, side - 12)));
   }
+  if (sorted) {  // positions handed out in bin order (x column, then y), movable and fillers each
+    const double bin = side / bins;
+    const size_t nm = d.movable.widths.size();
+    for (const auto& [begin, end] : {std::pair<size_t, size_t>{0, nm}, {nm, nc}}) {
+      std::vector<std::tuple<double, float, float>> key;  // (bin column, y, x)
+      for (size_t c = begin; c < end; ++c) key.emplace_back(std::floor(d.x[c] / bin), d.y[c], d.x[c]);
+      std::sort(key.begin(), key.end());
+      for (size_t k = 0; k < key.size(); ++k) {
+        d.y[begin + k] = std::get<1>(key[k]);
+        d.x[begin + k] = std::get<2>(key[k]);
+      }
+    }
+  }
   return d;
 }
+
+struct VariantRow {
+  int variant = 0;
+  efield::bench::TimingResult graph;
+  efield::StageTimes stages;
+  efield::EvaluateResult result;
+};
 
 struct Row {
   std::string design;
@@ -89,6 +115,7 @@ struct Row {
   bool have_cpu = false;
   efield::StageTimes stages;
   efield::EvaluateResult result;
+  std::vector<VariantRow> variants;
 };
 
 #if EFIELD_HAS_CUDA
@@ -96,7 +123,7 @@ void check(cudaError_t e) {
   if (e != cudaSuccess) throw efield::Error(std::string("bench_electrostatics: ") + cudaGetErrorString(e));
 }
 
-Row run(const Design& d, int reps, bool with_cpu) {
+Row run(const Design& d, int reps, bool with_cpu, const std::vector<int>& variants) {
   efield::ElectrostaticOptions o;
   o.xl = 0;
   o.yl = 0;
@@ -140,6 +167,18 @@ Row run(const Design& d, int reps, bool with_cpu) {
     efield::ElectrostaticSystem es(og, d.movable, d.fillers, d.fixed);
     row.nograph = efield::bench::time_cuda([&] { es.evaluate(x, y, gx, gy); }, stream, t);
   }
+  for (int v : variants) {
+    setenv("EFIELD_ES_VARIANT", std::to_string(v).c_str(), 1);
+    VariantRow vr;
+    vr.variant = v;
+    {
+      efield::ElectrostaticSystem es(o, d.movable, d.fillers, d.fixed);
+      vr.graph = efield::bench::time_cuda([&] { vr.result = es.evaluate(x, y, gx, gy); }, stream, t);
+      vr.stages = es.profile_stages(x, y, gx, gy, reps);
+    }
+    unsetenv("EFIELD_ES_VARIANT");
+    row.variants.push_back(vr);
+  }
   if (with_cpu) {
     efield::ElectrostaticOptions oc = o;
     oc.backend = efield::Backend::Cpu;
@@ -166,14 +205,25 @@ Row run(const Design& d, int reps, bool with_cpu) {
 int main(int argc, char** argv) {
   std::string markdown, only;
   int reps = 100;
-  bool with_cpu = true;
+  bool with_cpu = true, sorted = false;
+  std::vector<int> variants;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--markdown") && i + 1 < argc) markdown = argv[++i];
     else if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) reps = std::max(50, std::atoi(argv[++i]));
     else if (!std::strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
     else if (!std::strcmp(argv[i], "--no-cpu")) with_cpu = false;
+    else if (!std::strcmp(argv[i], "--sorted")) sorted = true;
+    else if (!std::strcmp(argv[i], "--variants") && i + 1 < argc) {
+      std::string list = argv[++i];
+      for (size_t pos = 0; pos < list.size();) {
+        const size_t comma = std::min(list.find(',', pos), list.size());
+        variants.push_back(std::atoi(list.substr(pos, comma - pos).c_str()));
+        pos = comma + 1;
+      }
+    }
     else {
-      std::printf("usage: bench_electrostatics [--markdown FILE] [--reps N>=50] [--only adaptec1|bigblue4] [--no-cpu]\n");
+      std::printf("usage: bench_electrostatics [--markdown FILE] [--reps N>=50] [--only adaptec1|bigblue4] [--no-cpu] "
+                  "[--sorted] [--variants LIST]\n");
       return std::strcmp(argv[i], "--help") ? 2 : 0;
     }
   }
@@ -188,9 +238,9 @@ int main(int argc, char** argv) {
   std::vector<Row> rows;
   try {
     if (only.empty() || only == "adaptec1")
-      rows.push_back(run(make_design("adaptec1-like", 210904, 63, 512, 1), reps, with_cpu));
+      rows.push_back(run(make_design("adaptec1-like", 210904, 63, 512, 1, sorted), reps, with_cpu, variants));
     if (only.empty() || only == "bigblue4")
-      rows.push_back(run(make_design("bigblue4-like", 2200000, 400, 2048, 4), reps, with_cpu));
+      rows.push_back(run(make_design("bigblue4-like", 2200000, 400, 2048, 4, sorted), reps, with_cpu, variants));
   } catch (const std::exception& e) {
     std::fprintf(stderr, "bench_electrostatics: %s\n", e.what());
     return 1;
@@ -198,10 +248,13 @@ int main(int argc, char** argv) {
   std::string md;
   char buf[1024];
   std::snprintf(buf, sizeof buf, "# ElectrostaticSystem::evaluate\n\n%s, %s, commit %s. float, deterministic, "
-                "device pointers, cells at uniformly random positions (no locality in index order), median of %d runs after 10 "
+                "device pointers, cells at uniformly random positions (%s), median of %d runs after 10 "
                 "warm-up runs (CUDA events around the call; host wall: steady_clock around the call).\n\n",
                 efield::bench::device_name().c_str(), efield::bench::today().c_str(),
-                efield::bench::source_commit().c_str(), reps);
+                efield::bench::source_commit().c_str(),
+                sorted ? "handed out in spatial order: cells adjacent in index order are adjacent on the chip"
+                       : "no locality in index order",
+                reps);
   md += buf;
   md += "| design | movable | fillers | bins | region | evaluate ms | host wall ms | no graph ms | CPU backend ms | "
         "target ms |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n";
@@ -220,6 +273,21 @@ int main(int argc, char** argv) {
                   r.stages.rasterize_ms, r.stages.forward_fft_ms, r.stages.spectral_ms, r.stages.inverse_fft_ms,
                   r.stages.gather_ms);
     md += buf;
+  }
+  if (!variants.empty()) {
+    md += "\nVariants (EFIELD_ES_VARIANT flags: 1 natural-layout (Ex,Ey) gather, 2 natural-layout accumulator, 4 two "
+          "accumulator maps, 8 warp-aggregated atomics; evaluate = graph replay, stages as above):\n\n"
+          "| design | variant | evaluate ms | rasterize + density | forward FFT | spectral | inverse FFT | gather (+ "
+          "interleave, finalize) | energy | overflow | max density |\n"
+          "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n";
+    for (const Row& r : rows)
+      for (const VariantRow& v : r.variants) {
+        std::snprintf(buf, sizeof buf, "| %s | %d | %.4f | %.4f | %.4f | %.4f | %.4f | %.4f | %.8g | %.6f | %.5f |\n",
+                      r.design.c_str(), v.variant, v.graph.median_ms, v.stages.rasterize_ms, v.stages.forward_fft_ms,
+                      v.stages.spectral_ms, v.stages.inverse_fft_ms, v.stages.gather_ms, v.result.energy,
+                      v.result.overflow, v.result.max_density);
+        md += buf;
+      }
   }
   md += "\nResults of the last run (sanity): ";
   for (const Row& r : rows) {

@@ -1,5 +1,6 @@
 #pragma once
-// Internal: the kernels of one CUDA evaluate, in order (each launcher checks its launch):
+// Internal: the kernels of one CUDA evaluate, in order (each launcher checks its launch; the
+// EsVariant flags below change some steps, noted in brackets):
 //   rasterize.cu  launch_rasterize     movable cells -> fixed-point map (permuted layout)
 //                 launch_movable_stats map + F -> overflow/max partials
 //                 launch_rasterize     filler cells -> the same map
@@ -7,7 +8,8 @@
 //   (cuFFT 2D R2C)
 //   spectral.cu   launch_spectral_fields  -> both C2R inputs, energy partials
 //   (cuFFT batched 2D C2R)
-//   gather.cu     launch_gather        Ex/Ey in the C2R layout -> gradients
+//   gather.cu     [kEsNaturalGather: launch_field_interleave  C2R outputs -> natural (Ex, Ey) map]
+//                 launch_gather        Ex/Ey -> gradients
 //   finalize.cu   launch_finalize      partials -> {energy, overflow, max density}
 // Every reduction is fixed-order (per-block CUB reductions into per-block partials, then one
 // block over the partials), so a run is bitwise reproducible.
@@ -22,6 +24,38 @@
 namespace efield::detail {
 
 inline constexpr int kEsThreads = 256;
+
+// Layout and launch variants of the pipeline (bit flags, fixed at construction; the results agree
+// within rounding, each variant is deterministic). The environment variable EFIELD_ES_VARIANT
+// overrides the default, so the benchmark can time them side by side in one process.
+enum EsVariant : unsigned {
+  // Gather from a natural-layout interleaved (Ex, Ey) map (signs folded in), made by one pass
+  // over the C2R outputs: a 3x3 footprint reads 3 rows of 3 adjacent pairs instead of 2 scattered
+  // sectors per row in each of two permuted maps.
+  kEsNaturalGather = 1u,
+  // Rasterize into a natural-layout accumulator (and keep F natural); density_finish, which reads
+  // the whole map anyway, writes rho into the permuted position the R2C reads.
+  kEsNaturalAccum = 2u,
+  // Separate movable and filler accumulators: one rasterize launch and one density pass (stats
+  // and rho) instead of two each. Doubles the accumulator footprint: meant for small grids.
+  kEsTwoMaps = 4u,
+  // Warp-aggregated atomics in the 3x3 rasterize path: lanes of a warp adding to the same bin
+  // (cells adjacent in index order and in space) sum their fixed-point charges with warp
+  // reductions first and one lane issues the atomic. Integer sums: still order-independent.
+  kEsWarpAggregate = 8u,
+};
+inline constexpr unsigned kEsVariantMask = 15u;
+
+// Two values of one bin, one aligned load (the natural-layout field map holds (Ex, Ey)).
+template <typename T>
+struct alignas(2 * sizeof(T)) EsVec2 {
+  T x, y;
+};
+
+// Flat index of bin (m, n) in the natural or the Makhoul-permuted layout.
+__device__ __forceinline__ std::int64_t es_map_index(bool natural, int m, int n, int M, int N) {
+  return natural ? static_cast<std::int64_t>(m) * N + n : permuted_index(m, n, M, N);
+}
 // Upper bound on the blocks of the grid-stride reduction kernels (= number of partials).
 inline constexpr int kEsMaxReduceBlocks = 1024;
 
@@ -45,6 +79,9 @@ struct RasterizeArgs {
   const T* w;  // per cell (movable, then fillers): the large cells' sizes
   const T* h;
   EsAccum* acc;
+  EsAccum* acc_filler;      // kEsTwoMaps: the fillers' map (else nullptr: fillers go to acc)
+  bool natural;             // kEsNaturalAccum: maps in the natural layout
+  bool warp_aggregate;      // kEsWarpAggregate
   T to_fixed;               // 2^bits / (bx by)
   const int* small_cells;   // cells with one thread each, ascending (movable ones first)
   const T* small_w;         // their sizes in that order (coalesced reads)
@@ -59,8 +96,10 @@ void launch_rasterize(const RasterizeArgs<T>& a, cudaStream_t stream);
 template <typename T>
 struct DensityPassArgs {
   std::int64_t bins;
-  const T* fixed_rho;   // F / (bx by), permuted
+  const T* fixed_rho;   // F / (bx by), in the accumulator's layout
   EsAccum* acc;         // movable_stats: movable charge; density_finish: all, cleared after reading
+  EsAccum* acc_filler;  // density_combined (kEsTwoMaps): filler charge, cleared after reading
+  bool natural;         // accumulator and F in the natural layout; rho is always permuted
   T* rho;               // permuted: the R2C input
   T inv_scale;          // 2^-bits
   T target_density;
@@ -71,7 +110,22 @@ struct DensityPassArgs {
 template <typename T>
 void launch_movable_stats(const DensityPassArgs<T>& a, cudaStream_t stream);
 template <typename T>
-void launch_density_finish(const DensityPassArgs<T>& a, cudaStream_t stream);
+void launch_density_finish(const DensityPassArgs<T>& a, int N, cudaStream_t stream);
+// kEsTwoMaps: movable_stats and density_finish in one pass over both maps.
+template <typename T>
+void launch_density_combined(const DensityPassArgs<T>& a, int N, cudaStream_t stream);
+
+template <typename T>
+struct FinalizeArgs {
+  const double* part_overflow;
+  const T* part_max;
+  int density_blocks;
+  const double* part_energy;
+  int spectral_blocks;
+  double energy_scale;    // M N / 4
+  double overflow_scale;  // bx by / movable area
+  double* result;         // device: {energy, overflow, max_density}
+};
 
 template <typename T>
 struct SpectralArgs {
@@ -97,6 +151,7 @@ struct GatherArgs {
   const T* h;
   const T* y_x;  // C2R output, Ex = (-1)^m y_x[p(m), q(n)]
   const T* y_y;  // Ey = (-1)^n y_y[p(m), q(n)]
+  const EsVec2<T>* e;  // kEsNaturalGather: (Ex, Ey)[m N + n] (else nullptr: read y_x, y_y)
   T* grad_x;
   T* grad_y;
   const int* small_cells;
@@ -108,18 +163,10 @@ struct GatherArgs {
 };
 template <typename T>
 void launch_gather(const GatherArgs<T>& a, cudaStream_t stream);
-
+// e[m N + n] = ((-1)^m y_x[p(m), q(n)], (-1)^n y_y[p(m), q(n)]).
 template <typename T>
-struct FinalizeArgs {
-  const double* part_overflow;
-  const T* part_max;
-  int density_blocks;
-  const double* part_energy;
-  int spectral_blocks;
-  double energy_scale;    // M N / 4
-  double overflow_scale;  // bx by / movable area
-  double* result;         // device: {energy, overflow, max_density}
-};
+void launch_field_interleave(const T* y_x, const T* y_y, EsVec2<T>* e, int M, int N, cudaStream_t stream);
+
 template <typename T>
 void launch_finalize(const FinalizeArgs<T>& a, cudaStream_t stream);
 

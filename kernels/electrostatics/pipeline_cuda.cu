@@ -5,6 +5,7 @@
 // pinned staging buffers whose copies are part of their own graph.
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -70,6 +71,20 @@ class CufftHandle {
   bool valid_ = false;
 };
 
+// The default variant (es_kernels.cuh EsVariant); EFIELD_ES_VARIANT=<flags> overrides it (read
+// once per construction; the benchmark times variants side by side).
+unsigned choose_variant(std::int64_t bins) {
+  unsigned v = kEsNaturalGather | kEsNaturalAccum;
+  if (bins <= (std::int64_t{1} << 20)) v |= kEsTwoMaps;
+  if (const char* env = std::getenv("EFIELD_ES_VARIANT")) {
+    char* end = nullptr;
+    const unsigned long e = std::strtoul(env, &end, 0);
+    if (end != env && *end == '\0' && e <= kEsVariantMask) v = static_cast<unsigned>(e);
+    else log().warn("EFIELD_ES_VARIANT='{}' ignored (expected 0..{})", env, kEsVariantMask);
+  }
+  return v;
+}
+
 class GraphExec {
  public:
   GraphExec() = default;
@@ -120,6 +135,8 @@ class CudaPipeline final : public ElectrostaticBackend {
     H_ = N_ / 2 + 1;
     bins_ = static_cast<std::int64_t>(M_) * N_;
     nc_ = d.num_cells();
+    variant_ = choose_variant(bins_);
+    log().debug("ElectrostaticSystem (CUDA): pipeline variant {}", variant_);
     geom_ = make_cell_geometry<T>(d);
     grid_ = make_spectral_grid<T>(d);
 
@@ -184,6 +201,11 @@ class CudaPipeline final : public ElectrostaticBackend {
     // Maps and spectra.
     acc_ = EsDeviceArray<EsAccum>(bins_);
     EFIELD_CUDA_CHECK(cudaMemset(acc_.get(), 0, acc_.bytes()));
+    if (variant_ & kEsTwoMaps) {
+      acc_filler_ = EsDeviceArray<EsAccum>(bins_);
+      EFIELD_CUDA_CHECK(cudaMemset(acc_filler_.get(), 0, acc_filler_.bytes()));
+    }
+    if (variant_ & kEsNaturalGather) e_map_ = EsDeviceArray<EsVec2<T>>(bins_);
     fixed_rho_ = EsDeviceArray<T>(bins_);
     rho_ = EsDeviceArray<T>(bins_);
     spectrum_ = EsDeviceArray<Cpx>(static_cast<size_t>(M_) * H_);
@@ -350,7 +372,11 @@ class CudaPipeline final : public ElectrostaticBackend {
 
   void load_fixed_map() {
     fixed_natural_ = compute_fixed_map(design_);
-    const std::vector<T> f = permuted_fixed_density<T>(design_, fixed_natural_);
+    std::vector<T> f = permuted_fixed_density<T>(design_, fixed_natural_);
+    if (variant_ & kEsNaturalAccum) {  // F / (bx by) in the accumulator's (natural) layout
+      const double inv_area = 1.0 / (design_.bx * design_.by);
+      for (size_t k = 0; k < f.size(); ++k) f[k] = static_cast<T>(fixed_natural_[k] * inv_area);
+    }
     upload(fixed_rho_.get(), f.data(), f.size());
   }
 
@@ -366,29 +392,50 @@ class CudaPipeline final : public ElectrostaticBackend {
     return g;
   }
 
-  // Movable cells -> overflow/max partials -> fillers -> rho (one accumulator map; rasterize.cu).
+  // One accumulator map: movable cells -> overflow/max partials -> fillers -> rho. Two maps
+  // (kEsTwoMaps): all cells -> partials and rho in one pass (rasterize.cu).
   void enqueue_rasterize(const T* x, const T* y, std::int64_t fo) {
     const T scale = static_cast<T>(std::ldexp(1.0, FixedPointBits<T>::value));
+    const bool two_maps = (variant_ & kEsTwoMaps) != 0, natural = (variant_ & kEsNaturalAccum) != 0;
     RasterizeArgs<T> r{geometry(fo), x, y, widths_.get(), heights_.get(), acc_.get(),
+                       two_maps ? acc_filler_.get() : nullptr, natural, (variant_ & kEsWarpAggregate) != 0,
                        static_cast<T>(scale / (design_.bx * design_.by)), small_.get(), small_w_.get(),
-                       small_h_.get(), 0, small_movable_, large_.get(), 0, large_movable_};
+                       small_h_.get(), 0, two_maps ? num_small_ : small_movable_, large_.get(), 0,
+                       two_maps ? num_large_ : large_movable_};
     launch_rasterize(r, stream_);
     DensityPassArgs<T> p{bins_,
                          fixed_rho_.get(),
                          acc_.get(),
+                         acc_filler_.get(),
+                         natural,
                          rho_.get(),
                          static_cast<T>(std::ldexp(1.0, -FixedPointBits<T>::value)),
                          static_cast<T>(design_.options.target_density),
                          part_overflow_.get(),
                          part_max_.get(),
                          density_blocks_};
+    if (two_maps) {
+      launch_density_combined(p, N_, stream_);
+      return;
+    }
     launch_movable_stats(p, stream_);
     r.small_begin = small_movable_;
     r.small_end = num_small_;
     r.large_begin = large_movable_;
     r.large_end = num_large_;
     launch_rasterize(r, stream_);
-    launch_density_finish(p, stream_);
+    launch_density_finish(p, N_, stream_);
+  }
+
+  FinalizeArgs<T> finalize_args() {
+    return FinalizeArgs<T>{part_overflow_.get(),
+                      part_max_.get(),
+                      density_blocks_,
+                      part_energy_.get(),
+                      spectral_blocks_,
+                      static_cast<double>(M_) * N_ / 4.0,
+                      design_.movable_area > 0 ? design_.bx * design_.by / design_.movable_area : 0.0,
+                      result_host_.get()};
   }
 
   void enqueue_spectral() {
@@ -398,19 +445,27 @@ class CudaPipeline final : public ElectrostaticBackend {
   }
 
   void enqueue_gather_and_finalize(const T* x, const T* y, T* gx, T* gy, std::int64_t fo) {
-    GatherArgs<T> a{geometry(fo), x,  y,  widths_.get(), heights_.get(), y_fields_.get(), y_fields_.get() + bins_,
-                    gx,           gy, small_.get(), small_w_.get(), small_h_.get(), num_small_, large_.get(),
+    const T* y_x = y_fields_.get();
+    const T* y_y = y_fields_.get() + bins_;
+    if (variant_ & kEsNaturalGather) launch_field_interleave(y_x, y_y, e_map_.get(), M_, N_, stream_);
+    GatherArgs<T> a{geometry(fo),
+                    x,
+                    y,
+                    widths_.get(),
+                    heights_.get(),
+                    y_x,
+                    y_y,
+                    e_map_.get(),
+                    gx,
+                    gy,
+                    small_.get(),
+                    small_w_.get(),
+                    small_h_.get(),
+                    num_small_,
+                    large_.get(),
                     num_large_};
     launch_gather(a, stream_);
-    FinalizeArgs<T> f{part_overflow_.get(),
-                      part_max_.get(),
-                      density_blocks_,
-                      part_energy_.get(),
-                      spectral_blocks_,
-                      static_cast<double>(M_) * N_ / 4.0,
-                      design_.movable_area > 0 ? design_.bx * design_.by / design_.movable_area : 0.0,
-                      result_host_.get()};
-    launch_finalize(f, stream_);
+    launch_finalize(finalize_args(), stream_);
   }
 
   void enqueue_pipeline(const T* x, const T* y, T* gx, T* gy, std::int64_t fo) {
@@ -482,7 +537,9 @@ class CudaPipeline final : public ElectrostaticBackend {
   EsDeviceArray<int> large_, small_;
   EsDeviceArray<T> small_w_, small_h_;
   int num_large_ = 0, num_small_ = 0, small_movable_ = 0, large_movable_ = 0;
-  EsDeviceArray<EsAccum> acc_;
+  unsigned variant_ = 0;  // EsVariant flags
+  EsDeviceArray<EsAccum> acc_, acc_filler_;
+  EsDeviceArray<EsVec2<T>> e_map_;
   EsDeviceArray<T> fixed_rho_, rho_, y_fields_, y_phi_;
   EsDeviceArray<Cpx> spectrum_, w_fields_, w_phi_;
   std::vector<double> fixed_natural_;

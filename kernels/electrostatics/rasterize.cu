@@ -1,9 +1,12 @@
 // Rasterization: every movable and filler cell's stretched footprint (MATH.md 2.1-2.3) is added
-// as fixed-point integers (density.hpp) straight into the Makhoul-permuted layout the forward
-// R2C reads. One 64-bit map serves both kinds (a second map would double the atomics' footprint
-// in L2): movable cells first, then movable_stats reads the movable + fixed density for the
-// overflow and max-density partials, then the fillers are added and density_finish converts to
-// rho and clears the map for the next evaluate.
+// as fixed-point integers (density.hpp) into a 64-bit accumulator, either in the Makhoul-permuted
+// layout the forward R2C reads or (kEsNaturalAccum) in the natural layout, where a footprint row
+// is 2-3 adjacent words, and density_finish / density_combined write rho into the permuted
+// position while they read the map anyway. One map serves both kinds of cells by default:
+// movable cells first, then movable_stats reads the movable + fixed density for the overflow and
+// max-density partials, then the fillers are added and density_finish converts to rho and clears
+// the map for the next evaluate. With kEsTwoMaps (small grids) fillers go to a second map, all
+// cells are rasterized by one launch and density_combined does stats and rho in one pass.
 #include <cub/block/block_reduce.cuh>
 
 #include "common/cuda_check.cuh"
@@ -13,9 +16,64 @@ namespace efield::detail {
 namespace {
 
 template <typename T>
-__device__ __forceinline__ void add_charge(const RasterizeArgs<T>& a, T weight, int m, int n) {
+__device__ __forceinline__ void add_charge(const RasterizeArgs<T>& a, EsAccum* acc, T weight, int m, int n) {
   const std::int64_t q = to_fixed_point(weight, a.to_fixed);
-  if (q > 0) atomicAdd(a.acc + permuted_index(m, n, a.g.M, a.g.N), static_cast<EsAccum>(q));
+  if (q > 0) atomicAdd(acc + es_map_index(a.natural, m, n, a.g.M, a.g.N), static_cast<EsAccum>(q));
+}
+
+// kEsTwoMaps: fillers (cell indices from num_movable on) have their own map.
+template <typename T>
+__device__ __forceinline__ EsAccum* map_of(const RasterizeArgs<T>& a, int c) {
+  return a.acc_filler != nullptr && c >= a.g.num_movable ? a.acc_filler : a.acc;
+}
+
+// kEsWarpAggregate: lanes adding to the same bin (the same target) sum first; one atomic per
+// distinct target in the warp. Every lane of the warp calls this (nullptr: nothing to add).
+// The 64-bit charge is summed as 16-bit low parts and the rest, each of which fits 32 bits for
+// 32 lanes (a contribution is at most about 2^FixedPointBits <= 2^40), so the sum is exact.
+__device__ __forceinline__ void add_aggregated(EsAccum* target, std::int64_t q) {
+  const unsigned group = __match_any_sync(0xffffffffu, reinterpret_cast<unsigned long long>(target));
+  if (target == nullptr) return;
+  const unsigned lane = threadIdx.x & 31u;
+  if (group == (1u << lane)) {  // alone: the common case in random order
+    atomicAdd(target, static_cast<EsAccum>(q));
+    return;
+  }
+  const unsigned lo = __reduce_add_sync(group, static_cast<unsigned>(q & 0xffff));
+  const unsigned hi = __reduce_add_sync(group, static_cast<unsigned>(q >> 16));
+  if (lane == static_cast<unsigned>(__ffs(group) - 1)) atomicAdd(target, (static_cast<EsAccum>(hi) << 16) + lo);
+}
+
+template <typename T>
+__device__ __forceinline__ void rasterize_small_aggregated(const RasterizeArgs<T>& a, int t) {
+  const bool valid = t < a.small_end;
+  Footprint<T> f{};
+  EsAccum* acc = a.acc;
+  bool unrolled = false;
+  if (valid) {
+    const int c = a.small_cells[t];
+    const std::int64_t i = position_index(a.g, static_cast<std::int64_t>(c));
+    f = cell_footprint(a.g, a.x[i], a.y[i], a.small_w[t], a.small_h[t]);
+    acc = map_of(a, c);
+    unrolled = f.m1 - f.m0 < 3 && f.n1 - f.n0 < 3;
+  }
+  T ox[3], oy[3];
+#pragma unroll
+  for (int k = 0; k < 3; ++k) {
+    ox[k] = unrolled && f.m0 + k <= f.m1 ? bin_overlap(f.x0, f.x1, f.m0 + k, a.g.bx) : T(0);
+    oy[k] = unrolled && f.n0 + k <= f.n1 ? bin_overlap(f.y0, f.y1, f.n0 + k, a.g.by) : T(0);
+  }
+#pragma unroll
+  for (int p = 0; p < 3; ++p)
+#pragma unroll
+    for (int q = 0; q < 3; ++q) {
+      const bool in = unrolled && f.m0 + p <= f.m1 && f.n0 + q <= f.n1;
+      const std::int64_t v = in ? to_fixed_point(f.charge * ox[p] * oy[q], a.to_fixed) : 0;
+      add_aggregated(v > 0 ? acc + es_map_index(a.natural, f.m0 + p, f.n0 + q, a.g.M, a.g.N) : nullptr, v);
+    }
+  if (valid && !unrolled)
+    for (int m = f.m0; m <= f.m1; ++m)
+      for (int n = f.n0; n <= f.n1; ++n) add_charge(a, acc, footprint_weight(f, a.g, m, n), m, n);
 }
 
 // One thread per small cell. Footprints of up to 3 x 3 bins (almost every standard cell and
@@ -23,10 +81,15 @@ __device__ __forceinline__ void add_charge(const RasterizeArgs<T>& a, T weight, 
 template <typename T>
 __device__ __forceinline__ void rasterize_small(const RasterizeArgs<T>& a, int block) {
   const int t = a.small_begin + static_cast<int>(block * blockDim.x + threadIdx.x);
+  if (a.warp_aggregate) {  // uniform: the whole warp goes this way
+    rasterize_small_aggregated(a, t);
+    return;
+  }
   if (t >= a.small_end) return;
   const int c = a.small_cells[t];
   const std::int64_t i = position_index(a.g, static_cast<std::int64_t>(c));
   const Footprint<T> f = cell_footprint(a.g, a.x[i], a.y[i], a.small_w[t], a.small_h[t]);
+  EsAccum* acc = map_of(a, c);
   if (f.m1 - f.m0 < 3 && f.n1 - f.n0 < 3) {
     T ox[3], oy[3];
 #pragma unroll
@@ -38,11 +101,11 @@ __device__ __forceinline__ void rasterize_small(const RasterizeArgs<T>& a, int b
     for (int p = 0; p < 3; ++p)
 #pragma unroll
       for (int q = 0; q < 3; ++q)
-        if (f.m0 + p <= f.m1 && f.n0 + q <= f.n1) add_charge(a, f.charge * ox[p] * oy[q], f.m0 + p, f.n0 + q);
+        if (f.m0 + p <= f.m1 && f.n0 + q <= f.n1) add_charge(a, acc, f.charge * ox[p] * oy[q], f.m0 + p, f.n0 + q);
     return;
   }
   for (int m = f.m0; m <= f.m1; ++m)
-    for (int n = f.n0; n <= f.n1; ++n) add_charge(a, footprint_weight(f, a.g, m, n), m, n);
+    for (int n = f.n0; n <= f.n1; ++n) add_charge(a, acc, footprint_weight(f, a.g, m, n), m, n);
 }
 
 // One block per large cell, its threads striding over the cell's bins.
@@ -51,11 +114,12 @@ __device__ __forceinline__ void rasterize_large(const RasterizeArgs<T>& a, int b
   const int c = a.large_cells[a.large_begin + block];
   const std::int64_t i = position_index(a.g, static_cast<std::int64_t>(c));
   const Footprint<T> f = cell_footprint(a.g, a.x[i], a.y[i], a.w[c], a.h[c]);
+  EsAccum* acc = map_of(a, c);
   const int cols = f.n1 - f.n0 + 1;
   const std::int64_t count = static_cast<std::int64_t>(f.m1 - f.m0 + 1) * cols;
   for (std::int64_t k = threadIdx.x; k < count; k += blockDim.x) {
     const int m = f.m0 + static_cast<int>(k / cols), n = f.n0 + static_cast<int>(k % cols);
-    add_charge(a, footprint_weight(f, a.g, m, n), m, n);
+    add_charge(a, acc, footprint_weight(f, a.g, m, n), m, n);
   }
 }
 
@@ -95,14 +159,41 @@ __global__ void movable_stats(DensityPassArgs<T> a) {
   write_partials(a, overflow, mx);
 }
 
+// Where bin k of the accumulator goes in rho (the permuted R2C input).
+template <typename T>
+__device__ __forceinline__ std::int64_t rho_index(const DensityPassArgs<T>& a, std::int64_t k, int N) {
+  if (!a.natural) return k;
+  const int m = static_cast<int>(k / N), n = static_cast<int>(k - static_cast<std::int64_t>(m) * N);
+  return es_map_index(false, m, n, static_cast<int>(a.bins / N), N);
+}
+
 // rho = all charge + F / (bx by); the map is cleared for the next evaluate.
 template <typename T>
-__global__ void density_finish(DensityPassArgs<T> a) {
+__global__ void density_finish(DensityPassArgs<T> a, int N) {
   for (std::int64_t k = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < a.bins;
        k += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
-    a.rho[k] = bin_density(static_cast<std::int64_t>(a.acc[k]), std::int64_t{0}, a.fixed_rho[k], a.inv_scale).rho;
+    a.rho[rho_index(a, k, N)] =
+        bin_density(static_cast<std::int64_t>(a.acc[k]), std::int64_t{0}, a.fixed_rho[k], a.inv_scale).rho;
     a.acc[k] = 0;
   }
+}
+
+// kEsTwoMaps: stats and rho in one pass over the movable and filler maps, both cleared.
+template <typename T>
+__global__ void density_combined(DensityPassArgs<T> a, int N) {
+  double overflow = 0;
+  T mx = T(0);
+  for (std::int64_t k = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < a.bins;
+       k += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+    const BinDensity<T> b = bin_density(static_cast<std::int64_t>(a.acc[k]), static_cast<std::int64_t>(a.acc_filler[k]),
+                                        a.fixed_rho[k], a.inv_scale);
+    overflow += static_cast<double>(bin_overflow(b.movable_rho, a.target_density));
+    mx = b.movable_rho > mx ? b.movable_rho : mx;
+    a.rho[rho_index(a, k, N)] = b.rho;
+    a.acc[k] = 0;
+    a.acc_filler[k] = 0;
+  }
+  write_partials(a, overflow, mx);
 }
 
 }  // namespace
@@ -123,8 +214,14 @@ void launch_movable_stats(const DensityPassArgs<T>& a, cudaStream_t stream) {
 }
 
 template <typename T>
-void launch_density_finish(const DensityPassArgs<T>& a, cudaStream_t stream) {
-  density_finish<T><<<es_blocks_for(a.bins), kEsThreads, 0, stream>>>(a);
+void launch_density_finish(const DensityPassArgs<T>& a, int N, cudaStream_t stream) {
+  density_finish<T><<<es_blocks_for(a.bins), kEsThreads, 0, stream>>>(a, N);
+  EFIELD_CUDA_CHECK_LAUNCH();
+}
+
+template <typename T>
+void launch_density_combined(const DensityPassArgs<T>& a, int N, cudaStream_t stream) {
+  density_combined<T><<<a.blocks, kEsThreads, 0, stream>>>(a, N);
   EFIELD_CUDA_CHECK_LAUNCH();
 }
 
@@ -132,7 +229,9 @@ template void launch_rasterize<float>(const RasterizeArgs<float>&, cudaStream_t)
 template void launch_rasterize<double>(const RasterizeArgs<double>&, cudaStream_t);
 template void launch_movable_stats<float>(const DensityPassArgs<float>&, cudaStream_t);
 template void launch_movable_stats<double>(const DensityPassArgs<double>&, cudaStream_t);
-template void launch_density_finish<float>(const DensityPassArgs<float>&, cudaStream_t);
-template void launch_density_finish<double>(const DensityPassArgs<double>&, cudaStream_t);
+template void launch_density_finish<float>(const DensityPassArgs<float>&, int, cudaStream_t);
+template void launch_density_finish<double>(const DensityPassArgs<double>&, int, cudaStream_t);
+template void launch_density_combined<float>(const DensityPassArgs<float>&, int, cudaStream_t);
+template void launch_density_combined<double>(const DensityPassArgs<double>&, int, cudaStream_t);
 
 }  // namespace efield::detail
