@@ -6,7 +6,7 @@
 // the per-stage split (profile_stages), and in-process references: the same pipeline without
 // the CUDA graph, and the CPU backend.
 // --sorted hands the positions out in spatial order (cells adjacent in index order are adjacent
-// on the chip: the best case for warp-aggregated atomics); default: uniformly random.
+// on the chip: cache locality for rasterize and gather); default: uniformly random.
 // --variants 0,1,... also times the CUDA pipeline's layout/launch variants (EFIELD_ES_VARIANT, bit
 // flags of kernels/electrostatics/es_kernels.cuh EsVariant) side by side in the same process.
 //   bench_electrostatics [--markdown FILE] [--reps N] [--only adaptec1|bigblue4] [--no-cpu] [--sorted] [--variants LIST]
@@ -276,7 +276,7 @@ int main(int argc, char** argv) {
   }
   if (!variants.empty()) {
     md += "\nVariants (EFIELD_ES_VARIANT flags: 1 natural-layout (Ex,Ey) gather, 2 natural-layout accumulator, 4 two "
-          "accumulator maps, 8 warp-aggregated atomics; evaluate = graph replay, stages as above):\n\n"
+          "accumulator maps; evaluate = graph replay, stages as above):\n\n"
           "| design | variant | evaluate ms | rasterize + density | forward FFT | spectral | inverse FFT | gather (+ "
           "interleave, finalize) | energy | overflow | max density |\n"
           "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n";

@@ -25,26 +25,26 @@ namespace efield::detail {
 
 inline constexpr int kEsThreads = 256;
 
-// Layout and launch variants of the pipeline (bit flags, fixed at construction; the results agree
-// within rounding, each variant is deterministic). The environment variable EFIELD_ES_VARIANT
-// overrides the default, so the benchmark can time them side by side in one process.
+// Layout and launch variants of the pipeline (bit flags, fixed at construction). All give the
+// same bits (integer accumulation; the same field values summed in the same order). The
+// environment variable EFIELD_ES_VARIANT overrides the default (pipeline_cuda.cu
+// choose_variant), so the benchmark can time them side by side in one process; measurements in
+// bench_ispd/results/electrostatics.md.
 enum EsVariant : unsigned {
   // Gather from a natural-layout interleaved (Ex, Ey) map (signs folded in), made by one pass
   // over the C2R outputs: a 3x3 footprint reads 3 rows of 3 adjacent pairs instead of 2 scattered
-  // sectors per row in each of two permuted maps.
+  // sectors per row in each of two permuted maps. H200, 2048^2, 4M cells: gather 0.39 -> 0.18 ms.
   kEsNaturalGather = 1u,
   // Rasterize into a natural-layout accumulator (and keep F natural); density_finish, which reads
-  // the whole map anyway, writes rho into the permuted position the R2C reads.
+  // the whole map anyway, writes rho into the permuted position the R2C reads. The atomics'
+  // count is unchanged, so the gain is small (rasterize 0.362 -> 0.352 ms at 2048^2).
   kEsNaturalAccum = 2u,
   // Separate movable and filler accumulators: one rasterize launch and one density pass (stats
-  // and rho) instead of two each. Doubles the accumulator footprint: meant for small grids.
+  // and rho) instead of two each. Doubles the accumulator footprint: faster at 512^2 (-5 us),
+  // slower at 2048^2 (+25 us), so used up to 2^20 bins.
   kEsTwoMaps = 4u,
-  // Warp-aggregated atomics in the 3x3 rasterize path: lanes of a warp adding to the same bin
-  // (cells adjacent in index order and in space) sum their fixed-point charges with warp
-  // reductions first and one lane issues the atomic. Integer sums: still order-independent.
-  kEsWarpAggregate = 8u,
 };
-inline constexpr unsigned kEsVariantMask = 15u;
+inline constexpr unsigned kEsVariantMask = 7u;
 
 // Two values of one bin, one aligned load (the natural-layout field map holds (Ex, Ey)).
 template <typename T>
@@ -81,7 +81,6 @@ struct RasterizeArgs {
   EsAccum* acc;
   EsAccum* acc_filler;      // kEsTwoMaps: the fillers' map (else nullptr: fillers go to acc)
   bool natural;             // kEsNaturalAccum: maps in the natural layout
-  bool warp_aggregate;      // kEsWarpAggregate
   T to_fixed;               // 2^bits / (bx by)
   const int* small_cells;   // cells with one thread each, ascending (movable ones first)
   const T* small_w;         // their sizes in that order (coalesced reads)

@@ -1,6 +1,7 @@
 // The CUDA electrostatic pipeline: everything made at construction (cuFFT plans, buffers,
 // twiddles, the fixed map, pinned staging), then per evaluate one CUDA graph replay of
-//   rasterize -> density pass -> R2C -> spectral -> batched C2R -> gather -> finalize -> result copy.
+//   rasterize -> density pass(es) -> R2C -> spectral -> batched C2R -> field interleave -> gather ->
+//   finalize (layout variants: es_kernels.cuh EsVariant).
 // Device pointers are used directly (graph re-captured when they change); host arrays go through
 // pinned staging buffers whose copies are part of their own graph.
 #include <algorithm>
@@ -71,8 +72,9 @@ class CufftHandle {
   bool valid_ = false;
 };
 
-// The default variant (es_kernels.cuh EsVariant); EFIELD_ES_VARIANT=<flags> overrides it (read
-// once per construction; the benchmark times variants side by side).
+// The default variant (es_kernels.cuh EsVariant): natural layouts always, two accumulators on
+// grids up to 2^20 bins (measured, bench_ispd/results/electrostatics.md). EFIELD_ES_VARIANT=<flags>
+// overrides it (read once per construction; the benchmark times variants side by side).
 unsigned choose_variant(std::int64_t bins) {
   unsigned v = kEsNaturalGather | kEsNaturalAccum;
   if (bins <= (std::int64_t{1} << 20)) v |= kEsTwoMaps;
@@ -398,7 +400,7 @@ class CudaPipeline final : public ElectrostaticBackend {
     const T scale = static_cast<T>(std::ldexp(1.0, FixedPointBits<T>::value));
     const bool two_maps = (variant_ & kEsTwoMaps) != 0, natural = (variant_ & kEsNaturalAccum) != 0;
     RasterizeArgs<T> r{geometry(fo), x, y, widths_.get(), heights_.get(), acc_.get(),
-                       two_maps ? acc_filler_.get() : nullptr, natural, (variant_ & kEsWarpAggregate) != 0,
+                       two_maps ? acc_filler_.get() : nullptr, natural,
                        static_cast<T>(scale / (design_.bx * design_.by)), small_.get(), small_w_.get(),
                        small_h_.get(), 0, two_maps ? num_small_ : small_movable_, large_.get(), 0,
                        two_maps ? num_large_ : large_movable_};

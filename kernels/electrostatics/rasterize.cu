@@ -27,64 +27,11 @@ __device__ __forceinline__ EsAccum* map_of(const RasterizeArgs<T>& a, int c) {
   return a.acc_filler != nullptr && c >= a.g.num_movable ? a.acc_filler : a.acc;
 }
 
-// kEsWarpAggregate: lanes adding to the same bin (the same target) sum first; one atomic per
-// distinct target in the warp. Every lane of the warp calls this (nullptr: nothing to add).
-// The 64-bit charge is summed as 16-bit low parts and the rest, each of which fits 32 bits for
-// 32 lanes (a contribution is at most about 2^FixedPointBits <= 2^40), so the sum is exact.
-__device__ __forceinline__ void add_aggregated(EsAccum* target, std::int64_t q) {
-  const unsigned group = __match_any_sync(0xffffffffu, reinterpret_cast<unsigned long long>(target));
-  if (target == nullptr) return;
-  const unsigned lane = threadIdx.x & 31u;
-  if (group == (1u << lane)) {  // alone: the common case in random order
-    atomicAdd(target, static_cast<EsAccum>(q));
-    return;
-  }
-  const unsigned lo = __reduce_add_sync(group, static_cast<unsigned>(q & 0xffff));
-  const unsigned hi = __reduce_add_sync(group, static_cast<unsigned>(q >> 16));
-  if (lane == static_cast<unsigned>(__ffs(group) - 1)) atomicAdd(target, (static_cast<EsAccum>(hi) << 16) + lo);
-}
-
-template <typename T>
-__device__ __forceinline__ void rasterize_small_aggregated(const RasterizeArgs<T>& a, int t) {
-  const bool valid = t < a.small_end;
-  Footprint<T> f{};
-  EsAccum* acc = a.acc;
-  bool unrolled = false;
-  if (valid) {
-    const int c = a.small_cells[t];
-    const std::int64_t i = position_index(a.g, static_cast<std::int64_t>(c));
-    f = cell_footprint(a.g, a.x[i], a.y[i], a.small_w[t], a.small_h[t]);
-    acc = map_of(a, c);
-    unrolled = f.m1 - f.m0 < 3 && f.n1 - f.n0 < 3;
-  }
-  T ox[3], oy[3];
-#pragma unroll
-  for (int k = 0; k < 3; ++k) {
-    ox[k] = unrolled && f.m0 + k <= f.m1 ? bin_overlap(f.x0, f.x1, f.m0 + k, a.g.bx) : T(0);
-    oy[k] = unrolled && f.n0 + k <= f.n1 ? bin_overlap(f.y0, f.y1, f.n0 + k, a.g.by) : T(0);
-  }
-#pragma unroll
-  for (int p = 0; p < 3; ++p)
-#pragma unroll
-    for (int q = 0; q < 3; ++q) {
-      const bool in = unrolled && f.m0 + p <= f.m1 && f.n0 + q <= f.n1;
-      const std::int64_t v = in ? to_fixed_point(f.charge * ox[p] * oy[q], a.to_fixed) : 0;
-      add_aggregated(v > 0 ? acc + es_map_index(a.natural, f.m0 + p, f.n0 + q, a.g.M, a.g.N) : nullptr, v);
-    }
-  if (valid && !unrolled)
-    for (int m = f.m0; m <= f.m1; ++m)
-      for (int n = f.n0; n <= f.n1; ++n) add_charge(a, acc, footprint_weight(f, a.g, m, n), m, n);
-}
-
 // One thread per small cell. Footprints of up to 3 x 3 bins (almost every standard cell and
 // filler: stretched cells span 2-3 bins per axis) take an unrolled path; larger ones loop.
 template <typename T>
 __device__ __forceinline__ void rasterize_small(const RasterizeArgs<T>& a, int block) {
   const int t = a.small_begin + static_cast<int>(block * blockDim.x + threadIdx.x);
-  if (a.warp_aggregate) {  // uniform: the whole warp goes this way
-    rasterize_small_aggregated(a, t);
-    return;
-  }
   if (t >= a.small_end) return;
   const int c = a.small_cells[t];
   const std::int64_t i = position_index(a.g, static_cast<std::int64_t>(c));
