@@ -325,19 +325,7 @@ class CudaPipeline final : public ElectrostaticBackend {
       evaluate(x, y, gx, gy);
       t[5].push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
     }
-    const auto median = [](std::vector<double>& v) {
-      std::sort(v.begin(), v.end());
-      return v[v.size() / 2];
-    };
-    StageTimes s;
-    s.rasterize_ms = median(t[0]);
-    s.forward_fft_ms = median(t[1]);
-    s.spectral_ms = median(t[2]);
-    s.inverse_fft_ms = median(t[3]);
-    s.gather_ms = median(t[4]);
-    s.total_ms = median(t[5]);
-    s.repetitions = reps;
-    return s;
+    return median_stage_times(t, reps);
   }
 
   std::vector<double> density_map() override { return download_unpermuted(rho_.get(), -1); }

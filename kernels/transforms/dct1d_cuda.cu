@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/cuda_check.cuh"
+#include "common/host_staging.cuh"
 #include "efield/device.hpp"
 #include "efield/error.hpp"
 #include "math/twiddle.hpp"
@@ -90,11 +91,9 @@ class CudaPlan1D final : public Plan1DImpl<T> {
 
   void execute_host(const T* in, T* out) override {
     if (staging_.get() == nullptr) throw Error("Plan1D (cuda): this internal plan has no host staging buffers");
-    const size_t bytes = sizeof(T) * static_cast<size_t>(this->spec().batch) * this->spec().n;
-    EFIELD_CUDA_CHECK(cudaMemcpyAsync(staging_.get(), in, bytes, cudaMemcpyHostToDevice, nullptr));
-    execute(staging_.get(), staging_.get(), nullptr);
-    EFIELD_CUDA_CHECK(cudaMemcpyAsync(out, staging_.get(), bytes, cudaMemcpyDeviceToHost, nullptr));
-    EFIELD_CUDA_CHECK(cudaStreamSynchronize(nullptr));
+    const size_t count = static_cast<size_t>(this->spec().batch) * this->spec().n;
+    execute_through_staging(staging_.get(), in, out, count, nullptr,
+                            [&](T* data) { execute(data, data, nullptr); });
   }
 
   Backend backend() const noexcept override { return Backend::Cuda; }

@@ -7,6 +7,7 @@
 #include <type_traits>
 
 #include "common/cuda_check.cuh"
+#include "common/host_staging.cuh"
 #include "math/twiddle.hpp"
 #include "transforms/dct2d_cufft.cuh"
 #include "transforms/dct2d_kernels.cuh"
@@ -63,11 +64,8 @@ class CudaPlan2D final : public Plan2DImpl<T> {
   }
 
   void execute_host(const T* in, T* out) override {
-    const std::size_t bytes = io_.size() * sizeof(T);
-    EFIELD_CUDA_CHECK(cudaMemcpyAsync(io_.get(), in, bytes, cudaMemcpyHostToDevice, host_stream_));
-    execute(io_.get(), io_.get(), reinterpret_cast<Stream>(host_stream_));
-    EFIELD_CUDA_CHECK(cudaMemcpyAsync(out, io_.get(), bytes, cudaMemcpyDeviceToHost, host_stream_));
-    EFIELD_CUDA_CHECK(cudaStreamSynchronize(host_stream_));
+    execute_through_staging(io_.get(), in, out, io_.size(), host_stream_,
+                            [&](T* data) { execute(data, data, reinterpret_cast<Stream>(host_stream_)); });
   }
 
   Backend backend() const noexcept override { return Backend::Cuda; }

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "common/cuda_check.cuh"
+#include "common/host_staging.cuh"
 #include "math/dct2d.hpp"
 #include "math/dct3d.hpp"
 #include "math/makhoul.hpp"
@@ -131,11 +132,8 @@ class CudaPlan3D final : public Plan3DImpl<T> {
   }
 
   void execute_host(const T* in, T* out) override {
-    const std::size_t bytes = io_.size() * sizeof(T);
-    EFIELD_CUDA_CHECK(cudaMemcpyAsync(io_.get(), in, bytes, cudaMemcpyHostToDevice, host_stream_));
-    execute(io_.get(), io_.get(), reinterpret_cast<Stream>(host_stream_));
-    EFIELD_CUDA_CHECK(cudaMemcpyAsync(out, io_.get(), bytes, cudaMemcpyDeviceToHost, host_stream_));
-    EFIELD_CUDA_CHECK(cudaStreamSynchronize(host_stream_));
+    execute_through_staging(io_.get(), in, out, io_.size(), host_stream_,
+                            [&](T* data) { execute(data, data, reinterpret_cast<Stream>(host_stream_)); });
   }
 
   Backend backend() const noexcept override { return Backend::Cuda; }

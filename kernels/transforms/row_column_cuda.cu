@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "common/cuda_check.cuh"
+#include "common/host_staging.cuh"
 #include "efield/error.hpp"
 #include "common/device_buffer.cuh"
 #include "transforms/plan1d_impl.hpp"
@@ -44,11 +45,8 @@ class CudaRowColumn final : public RowColumnBackend<T> {
   // Host memory: one staging array serves as both `in` and `out` (the first pass has consumed
   // `in` before the last transpose writes `out`).
   void execute_host(const T* in, T* out) override {
-    const size_t bytes = count_ * sizeof(T);
-    EFIELD_CUDA_CHECK(cudaMemcpyAsync(staging_.get(), in, bytes, cudaMemcpyHostToDevice, nullptr));
-    execute(staging_.get(), staging_.get(), nullptr);
-    EFIELD_CUDA_CHECK(cudaMemcpyAsync(out, staging_.get(), bytes, cudaMemcpyDeviceToHost, nullptr));
-    EFIELD_CUDA_CHECK(cudaStreamSynchronize(nullptr));
+    execute_through_staging(staging_.get(), in, out, count_, nullptr,
+                            [&](T* data) { execute(data, data, nullptr); });
   }
 
   Backend backend() const noexcept override { return Backend::Cuda; }

@@ -1,6 +1,7 @@
 #pragma once
 // The interface between efield::ElectrostaticSystem (validation, dispatch) and its two
 // pipelines (CPU: pipeline_cpu.cpp; CUDA: kernels/electrostatics/pipeline_cuda.cu).
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -38,6 +39,24 @@ void validate_host_positions(const ElectrostaticDesign& design, const T* x, cons
 
 // F (MATH.md 2.3) in area units, natural layout [M][N], in double.
 std::vector<double> compute_fixed_map(const ElectrostaticDesign& design);
+
+// profile_stages of both backends: per-stage samples (rasterize, forward FFT, spectral, inverse
+// FFT, gather, whole evaluate) in milliseconds -> their medians.
+inline StageTimes median_stage_times(std::vector<double> (&samples)[6], int repetitions) {
+  const auto median = [](std::vector<double>& v) {
+    std::sort(v.begin(), v.end());
+    return v.empty() ? 0.0 : v[v.size() / 2];
+  };
+  StageTimes s;
+  s.rasterize_ms = median(samples[0]);
+  s.forward_fft_ms = median(samples[1]);
+  s.spectral_ms = median(samples[2]);
+  s.inverse_fft_ms = median(samples[3]);
+  s.gather_ms = median(samples[4]);
+  s.total_ms = median(samples[5]);
+  s.repetitions = repetitions;
+  return s;
+}
 
 class ElectrostaticBackend {
  public:

@@ -119,19 +119,7 @@ class CpuPipeline final : public ElectrostaticBackend {
       t[4].push_back(ms(t4, t5));
       t[5].push_back(ms(t0, t5));
     }
-    const auto median = [](std::vector<double>& v) {
-      std::sort(v.begin(), v.end());
-      return v[v.size() / 2];
-    };
-    StageTimes s;
-    s.rasterize_ms = median(t[0]);
-    s.forward_fft_ms = median(t[1]);
-    s.spectral_ms = median(t[2]);
-    s.inverse_fft_ms = median(t[3]);
-    s.gather_ms = median(t[4]);
-    s.total_ms = median(t[5]);
-    s.repetitions = reps;
-    return s;
+    return median_stage_times(t, reps);
   }
 
   std::vector<double> density_map() override { return unpermute(rho_.get(), M_, N_, -1); }
