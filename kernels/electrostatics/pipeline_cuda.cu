@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common/cuda_check.cuh"
+#include "common/cufft_real.cuh"
 #include "common/log.hpp"
 #include "electrostatics/backend.hpp"
 #include "electrostatics/es_buffers.cuh"
@@ -21,31 +22,6 @@
 
 namespace efield::detail {
 namespace {
-
-template <typename T>
-struct Cufft;
-template <>
-struct Cufft<float> {
-  static constexpr cufftType r2c = CUFFT_R2C;
-  static constexpr cufftType c2r = CUFFT_C2R;
-  static cufftResult forward(cufftHandle p, float* in, Complex<float>* out) {
-    return cufftExecR2C(p, in, reinterpret_cast<cufftComplex*>(out));
-  }
-  static cufftResult inverse(cufftHandle p, Complex<float>* in, float* out) {
-    return cufftExecC2R(p, reinterpret_cast<cufftComplex*>(in), out);
-  }
-};
-template <>
-struct Cufft<double> {
-  static constexpr cufftType r2c = CUFFT_D2Z;
-  static constexpr cufftType c2r = CUFFT_Z2D;
-  static cufftResult forward(cufftHandle p, double* in, Complex<double>* out) {
-    return cufftExecD2Z(p, in, reinterpret_cast<cufftDoubleComplex*>(out));
-  }
-  static cufftResult inverse(cufftHandle p, Complex<double>* in, double* out) {
-    return cufftExecZ2D(p, reinterpret_cast<cufftDoubleComplex*>(in), out);
-  }
-};
 
 class CufftHandle {
  public:
@@ -239,9 +215,9 @@ class CudaPipeline final : public ElectrostaticBackend {
     pgx_ = EsPinnedArray<T>(nc_);
     pgy_ = EsPinnedArray<T>(nc_);
 
-    forward_.make(M_, N_, 1, Cufft<T>::r2c, stream_);
-    fields_.make(M_, N_, 2, Cufft<T>::c2r, stream_);
-    potential_.make(M_, N_, 1, Cufft<T>::c2r, stream_);
+    forward_.make(M_, N_, 1, CufftReal<T>::r2c, stream_);
+    fields_.make(M_, N_, 2, CufftReal<T>::c2r, stream_);
+    potential_.make(M_, N_, 1, CufftReal<T>::c2r, stream_);
     EFIELD_CUDA_CHECK(cudaDeviceSynchronize());
   }
 
@@ -305,11 +281,11 @@ class CudaPipeline final : public ElectrostaticBackend {
       EFIELD_CUDA_CHECK(cudaEventRecord(e[0], stream_));
       enqueue_rasterize(px, py, fo);
       EFIELD_CUDA_CHECK(cudaEventRecord(e[1], stream_));
-      EFIELD_CUFFT_CHECK(Cufft<T>::forward(forward_.get(), rho_.get(), spectrum_.get()));
+      EFIELD_CUFFT_CHECK(CufftReal<T>::exec_r2c(forward_.get(), rho_.get(), spectrum_.get()));
       EFIELD_CUDA_CHECK(cudaEventRecord(e[2], stream_));
       enqueue_spectral();
       EFIELD_CUDA_CHECK(cudaEventRecord(e[3], stream_));
-      EFIELD_CUFFT_CHECK(Cufft<T>::inverse(fields_.get(), w_fields_.get(), y_fields_.get()));
+      EFIELD_CUFFT_CHECK(CufftReal<T>::exec_c2r(fields_.get(), w_fields_.get(), y_fields_.get()));
       EFIELD_CUDA_CHECK(cudaEventRecord(e[4], stream_));
       enqueue_gather_and_finalize(px, py, pgx, pgy, fo);
       EFIELD_CUDA_CHECK(cudaEventRecord(e[5], stream_));
@@ -335,7 +311,7 @@ class CudaPipeline final : public ElectrostaticBackend {
     // From the spectrum of the latest evaluate (nothing else writes spectrum_).
     SpectralArgs<T> a{grid_, spectrum_.get(), w_phi_.get(), nullptr, nullptr, 0};
     launch_spectral_potential(a, stream_);
-    EFIELD_CUFFT_CHECK(Cufft<T>::inverse(potential_.get(), w_phi_.get(), y_phi_.get()));
+    EFIELD_CUFFT_CHECK(CufftReal<T>::exec_c2r(potential_.get(), w_phi_.get(), y_phi_.get()));
     return download_unpermuted(y_phi_.get(), -1);
   }
   std::vector<double> fixed_map() override { return fixed_natural_; }
@@ -460,9 +436,9 @@ class CudaPipeline final : public ElectrostaticBackend {
 
   void enqueue_pipeline(const T* x, const T* y, T* gx, T* gy, std::int64_t fo) {
     enqueue_rasterize(x, y, fo);
-    EFIELD_CUFFT_CHECK(Cufft<T>::forward(forward_.get(), rho_.get(), spectrum_.get()));
+    EFIELD_CUFFT_CHECK(CufftReal<T>::exec_r2c(forward_.get(), rho_.get(), spectrum_.get()));
     enqueue_spectral();
-    EFIELD_CUFFT_CHECK(Cufft<T>::inverse(fields_.get(), w_fields_.get(), y_fields_.get()));
+    EFIELD_CUFFT_CHECK(CufftReal<T>::exec_c2r(fields_.get(), w_fields_.get(), y_fields_.get()));
     enqueue_gather_and_finalize(x, y, gx, gy, fo);
   }
 

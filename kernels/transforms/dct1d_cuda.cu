@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/cuda_check.cuh"
+#include "common/cufft_real.cuh"
 #include "common/host_staging.cuh"
 #include "efield/device.hpp"
 #include "efield/error.hpp"
@@ -18,29 +19,9 @@
 namespace efield::detail {
 namespace {
 
-template <typename T> struct CufftTypes;
-template <> struct CufftTypes<float> {
-  static constexpr cufftType r2c = CUFFT_R2C, c2r = CUFFT_C2R;
-  static cufftResult exec_r2c(cufftHandle p, float* in, Complex<float>* out) {
-    return cufftExecR2C(p, in, reinterpret_cast<cufftComplex*>(out));
-  }
-  static cufftResult exec_c2r(cufftHandle p, Complex<float>* in, float* out) {
-    return cufftExecC2R(p, reinterpret_cast<cufftComplex*>(in), out);
-  }
-};
-template <> struct CufftTypes<double> {
-  static constexpr cufftType r2c = CUFFT_D2Z, c2r = CUFFT_Z2D;
-  static cufftResult exec_r2c(cufftHandle p, double* in, Complex<double>* out) {
-    return cufftExecD2Z(p, in, reinterpret_cast<cufftDoubleComplex*>(out));
-  }
-  static cufftResult exec_c2r(cufftHandle p, Complex<double>* in, double* out) {
-    return cufftExecZ2D(p, reinterpret_cast<cufftDoubleComplex*>(in), out);
-  }
-};
-
 template <typename T>
 class CudaPlan1D final : public Plan1DImpl<T> {
-  using Fft = CufftTypes<T>;
+  using Fft = CufftReal<T>;
 
  public:
   explicit CudaPlan1D(const Plan1DSpec& spec)

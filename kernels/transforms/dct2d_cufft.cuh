@@ -10,41 +10,11 @@
 #include <vector>
 
 #include "common/cuda_check.cuh"
+#include "common/cufft_real.cuh"
 #include "common/device_buffer.cuh"
 #include "math/complex.hpp"
 
 namespace efield::detail::cuda_nd {
-
-template <typename T>
-struct Cufft;
-
-template <>
-struct Cufft<float> {
-  using real = cufftReal;
-  using complex = cufftComplex;
-  static constexpr cufftType r2c = CUFFT_R2C;
-  static constexpr cufftType c2r = CUFFT_C2R;
-  static cufftResult exec_r2c(cufftHandle p, float* in, Complex<float>* out) {
-    return cufftExecR2C(p, in, reinterpret_cast<complex*>(out));
-  }
-  static cufftResult exec_c2r(cufftHandle p, Complex<float>* in, float* out) {
-    return cufftExecC2R(p, reinterpret_cast<complex*>(in), out);
-  }
-};
-
-template <>
-struct Cufft<double> {
-  using real = cufftDoubleReal;
-  using complex = cufftDoubleComplex;
-  static constexpr cufftType r2c = CUFFT_D2Z;
-  static constexpr cufftType c2r = CUFFT_Z2D;
-  static cufftResult exec_r2c(cufftHandle p, double* in, Complex<double>* out) {
-    return cufftExecD2Z(p, in, reinterpret_cast<complex*>(out));
-  }
-  static cufftResult exec_c2r(cufftHandle p, Complex<double>* in, double* out) {
-    return cufftExecZ2D(p, reinterpret_cast<complex*>(in), out);
-  }
-};
 
 // A cuFFT real plan (R2C or C2R) over `rank` dimensions (last fastest). With a single element
 // there is nothing to transform and no plan is made (cuFFT does not promise length-1 plans);
@@ -60,7 +30,7 @@ class RealFft {
     EFIELD_CUFFT_CHECK(cufftCreate(&plan_));
     std::size_t work = 0;
     const cufftResult made = cufftMakePlanMany(plan_, rank, n.data(), nullptr, 1, 0, nullptr, 1, 0,
-                                               forward ? Cufft<T>::r2c : Cufft<T>::c2r, 1, &work);
+                                               forward ? CufftReal<T>::r2c : CufftReal<T>::c2r, 1, &work);
     if (made != CUFFT_SUCCESS) {
       cufftDestroy(plan_);  // the destructor does not run for a constructor that throws
       EFIELD_CUFFT_CHECK(made);
@@ -102,9 +72,9 @@ void RealFft<T>::run(T* real, Complex<T>* spectrum, cudaStream_t stream) {
   }
   EFIELD_CUFFT_CHECK(cufftSetStream(plan_, stream));
   if (forward_) {
-    EFIELD_CUFFT_CHECK(Cufft<T>::exec_r2c(plan_, real, spectrum));
+    EFIELD_CUFFT_CHECK(CufftReal<T>::exec_r2c(plan_, real, spectrum));
   } else {
-    EFIELD_CUFFT_CHECK(Cufft<T>::exec_c2r(plan_, spectrum, real));
+    EFIELD_CUFFT_CHECK(CufftReal<T>::exec_c2r(plan_, spectrum, real));
   }
 }
 

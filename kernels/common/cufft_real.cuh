@@ -1,0 +1,38 @@
+#pragma once
+// cuFFT's real-transform types and calls for float and double behind one template, for every
+// CUDA plan (1D, 2D, 3D transforms and the electrostatic pipeline). Spectra are passed as the
+// library's Complex<T>, whose layout equals cufftComplex / cufftDoubleComplex.
+#include <cufft.h>
+
+#include "math/complex.hpp"
+
+namespace efield::detail {
+
+template <typename T>
+struct CufftReal;
+
+template <>
+struct CufftReal<float> {
+  static constexpr cufftType r2c = CUFFT_R2C;
+  static constexpr cufftType c2r = CUFFT_C2R;
+  static cufftResult exec_r2c(cufftHandle p, float* in, Complex<float>* out) {
+    return cufftExecR2C(p, in, reinterpret_cast<cufftComplex*>(out));
+  }
+  static cufftResult exec_c2r(cufftHandle p, Complex<float>* in, float* out) {
+    return cufftExecC2R(p, reinterpret_cast<cufftComplex*>(in), out);
+  }
+};
+
+template <>
+struct CufftReal<double> {
+  static constexpr cufftType r2c = CUFFT_D2Z;
+  static constexpr cufftType c2r = CUFFT_Z2D;
+  static cufftResult exec_r2c(cufftHandle p, double* in, Complex<double>* out) {
+    return cufftExecD2Z(p, in, reinterpret_cast<cufftDoubleComplex*>(out));
+  }
+  static cufftResult exec_c2r(cufftHandle p, Complex<double>* in, double* out) {
+    return cufftExecZ2D(p, reinterpret_cast<cufftDoubleComplex*>(in), out);
+  }
+};
+
+}  // namespace efield::detail
