@@ -32,6 +32,12 @@ __device__ inline void split_index(long long i, int N, int Kx, int& a, int& b, i
   a = static_cast<int>(ab / N);
 }
 
+// Flat index of element (a, b, c) in the array reordered along all three axes.
+__device__ inline long long reordered_index(int a, int b, int c, Dims3 d) {
+  return (static_cast<long long>(makhoul_position(a, d.M)) * d.N + makhoul_position(b, d.N)) * d.K +
+         makhoul_position(c, d.K);
+}
+
 template <typename T>
 __global__ void makhoul_reorder_3d(const T* __restrict__ x, T* __restrict__ v, Dims3 d) {
   const long long total = static_cast<long long>(d.M) * d.N * d.K;
@@ -39,9 +45,7 @@ __global__ void makhoul_reorder_3d(const T* __restrict__ x, T* __restrict__ v, D
        i += static_cast<long long>(gridDim.x) * blockDim.x) {
     int a, b, c;
     split_index(i, d.N, d.K, a, b, c);
-    const long long dst = (static_cast<long long>(makhoul_position(a, d.M)) * d.N + makhoul_position(b, d.N)) * d.K +
-                          makhoul_position(c, d.K);
-    v[dst] = x[i];
+    v[reordered_index(a, b, c, d)] = x[i];
   }
 }
 
@@ -52,9 +56,7 @@ __global__ void makhoul_gather_3d(const T* __restrict__ y, T* __restrict__ x, Di
        i += static_cast<long long>(gridDim.x) * blockDim.x) {
     int a, b, c;
     split_index(i, d.N, d.K, a, b, c);
-    const long long src = (static_cast<long long>(makhoul_position(a, d.M)) * d.N + makhoul_position(b, d.N)) * d.K +
-                          makhoul_position(c, d.K);
-    x[i] = y[src];
+    x[i] = y[reordered_index(a, b, c, d)];
   }
 }
 
