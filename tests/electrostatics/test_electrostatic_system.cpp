@@ -47,30 +47,29 @@ SystemOutput run_device(ElectrostaticSystem& es, const TestDesign& d) {
   return out;
 }
 
-TEST(ElectrostaticCuda, FloatMatchesReference) {
-  EFIELD_REQUIRE_GPU();
+// CUDA against the float64 reference on every reference design, with host and device pointers.
+template <typename T>
+void expect_cuda_matches_reference(Precision precision, double tolerance) {
+  const std::string type = precision == Precision::Float ? "float" : "double";
   for (const DesignSpec& spec : reference_specs()) {
     const std::uint64_t seed = next_seed();
     SCOPED_TRACE("seed " + std::to_string(seed) + " grid " + std::to_string(spec.M) + "x" + std::to_string(spec.N));
     const TestDesign d = make_random_design(spec, seed);
     const ReferenceResult ref = reference_of(d);
-    ElectrostaticSystem es(with(d.options, Backend::Cuda, Precision::Float), d.movable, d.fillers, d.fixed);
-    expect_matches_reference(run_host<float>(es, d), ref, 1e-4, "cuda float, host pointers");
-    expect_matches_reference(run_device<float>(es, d), ref, 1e-4, "cuda float, device pointers");
+    ElectrostaticSystem es(with(d.options, Backend::Cuda, precision), d.movable, d.fillers, d.fixed);
+    expect_matches_reference(run_host<T>(es, d), ref, tolerance, "cuda " + type + ", host pointers");
+    expect_matches_reference(run_device<T>(es, d), ref, tolerance, "cuda " + type + ", device pointers");
   }
+}
+
+TEST(ElectrostaticCuda, FloatMatchesReference) {
+  EFIELD_REQUIRE_GPU();
+  expect_cuda_matches_reference<float>(Precision::Float, 1e-4);
 }
 
 TEST(ElectrostaticCuda, DoubleMatchesReference) {
   EFIELD_REQUIRE_GPU();
-  for (const DesignSpec& spec : reference_specs()) {
-    const std::uint64_t seed = next_seed();
-    SCOPED_TRACE("seed " + std::to_string(seed) + " grid " + std::to_string(spec.M) + "x" + std::to_string(spec.N));
-    const TestDesign d = make_random_design(spec, seed);
-    const ReferenceResult ref = reference_of(d);
-    ElectrostaticSystem es(with(d.options, Backend::Cuda, Precision::Double), d.movable, d.fillers, d.fixed);
-    expect_matches_reference(run_host<double>(es, d), ref, 1e-10, "cuda double, host pointers");
-    expect_matches_reference(run_device<double>(es, d), ref, 1e-10, "cuda double, device pointers");
-  }
+  expect_cuda_matches_reference<double>(Precision::Double, 1e-10);
 }
 
 // A larger design (no dense reference: too slow) checked against the CPU backend.

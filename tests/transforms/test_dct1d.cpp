@@ -30,11 +30,6 @@ const std::vector<int> kBatches{1, 3, 8};
 const std::vector<DctAlgorithm> kAlgorithms{DctAlgorithm::NPoint, DctAlgorithm::Mirrored2N, DctAlgorithm::Padded2N,
                                             DctAlgorithm::FourN};
 
-template <typename T>
-double tolerance() {
-  return sizeof(T) == 4 ? 1e-5 : 1e-12;
-}
-
 const char* name(DctAlgorithm a) {
   switch (a) {
     case DctAlgorithm::NPoint: return "NPoint";
@@ -111,7 +106,7 @@ void check_case(Backend backend, Memory memory, Transform1D kind, DctAlgorithm a
   Plan1D<T> plan(kind, n, batch, algorithm, on(backend));
   const auto y = run(plan, x, memory, in_place);
   const auto ref = et::dense_1d(kind, et::to_double(x), n, batch);
-  EXPECT_LE(et::relative_l2(y, ref), tolerance<T>());
+  EXPECT_LE(et::relative_l2(y, ref), et::tolerance<T>());
 }
 
 template <typename T>
@@ -164,7 +159,7 @@ TYPED_TEST(Dct1d, CpuRoundTripIsNTimesInput) {
     inverse.execute(y.data(), y.data());
     std::vector<double> nx(x.size());
     for (size_t i = 0; i < x.size(); ++i) nx[i] = static_cast<double>(n) * x[i];
-    EXPECT_LE(et::relative_l2(y, nx), tolerance<T>());
+    EXPECT_LE(et::relative_l2(y, nx), et::tolerance<T>());
   }
 }
 
@@ -306,7 +301,7 @@ TYPED_TEST(Dct1d, CudaRoundTripIsNTimesInput) {
     const auto y = d.download();
     std::vector<double> nx(x.size());
     for (size_t i = 0; i < x.size(); ++i) nx[i] = static_cast<double>(n) * x[i];
-    EXPECT_LE(et::relative_l2(y, nx), tolerance<T>());
+    EXPECT_LE(et::relative_l2(y, nx), et::tolerance<T>());
   }
 }
 
@@ -369,7 +364,7 @@ TYPED_TEST(Dct1d, CudaGraphCaptureAndReplay) {
         ASSERT_EQ(cudaGraphLaunch(exec, stream), cudaSuccess);
         ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
         const auto ref = et::dense_1d(kind, et::to_double(x), n, batch);
-        EXPECT_LE(et::relative_l2(dout.download(), ref), tolerance<T>()) << "replay " << replay << " seed " << seed;
+        EXPECT_LE(et::relative_l2(dout.download(), ref), et::tolerance<T>()) << "replay " << replay << " seed " << seed;
       }
       cudaGraphExecDestroy(exec);
       cudaGraphDestroy(graph);

@@ -16,11 +16,6 @@
 namespace efield::test {
 
 template <typename T>
-constexpr double tolerance() {
-  return sizeof(T) == sizeof(float) ? 1e-5 : 1e-12;
-}
-
-template <typename T>
 const char* type_name() {
   return sizeof(T) == sizeof(float) ? "float" : "double";
 }

@@ -24,11 +24,6 @@ namespace et = efield::test;
 const std::vector<std::pair<int, int>> kShapes{{1, 1}, {1, 7},   {6, 1},   {2, 2},   {8, 8},
                                                {7, 12}, {16, 31}, {33, 64}, {100, 37}, {65, 129}};
 
-template <typename T>
-double tolerance() {
-  return sizeof(T) == 4 ? 1e-5 : 1e-12;
-}
-
 PlanOptions on(Backend b) {
   PlanOptions o;
   o.backend = b;
@@ -68,7 +63,7 @@ void check_case(Backend backend, Memory memory, Transform2D kind, int rows, int 
     }
   }
   const auto ref = et::dense_2d(kind, et::to_double(x), rows, cols);
-  EXPECT_LE(et::relative_l2(y, ref), tolerance<T>());
+  EXPECT_LE(et::relative_l2(y, ref), et::tolerance<T>());
 }
 
 template <typename T>
@@ -118,7 +113,7 @@ TYPED_TEST(RowColumn, RoundTripIsMNTimesInput) {
     inverse.execute_host(y.data(), y.data());
     std::vector<double> mnx(x.size());
     for (size_t i = 0; i < x.size(); ++i) mnx[i] = double(rows) * cols * x[i];
-    EXPECT_LE(et::relative_l2(y, mnx), tolerance<T>());
+    EXPECT_LE(et::relative_l2(y, mnx), et::tolerance<T>());
   }
 }
 
