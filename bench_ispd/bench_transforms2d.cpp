@@ -1,7 +1,7 @@
 // Table V of the DCT paper, for efield: the fused 2D plans (one 2D real FFT + fused pre/post)
 // against cuFFT's R2C / C2R alone of the same size and against RowColumnPlan2D, in float and
 // double; plus the CPU backend against FFTW's own 2D REDFT10 / REDFT01 r2r plans on 2 threads.
-//   bench_transforms2d [--quick] [--markdown FILE] [--no-cpu] [--no-gpu]
+//   bench_transforms2d [--quick] [--size ROWSxCOLS ...] [--markdown FILE] [--no-cpu] [--no-gpu]
 // GPU times: CUDA events around each execute after warm-up, median of many runs. CPU times:
 // steady_clock, median. Inputs are random (never zeros). Ratios compare numbers measured in
 // this process.
@@ -139,6 +139,18 @@ void gpu_rows(Size s, const bench::TimingOptions& topt, Table& table) {
       efield::Plan2D<T> plan(kind, s.rows, s.cols, o);
       t_fused = bench::time_cuda([&] { plan.execute(in.p, out.p, st); }, st, topt).median_ms;
     }
+    // The experimental Cuda2DMethod::AxisPasses where it applies (powers of two).
+    std::string axis_time = "n/a", axis_ratio = "n/a";
+    try {
+      PlanOptions axis = o;
+      axis.cuda_2d_method = efield::Cuda2DMethod::AxisPasses;
+      efield::Plan2D<T> plan(kind, s.rows, s.cols, axis);
+      const double t_axis = bench::time_cuda([&] { plan.execute(in.p, out.p, st); }, st, topt).median_ms;
+      axis_time = us(t_axis);
+      axis_ratio = ratio(t_axis, kind == Transform2D::Dct2 ? t_r2c : t_c2r);
+    } catch (const efield::Error&) {
+      // not a power-of-two shape: n/a
+    }
     std::string rc_time = "n/a", rc_ratio = "n/a";
     if (kind == Transform2D::Dct2 || kind == Transform2D::Idct2) {
       try {
@@ -153,11 +165,13 @@ void gpu_rows(Size s, const bench::TimingOptions& topt, Table& table) {
     const bool fwd = kind == Transform2D::Dct2;
     const double t_fft = fwd ? t_r2c : t_c2r;
     table.rows.push_back({size_name(s), type_name<T>(), efield::to_string(kind), us(t_fused),
-                          std::string(fwd ? "R2C " : "C2R ") + us(t_fft), ratio(t_fused, t_fft), rc_time, rc_ratio});
-    std::printf("%-11s %-6s %-11s fused %9s us  %s %9s us  ratio %6s  row-col %9s us  speedup %s\n",
+                          std::string(fwd ? "R2C " : "C2R ") + us(t_fft), ratio(t_fused, t_fft), axis_time,
+                          axis_ratio, rc_time, rc_ratio});
+    std::printf("%-11s %-6s %-11s fused %9s us  %s %9s us  ratio %6s  axis passes %9s us (%6s)  row-col %9s us  "
+                "speedup %s\n",
                 size_name(s).c_str(), type_name<T>(), efield::to_string(kind), us(t_fused).c_str(),
-                fwd ? "R2C" : "C2R", us(t_fft).c_str(), ratio(t_fused, t_fft).c_str(), rc_time.c_str(),
-                rc_ratio.c_str());
+                fwd ? "R2C" : "C2R", us(t_fft).c_str(), ratio(t_fused, t_fft).c_str(), axis_time.c_str(),
+                axis_ratio.c_str(), rc_time.c_str(), rc_ratio.c_str());
     std::fflush(stdout);
   }
   cudaStreamDestroy(stream);
@@ -223,13 +237,20 @@ void cpu_rows(Size s, int threads, const bench::TimingOptions& topt, Table& tabl
 int main(int argc, char** argv) {
   bool quick = false, cpu = true, gpu = true;
   std::string markdown;
+  std::vector<Size> only;  // --size ROWSxCOLS (repeatable): just these GPU sizes
+  int rows_cols[2] = {0, 0};
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--quick")) quick = true;
     else if (!std::strcmp(argv[i], "--no-cpu")) cpu = false;
     else if (!std::strcmp(argv[i], "--no-gpu")) gpu = false;
     else if (!std::strcmp(argv[i], "--markdown") && i + 1 < argc) markdown = argv[++i];
-    else {
-      std::fprintf(stderr, "usage: %s [--quick] [--markdown FILE] [--no-cpu] [--no-gpu]\n", argv[0]);
+    else if (!std::strcmp(argv[i], "--size") && i + 1 < argc && std::sscanf(argv[i + 1], "%dx%d", &rows_cols[0], &rows_cols[1]) == 2 &&
+             rows_cols[0] > 0 && rows_cols[1] > 0) {
+      only.push_back({rows_cols[0], rows_cols[1]});
+      ++i;
+    } else {
+      std::fprintf(stderr, "usage: %s [--quick] [--size ROWSxCOLS ...] [--markdown FILE] [--no-cpu] [--no-gpu]\n",
+                   argv[0]);
       return 2;
     }
   }
@@ -247,11 +268,12 @@ int main(int argc, char** argv) {
       std::vector<Size> sizes = quick ? std::vector<Size>{{512, 512}, {2048, 2048}, {100, 10000}}
                                       : std::vector<Size>{{512, 512},   {1024, 1024}, {2048, 2048}, {4096, 4096},
                                                           {8192, 8192}, {100, 10000}, {10000, 100}};
+      if (!only.empty()) sizes = only;
       bench::TimingOptions topt;
       topt.warmup = 10;
       topt.repetitions = quick ? 50 : 200;
       Table t{{"size", "type", "transform", "fused (us)", "cuFFT alone (us)", "fused / cuFFT",
-               "row-column (us)", "row-column / fused"}};
+               "axis passes (us)", "axis passes / cuFFT", "row-column (us)", "row-column / fused"}};
       for (Size s : sizes) {
         gpu_rows<float>(s, topt, t);
         gpu_rows<double>(s, topt, t);
@@ -261,7 +283,10 @@ int main(int argc, char** argv) {
          << " warm-up runs, CUDA events; device pointers, out of place. `fused / cuFFT` compares dct2 "
             "with R2C and the inverses with C2R of the same size (target <= 1.10x at >= 2048^2); "
             "`row-column / fused` is the speedup over RowColumnPlan2D (target >= 2x; it supports only "
-            "dct2 and idct2).\n\n"
+            "dct2 and idct2). `fused` is Plan2D's default (Cuda2DMethod::Auto = OneFft: reorder, one "
+            "cuFFT 2D real FFT, postprocess); the `axis passes` columns time the experimental "
+            "Cuda2DMethod::AxisPasses (one shared-memory pass per axis with efield's own FFT; powers "
+            "of two only) on the same data.\n\n"
          << t.markdown() << "\n";
 #endif
     } else {

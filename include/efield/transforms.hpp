@@ -35,8 +35,20 @@ enum class DctAlgorithm {
   FourN,       // x on the odd entries of a mirrored length-4N sequence
 };
 
+// How the CUDA backend of Plan2D computes a 2D transform (the CPU backend always runs OneFft).
+enum class Cuda2DMethod {
+  Auto,        // the fastest measured: OneFft today
+  OneFft,      // the DCT paper's Algorithm 2: reorder, one 2D cuFFT real FFT, postprocess; any size
+  AxisPasses,  // one pass per axis, each a whole 1D transform of a tile in shared memory (own
+               // FFT): the array crosses memory twice. Both sizes powers of two in 2..8192 (float)
+               // or 2..4096 (double); a plan asking for it at other sizes throws. Experimental:
+               // on par with OneFft at 2048^2 float, slower elsewhere (see the README).
+};
+
 struct PlanOptions {
   Backend backend = Backend::Auto;
+  // Plan2D on the CUDA backend only.
+  Cuda2DMethod cuda_2d_method = Cuda2DMethod::Auto;
   // CPU backend: worker threads for FFTW and the pre/postprocessing (0 = all hardware threads).
   int cpu_threads = 0;
   // Forward transforms only: coefficients with |X| < zero_below are written as exactly 0
@@ -142,5 +154,6 @@ const char* to_string(Transform1D kind) noexcept;
 const char* to_string(Transform2D kind) noexcept;
 const char* to_string(Transform3D kind) noexcept;
 const char* to_string(DctAlgorithm algorithm) noexcept;
+const char* to_string(Cuda2DMethod method) noexcept;
 
 }  // namespace efield

@@ -1,5 +1,7 @@
-// The CUDA backend of Plan2D: Makhoul reorder -> one cuFFT R2C -> quad postprocess (dct2), and
-// quad preprocess -> one cuFFT C2R -> inverse reorder (idct2, idct_idxst, idxst_idct).
+// The CUDA backend of Plan2D, Cuda2DMethod::OneFft: Makhoul reorder -> one cuFFT R2C -> quad
+// postprocess (dct2), and quad preprocess -> one cuFFT C2R -> inverse reorder (idct2,
+// idct_idxst, idxst_idct). make_cuda_plan2d hands Cuda2DMethod::AxisPasses to
+// dct2d_axis_passes.cu instead.
 // Buffers, twiddle tables and the cuFFT plan are made at construction; execute() only enqueues
 // three operations on the caller's stream (capturable in a CUDA graph).
 #include <cstdint>
@@ -9,6 +11,7 @@
 #include "common/cuda_check.cuh"
 #include "common/host_staging.cuh"
 #include "math/twiddle.hpp"
+#include "transforms/dct2d_axis_passes.hpp"
 #include "transforms/dct2d_cufft.cuh"
 #include "transforms/dct2d_kernels.cuh"
 #include "transforms/plan2d_impl.hpp"
@@ -150,6 +153,11 @@ class CudaPlan2D final : public Plan2DImpl<T> {
 template <typename T>
 std::unique_ptr<Plan2DImpl<T>> make_cuda_plan2d(Transform2D kind, int rows, int cols,
                                                 const PlanOptions& options) {
+  // Auto runs OneFft: on the H200, AxisPasses was measured faster only at 2048^2 in float (by
+  // 2-6 %) and slower everywhere else (bench_ispd/results/transforms2d.md).
+  if (options.cuda_2d_method == Cuda2DMethod::AxisPasses) {
+    return make_cuda_axis_pass_plan2d<T>(kind, rows, cols, options);
+  }
   return std::make_unique<CudaPlan2D<T>>(kind, rows, cols, options);
 }
 

@@ -40,4 +40,13 @@ const char* to_string(DctAlgorithm algorithm) noexcept {
   return "unknown";
 }
 
+const char* to_string(Cuda2DMethod method) noexcept {
+  switch (method) {
+    case Cuda2DMethod::Auto: return "auto";
+    case Cuda2DMethod::OneFft: return "one_fft";
+    case Cuda2DMethod::AxisPasses: return "axis_passes";
+  }
+  return "unknown";
+}
+
 }  // namespace efield

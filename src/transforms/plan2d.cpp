@@ -35,6 +35,12 @@ Plan2D<T>::Plan2D(Transform2D kind, int rows, int cols, const PlanOptions& optio
                        who, to_string(kind));
   }
   const Backend backend = resolve_backend(options.backend);
+  if (backend == Backend::Cuda && options.cuda_2d_method == Cuda2DMethod::AxisPasses &&
+      !detail::axis_passes_apply<T>(rows, cols)) {
+    throw Error(who + " " + to_string(kind) + " " + std::to_string(rows) + "x" + std::to_string(cols) +
+                ": Cuda2DMethod::AxisPasses needs both sizes to be powers of two in 2.." +
+                std::to_string(detail::axis_passes_max_length<T>()) + "; use Auto or OneFft");
+  }
   impl_ = backend == Backend::Cuda ? detail::make_cuda_plan2d<T>(kind, rows, cols, options)
                                    : detail::make_cpu_plan2d<T>(kind, rows, cols, options);
   detail::log().debug("{} {} {}x{} on {}", who, to_string(kind), rows, cols, to_string(backend));

@@ -42,6 +42,10 @@ inline void require_valid_options(const std::string& who, const PlanOptions& opt
       options.backend != Backend::Cuda) {
     throw Error(who + ": PlanOptions::backend is not a valid efield::Backend value");
   }
+  if (options.cuda_2d_method != Cuda2DMethod::Auto && options.cuda_2d_method != Cuda2DMethod::OneFft &&
+      options.cuda_2d_method != Cuda2DMethod::AxisPasses) {
+    throw Error(who + ": PlanOptions::cuda_2d_method is not a valid efield::Cuda2DMethod value");
+  }
 }
 
 // execute(): both pointers present, and in the backend's memory (a host pointer handed to the

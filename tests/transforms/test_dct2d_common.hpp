@@ -63,11 +63,13 @@ inline std::string describe(Transform2D kind, int rows, int cols, Backend backen
 
 // One fresh random check of a 2D transform against the dense definition.
 template <typename T>
-void expect_2d_matches_definition(Transform2D kind, int rows, int cols, Backend backend) {
+void expect_2d_matches_definition(Transform2D kind, int rows, int cols, Backend backend,
+                                  Cuda2DMethod method = Cuda2DMethod::Auto) {
   const std::uint64_t seed = next_seed();
-  SCOPED_TRACE(describe(kind, rows, cols, backend, seed) + " (" + type_name<T>() + ")");
+  SCOPED_TRACE(describe(kind, rows, cols, backend, seed) + " (" + type_name<T>() + ", " + to_string(method) + ")");
   PlanOptions options;
   options.backend = backend;
+  options.cuda_2d_method = method;
   Plan2D<T> plan(kind, rows, cols, options);
   const auto x = random_vector<T>(static_cast<size_t>(rows) * cols, seed);
   const auto ref = dense_2d(kind, to_double(x), rows, cols);

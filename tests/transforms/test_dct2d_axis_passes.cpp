@@ -1,0 +1,230 @@
+// The two CUDA methods of Plan2D side by side: Cuda2DMethod::AxisPasses (one shared-memory pass
+// per axis, powers of two) against the float64 definitions at every power-of-two shape from 2 to
+// the largest supported length, against OneFft at large sizes, in place, through host pointers,
+// with zero_below and inside a CUDA graph; OneFft forced on power-of-two sizes; and the errors of
+// asking for AxisPasses where it does not apply.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "support/gpu.hpp"
+#include "test_dct2d_common.hpp"
+
+#if EFIELD_HAS_CUDA
+#include <cuda_runtime.h>
+#endif
+
+namespace efield::test {
+namespace {
+
+constexpr Transform2D kAllKinds[] = {Transform2D::Dct2, Transform2D::Idct2, Transform2D::IdctIdxst,
+                                     Transform2D::IdxstIdct};
+
+PlanOptions cuda_with(Cuda2DMethod method) {
+  PlanOptions o;
+  o.backend = Backend::Cuda;
+  o.cuda_2d_method = method;
+  return o;
+}
+
+// Every power of two on each axis at least once, square and both non-square ways, and the
+// largest supported length against the smallest (the dense reference stays cheap there).
+template <typename T>
+std::vector<std::pair<int, int>> axis_pass_sizes() {
+  constexpr int kMax = sizeof(T) == sizeof(float) ? 8192 : 4096;
+  std::vector<std::pair<int, int>> sizes{{2, 2},   {2, 4},    {4, 2},   {4, 4},    {8, 8},   {2, 16}, {16, 2},
+                                         {8, 32},  {32, 8},   {64, 64}, {16, 128}, {128, 16}, {256, 256},
+                                         {4, 512}, {512, 4},  {2, 1024}, {1024, 2}, {2, 2048}, {2048, 2}};
+  sizes.push_back({2, 4096});
+  sizes.push_back({4096, 2});
+  if (kMax == 8192) {
+    sizes.push_back({2, 8192});
+    sizes.push_back({8192, 2});
+  }
+  return sizes;
+}
+
+template <typename T>
+void matches_definition() {
+  for (const auto& [rows, cols] : axis_pass_sizes<T>()) {
+    for (Transform2D kind : kAllKinds) {
+      expect_2d_matches_definition<T>(kind, rows, cols, Backend::Cuda, Cuda2DMethod::AxisPasses);
+    }
+  }
+}
+
+TEST(Plan2DAxisPasses, MatchesDefinitionFloat) {
+  EFIELD_REQUIRE_GPU();
+  matches_definition<float>();
+}
+TEST(Plan2DAxisPasses, MatchesDefinitionDouble) {
+  EFIELD_REQUIRE_GPU();
+  matches_definition<double>();
+}
+
+// OneFft named explicitly, on the power-of-two shapes AxisPasses also takes.
+TEST(Plan2DAxisPasses, OneFftStillMatchesDefinition) {
+  EFIELD_REQUIRE_GPU();
+  for (const auto& [rows, cols] : {std::pair{2, 2}, {8, 8}, {4, 64}, {64, 4}, {128, 128}}) {
+    for (Transform2D kind : kAllKinds) {
+      expect_2d_matches_definition<float>(kind, rows, cols, Backend::Cuda, Cuda2DMethod::OneFft);
+      expect_2d_matches_definition<double>(kind, rows, cols, Backend::Cuda, Cuda2DMethod::OneFft);
+    }
+  }
+}
+
+// Large sizes against the OneFft path (float against double keeps the comparison meaningful).
+TEST(Plan2DAxisPasses, AgreesWithOneFftAtLargeSizes) {
+  EFIELD_REQUIRE_GPU();
+  for (const auto& [rows, cols] : {std::pair{2048, 2048}, {512, 4096}, {8192, 256}}) {
+    for (Transform2D kind : kAllKinds) {
+      const auto seed = next_seed();
+      SCOPED_TRACE(describe(kind, rows, cols, Backend::Cuda, seed));
+      Plan2D<float> fast(kind, rows, cols, cuda_with(Cuda2DMethod::AxisPasses));
+      Plan2D<double> ref(kind, rows, cols, cuda_with(Cuda2DMethod::OneFft));
+      const auto x = random_vector<float>(static_cast<size_t>(rows) * cols, seed);
+      EXPECT_LE(relative_l2(run_execute(fast, x), run_execute(ref, to_double(x))), tolerance<float>());
+    }
+  }
+}
+
+TEST(Plan2DAxisPasses, RoundTrip) {
+  EFIELD_REQUIRE_GPU();
+  for (const auto& [rows, cols] : {std::pair{2, 2}, {16, 256}, {1024, 512}}) {
+    const auto seed = next_seed();
+    SCOPED_TRACE(std::to_string(rows) + "x" + std::to_string(cols) + " seed " + std::to_string(seed));
+    const PlanOptions o = cuda_with(Cuda2DMethod::AxisPasses);
+    Plan2D<double> forward(Transform2D::Dct2, rows, cols, o), inverse(Transform2D::Idct2, rows, cols, o);
+    const auto x = random_vector<double>(static_cast<size_t>(rows) * cols, seed);
+    const auto back = run_execute(inverse, run_execute(forward, x));
+    std::vector<double> scaled(x.size());
+    for (size_t i = 0; i < x.size(); ++i) scaled[i] = double(rows) * cols * x[i];
+    EXPECT_LE(relative_l2(back, scaled), 10 * tolerance<double>());
+  }
+}
+
+TEST(Plan2DAxisPasses, InPlaceHostAndReuse) {
+  EFIELD_REQUIRE_GPU();
+  for (Transform2D kind : kAllKinds) {
+    const int rows = 32, cols = 64;
+    const auto seed = next_seed();
+    SCOPED_TRACE(describe(kind, rows, cols, Backend::Cuda, seed));
+    Plan2D<float> plan(kind, rows, cols, cuda_with(Cuda2DMethod::AxisPasses));
+    const auto x = random_vector<float>(static_cast<size_t>(rows) * cols, seed);
+    const auto ref = dense_2d(kind, to_double(x), rows, cols);
+    EXPECT_LE(relative_l2(run_in_place(plan, x), ref), tolerance<float>());
+    EXPECT_LE(relative_l2(run_host(plan, x), ref), tolerance<float>());
+    const auto y = random_vector<float>(x.size(), next_seed());
+    EXPECT_LE(relative_l2(run_execute(plan, y), dense_2d(kind, to_double(y), rows, cols)), tolerance<float>());
+  }
+}
+
+// Below the threshold exactly 0, above it unchanged (within 0.1% of it either way).
+TEST(Plan2DAxisPasses, ZeroBelow) {
+  EFIELD_REQUIRE_GPU();
+  const int rows = 64, cols = 32;
+  const auto x = random_vector<float>(rows * cols, next_seed());
+  const auto ref = dense_2d(Transform2D::Dct2, to_double(x), rows, cols);
+  double mean_abs = 0;
+  for (double r : ref) mean_abs += std::fabs(r) / ref.size();
+  PlanOptions o = cuda_with(Cuda2DMethod::AxisPasses);
+  o.zero_below = mean_abs;
+  Plan2D<float> plan(Transform2D::Dct2, rows, cols, o);
+  const auto out = run_execute(plan, x);
+  int zeros = 0;
+  for (size_t i = 0; i < ref.size(); ++i) {
+    const double a = std::fabs(ref[i]);
+    if (a < o.zero_below * 0.999) {
+      EXPECT_EQ(out[i], 0.0f) << "element " << i;
+      ++zeros;
+    } else if (a > o.zero_below * 1.001) {
+      EXPECT_NEAR(out[i], ref[i], 1e3 * tolerance<float>() * (1 + a)) << "element " << i;
+    }
+  }
+  EXPECT_GT(zeros, 0);
+}
+
+#if EFIELD_HAS_CUDA
+TEST(Plan2DAxisPasses, CapturedInCudaGraph) {
+  EFIELD_REQUIRE_GPU();
+  const int rows = 128, cols = 256;
+  const size_t n = static_cast<size_t>(rows) * cols;
+  Plan2D<float> plan(Transform2D::IdctIdxst, rows, cols, cuda_with(Cuda2DMethod::AxisPasses));
+  cudaStream_t stream = nullptr;
+  ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
+  DeviceArray<float> in(n), out(n);
+  cudaGraph_t graph = nullptr;
+  cudaGraphExec_t exec = nullptr;
+  ASSERT_EQ(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal), cudaSuccess);
+  plan.execute(in.get(), out.get(), reinterpret_cast<Stream>(stream));
+  ASSERT_EQ(cudaStreamEndCapture(stream, &graph), cudaSuccess);
+  ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
+  for (int replay = 0; replay < 2; ++replay) {
+    const auto x = random_vector<float>(n, next_seed());
+    in.upload(x);
+    out.upload(poisoned<float>(n));
+    ASSERT_EQ(cudaGraphLaunch(exec, stream), cudaSuccess);
+    ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+    EXPECT_LE(relative_l2(out.download(), dense_2d(Transform2D::IdctIdxst, to_double(x), rows, cols)),
+              tolerance<float>());
+  }
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(graph);
+  cudaStreamDestroy(stream);
+}
+#endif
+
+std::string error_of_plan(int rows, int cols, bool dbl) {
+  try {
+    if (dbl) {
+      Plan2D<double>(Transform2D::Dct2, rows, cols, cuda_with(Cuda2DMethod::AxisPasses));
+    } else {
+      Plan2D<float>(Transform2D::Dct2, rows, cols, cuda_with(Cuda2DMethod::AxisPasses));
+    }
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Plan2DAxisPasses, RejectedWhereItDoesNotApply) {
+  EFIELD_REQUIRE_GPU();
+  for (const auto& [rows, cols] : {std::pair{3, 4}, {4, 3}, {1, 8}, {8, 1}, {16384, 2}}) {
+    const auto msg = error_of_plan(rows, cols, false);
+    EXPECT_NE(msg.find("AxisPasses needs both sizes to be powers of two in 2..8192"), std::string::npos) << msg;
+    EXPECT_NE(msg.find(std::to_string(rows) + "x" + std::to_string(cols)), std::string::npos) << msg;
+  }
+  const auto msg = error_of_plan(8192, 2, true);
+  EXPECT_NE(msg.find("2..4096"), std::string::npos) << msg;
+}
+
+TEST(Plan2DAxisPasses, InvalidMethodValue) {
+  PlanOptions o;
+  o.backend = Backend::Cpu;
+  o.cuda_2d_method = static_cast<Cuda2DMethod>(7);
+  try {
+    Plan2D<float>(Transform2D::Dct2, 4, 4, o);
+    ADD_FAILURE() << "no exception";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("cuda_2d_method"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Plan2DAxisPasses, CpuBackendIgnoresTheMethod) {
+  PlanOptions o;
+  o.backend = Backend::Cpu;
+  o.cuda_2d_method = Cuda2DMethod::AxisPasses;
+  const int rows = 3, cols = 5;  // not a power of two: the option is for CUDA only
+  Plan2D<double> plan(Transform2D::Dct2, rows, cols, o);
+  const auto x = random_vector<double>(rows * cols, next_seed());
+  EXPECT_LE(relative_l2(run_execute(plan, x), dense_2d(Transform2D::Dct2, x, rows, cols)), tolerance<double>());
+  EXPECT_STREQ(to_string(Cuda2DMethod::AxisPasses), "axis_passes");
+  EXPECT_STREQ(to_string(Cuda2DMethod::OneFft), "one_fft");
+  EXPECT_STREQ(to_string(Cuda2DMethod::Auto), "auto");
+}
+
+}  // namespace
+}  // namespace efield::test
