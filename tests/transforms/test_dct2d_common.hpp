@@ -3,6 +3,7 @@
 // output, on either backend, and compare with the float64 dense reference.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -74,6 +75,33 @@ void expect_2d_matches_definition(Transform2D kind, int rows, int cols, Backend 
   const auto x = random_vector<T>(static_cast<size_t>(rows) * cols, seed);
   const auto ref = dense_2d(kind, to_double(x), rows, cols);
   EXPECT_LE(relative_l2(run_execute(plan, x), ref), tolerance<T>());
+}
+
+// dct2 with PlanOptions::zero_below set to the mean |coefficient|: coefficients below it are
+// exactly 0, the others unchanged; values within 0.1% of it may go either way (rounding of the
+// fast path). `options` gives the backend and method; zero_below is set here.
+template <typename T>
+void expect_zero_below(int rows, int cols, PlanOptions options) {
+  const std::uint64_t seed = next_seed();
+  SCOPED_TRACE(std::to_string(rows) + "x" + std::to_string(cols) + " seed " + std::to_string(seed));
+  const auto x = random_vector<T>(static_cast<size_t>(rows) * cols, seed);
+  const auto ref = dense_2d(Transform2D::Dct2, to_double(x), rows, cols);
+  double mean_abs = 0;
+  for (double r : ref) mean_abs += std::fabs(r) / ref.size();
+  options.zero_below = mean_abs;
+  Plan2D<T> plan(Transform2D::Dct2, rows, cols, options);
+  const auto out = run_execute(plan, x);
+  int zeros = 0;
+  for (size_t i = 0; i < ref.size(); ++i) {
+    const double a = std::fabs(ref[i]);
+    if (a < options.zero_below * 0.999) {
+      EXPECT_EQ(out[i], T(0)) << "element " << i << " ref " << ref[i];
+      ++zeros;
+    } else if (a > options.zero_below * 1.001) {
+      EXPECT_NEAR(out[i], ref[i], 1e3 * tolerance<T>() * (1 + a)) << "element " << i;
+    }
+  }
+  if (ref.size() > 1) EXPECT_GT(zeros, 0);
 }
 
 // The sizes of the 2D correctness sweep: 1, 2, odd, even, prime and powers of two on both axes,
