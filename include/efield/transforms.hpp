@@ -89,7 +89,8 @@ class Plan1D {
   std::unique_ptr<detail::Plan1DImpl<T>> impl_;
 };
 
-// 2D transforms of a rows x cols array: one 2D real FFT with fused pre/postprocessing.
+// 2D transforms of a rows x cols array: one 2D real FFT with fused pre/postprocessing (on CUDA,
+// optionally one fused pass per axis instead: PlanOptions::cuda_2d_method).
 template <typename T>
 class Plan2D {
  public:

@@ -19,12 +19,13 @@ struct SystemOutput {
   std::vector<double> rho, phi, ex, ey, fixed;
 };
 
+// The result of one evaluate with its gradients (in the caller's layout, host copies), plus
+// every map the system hands out afterwards.
 template <typename T>
-SystemOutput run_host(ElectrostaticSystem& es, const TestDesign& d) {
-  const std::vector<T> x = d.array<T>(d.cx), y = d.array<T>(d.cy);
-  std::vector<T> gx = poisoned<T>(d.array_size), gy = poisoned<T>(d.array_size);
+SystemOutput collect_output(ElectrostaticSystem& es, const TestDesign& d, EvaluateResult result,
+                            const std::vector<T>& gx, const std::vector<T>& gy) {
   SystemOutput out;
-  out.result = es.evaluate(x.data(), y.data(), gx.data(), gy.data());
+  out.result = result;
   out.gx = d.per_cell(gx);
   out.gy = d.per_cell(gy);
   out.rho = es.density_map();
@@ -33,6 +34,14 @@ SystemOutput run_host(ElectrostaticSystem& es, const TestDesign& d) {
   out.phi = es.potential_map();
   out.fixed = es.fixed_map();
   return out;
+}
+
+template <typename T>
+SystemOutput run_host(ElectrostaticSystem& es, const TestDesign& d) {
+  const std::vector<T> x = d.array<T>(d.cx), y = d.array<T>(d.cy);
+  std::vector<T> gx = poisoned<T>(d.array_size), gy = poisoned<T>(d.array_size);
+  const EvaluateResult result = es.evaluate(x.data(), y.data(), gx.data(), gy.data());
+  return collect_output(es, d, result, gx, gy);
 }
 
 inline double rel_scalar(double a, double b) {

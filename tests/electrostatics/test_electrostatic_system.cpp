@@ -35,16 +35,8 @@ template <typename T>
 SystemOutput run_device(ElectrostaticSystem& es, const TestDesign& d) {
   DeviceArray<T> x(d.array<T>(d.cx)), y(d.array<T>(d.cy));
   DeviceArray<T> gx(poisoned<T>(d.array_size)), gy(poisoned<T>(d.array_size));
-  SystemOutput out;
-  out.result = es.evaluate(x.get(), y.get(), gx.get(), gy.get());
-  out.gx = d.per_cell(gx.download());
-  out.gy = d.per_cell(gy.download());
-  out.rho = es.density_map();
-  out.ex = es.field_x_map();
-  out.ey = es.field_y_map();
-  out.phi = es.potential_map();
-  out.fixed = es.fixed_map();
-  return out;
+  const EvaluateResult result = es.evaluate(x.get(), y.get(), gx.get(), gy.get());
+  return collect_output(es, d, result, gx.download(), gy.download());
 }
 
 // CUDA against the float64 reference on every reference design, with host and device pointers.
