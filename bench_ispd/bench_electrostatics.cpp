@@ -6,10 +6,12 @@
 // the per-stage split (profile_stages), and in-process references: the same pipeline without
 // the CUDA graph, and the CPU backend.
 // --sorted hands the positions out in spatial order (cells adjacent in index order are adjacent
-// on the chip: cache locality for rasterize and gather); default: uniformly random.
+// on the chip: cache locality for rasterize and gather); --piled puts every movable cell within
+// 1 % of the region's side around its centre (a placer's first iterations: float's packed bins
+// wrap and evaluate runs again with 64-bit bins); default: uniformly random.
 // --variants 0,1,... also times the CUDA pipeline's layout/launch variants (EFIELD_ES_VARIANT, bit
 // flags of kernels/electrostatics/es_kernels.cuh EsVariant) side by side in the same process.
-//   bench_electrostatics [--markdown FILE] [--reps N] [--only adaptec1|bigblue4] [--no-cpu] [--sorted] [--variants LIST]
+//   bench_electrostatics [--markdown FILE] [--reps N] [--only adaptec1|bigblue4] [--no-cpu] [--sorted | --piled] [--variants LIST]
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -30,6 +32,8 @@
 
 namespace {
 
+enum class Placement { Random, Sorted, Piled };
+
 struct Design {
   std::string name;
   double W = 0, H = 0;
@@ -44,7 +48,7 @@ struct Design {
 // cover about `fixed_fraction` of it and the movable cells `utilization` of the rest (ISPD 2005
 // designs: roughly 40% and 60%); fillers (MATH.md, td = 1) fill the remainder.
 Design make_design(const std::string& name, int num_movable, int num_fixed, int bins, std::uint64_t seed,
-                   bool sorted, double fixed_fraction = 0.4, double utilization = 0.6) {
+                   Placement placement, double fixed_fraction = 0.4, double utilization = 0.6) {
   std::mt19937_64 gen(seed);
   auto uni = [&](double a, double b) { return std::uniform_real_distribution<double>(a, b)(gen); };
   std::lognormal_distribution<double> width_dist(std::log(6.0), 0.6);
@@ -83,7 +87,13 @@ Design make_design(const std::string& name, int num_movable, int num_fixed, int 
     d.x.push_back(static_cast<float>(uni(0, side - w)));
     d.y.push_back(static_cast<float>(uni(0, side - 12)));
   }
-  if (sorted) {  // positions handed out in bin order (x column, then y), movable and fillers each
+  if (placement == Placement::Piled) {
+    for (size_t c = 0; c < d.movable.widths.size(); ++c) {
+      d.x[c] = static_cast<float>(side * uni(0.495, 0.505));
+      d.y[c] = static_cast<float>(side * uni(0.495, 0.505));
+    }
+  }
+  if (placement == Placement::Sorted) {  // positions handed out in bin order (x column, then y), movable and fillers each
     const double bin = side / bins;
     const size_t nm = d.movable.widths.size();
     for (const auto& [begin, end] : {std::pair<size_t, size_t>{0, nm}, {nm, nc}}) {
@@ -205,14 +215,16 @@ Row run(const Design& d, int reps, bool with_cpu, const std::vector<int>& varian
 int main(int argc, char** argv) {
   std::string markdown, only;
   int reps = 100;
-  bool with_cpu = true, sorted = false;
+  bool with_cpu = true;
+  Placement placement = Placement::Random;
   std::vector<int> variants;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--markdown") && i + 1 < argc) markdown = argv[++i];
     else if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) reps = std::max(50, std::atoi(argv[++i]));
     else if (!std::strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
     else if (!std::strcmp(argv[i], "--no-cpu")) with_cpu = false;
-    else if (!std::strcmp(argv[i], "--sorted")) sorted = true;
+    else if (!std::strcmp(argv[i], "--sorted")) placement = Placement::Sorted;
+    else if (!std::strcmp(argv[i], "--piled")) placement = Placement::Piled;
     else if (!std::strcmp(argv[i], "--variants") && i + 1 < argc) {
       std::string list = argv[++i];
       for (size_t pos = 0; pos < list.size();) {
@@ -223,7 +235,7 @@ int main(int argc, char** argv) {
     }
     else {
       std::printf("usage: bench_electrostatics [--markdown FILE] [--reps N>=50] [--only adaptec1|bigblue4] [--no-cpu] "
-                  "[--sorted] [--variants LIST]\n");
+                  "[--sorted | --piled] [--variants LIST]\n");
       return std::strcmp(argv[i], "--help") ? 2 : 0;
     }
   }
@@ -238,9 +250,9 @@ int main(int argc, char** argv) {
   std::vector<Row> rows;
   try {
     if (only.empty() || only == "adaptec1")
-      rows.push_back(run(make_design("adaptec1-like", 210904, 63, 512, 1, sorted), reps, with_cpu, variants));
+      rows.push_back(run(make_design("adaptec1-like", 210904, 63, 512, 1, placement), reps, with_cpu, variants));
     if (only.empty() || only == "bigblue4")
-      rows.push_back(run(make_design("bigblue4-like", 2200000, 400, 2048, 4, sorted), reps, with_cpu, variants));
+      rows.push_back(run(make_design("bigblue4-like", 2200000, 400, 2048, 4, placement), reps, with_cpu, variants));
   } catch (const std::exception& e) {
     std::fprintf(stderr, "bench_electrostatics: %s\n", e.what());
     return 1;
@@ -252,8 +264,11 @@ int main(int argc, char** argv) {
                 "warm-up runs (CUDA events around the call; host wall: steady_clock around the call).\n\n",
                 efield::bench::device_name().c_str(), efield::bench::today().c_str(),
                 efield::bench::source_commit().c_str(),
-                sorted ? "handed out in spatial order: cells adjacent in index order are adjacent on the chip"
-                       : "no locality in index order",
+                placement == Placement::Sorted
+                    ? "handed out in spatial order: cells adjacent in index order are adjacent on the chip"
+                : placement == Placement::Piled
+                    ? "movable cells piled within 1 % of the side around the centre, as at a placer's start"
+                    : "no locality in index order",
                 reps);
   md += buf;
   md += "| design | movable | fillers | bins | region | evaluate ms | host wall ms | no graph ms | CPU backend ms | "
@@ -276,7 +291,7 @@ int main(int argc, char** argv) {
   }
   if (!variants.empty()) {
     md += "\nVariants (EFIELD_ES_VARIANT flags: 1 natural-layout (Ex,Ey) gather, 2 natural-layout accumulator, 4 two "
-          "accumulator maps; evaluate = graph replay, stages as above):\n\n"
+          "accumulator maps, 8 packed 32-bit bins (float); evaluate = graph replay, stages as above):\n\n"
           "| design | variant | evaluate ms | rasterize + density | forward FFT | spectral | inverse FFT | gather (+ "
           "interleave, finalize) | energy | overflow | max density |\n"
           "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n";

@@ -43,8 +43,31 @@ enum EsVariant : unsigned {
   // and rho) instead of two each. Doubles the accumulator footprint: faster at 512^2 (-5 us),
   // slower at 2048^2 (+25 us), so used up to 2^20 bins.
   kEsTwoMaps = 4u,
+  // float only (ignored in double): two bins per 64-bit word, 32 bits each with
+  // kEsPackedFractionBits fractional bits, so a 3-bin footprint row takes 1-2 atomics instead of
+  // 3 (natural layout, movable and filler maps, one rasterize launch and one density pass). A bin
+  // holds up to 2^(32 - kEsPackedFractionBits) = 256 bin areas of charge; a pile-up beyond that
+  // wraps. Wrapping is detected exactly: rasterize sums every contribution it adds (64-bit), the
+  // density pass sums what the maps hold, and finalize flags any difference (a wrap loses 2^32
+  // and a carry into the neighbour half adds 1, so the two sums differ iff some bin wrapped).
+  // evaluate then runs the 64-bit pipeline (the flags above) on the same input. H200, 2048^2,
+  // 4M cells: rasterize about 0.30 -> 0.20 ms (bench_ispd/probes/rasterize_atomics).
+  kEsPacked32 = 8u,
 };
-inline constexpr unsigned kEsVariantMask = 7u;
+inline constexpr unsigned kEsVariantMask = 15u;
+// kEsPacked32: fractional bits of one 32-bit bin (resolution 6e-8 bin areas, float's epsilon).
+inline constexpr int kEsPackedFractionBits = 24;
+// kEsPacked32: rasterize adds its blocks' contribution totals into this many slots (few enough
+// for finalize to read, enough that the one atomic per block does not serialize on one address).
+inline constexpr int kEsTotalSlots = 64;
+static_assert(kEsTotalSlots <= kEsThreads, "finalize reads one slot per thread");
+
+// kEsPacked32 layout: row m holds (N + 1) / 2 words; bin (m, n) is the low (n even) or high
+// (n odd) half of word m * words_per_row + n / 2.
+__host__ __device__ __forceinline__ int es_packed_words_per_row(int N) { return (N + 1) / 2; }
+__device__ __forceinline__ unsigned long long es_packed_half(std::int64_t q, int n) {
+  return static_cast<unsigned long long>(q) << (32 * (n & 1));
+}
 
 // Two values of one bin, one aligned load (the natural-layout field map holds (Ex, Ey)).
 template <typename T>
@@ -58,6 +81,8 @@ __device__ __forceinline__ std::int64_t es_map_index(bool natural, int m, int n,
 }
 // Upper bound on the blocks of the grid-stride reduction kernels (= number of partials).
 inline constexpr int kEsMaxReduceBlocks = 1024;
+// Upper bound on the blocks of the kernels that take a row per block (grid-stride over rows).
+inline constexpr int kEsMaxRowBlocks = 4096;
 
 using EsAccum = unsigned long long;
 
@@ -67,10 +92,11 @@ struct EsMax {
   __host__ __device__ __forceinline__ U operator()(const U& a, const U& b) const { return a > b ? a : b; }
 };  // fixed-point accumulator (density.hpp); values are >= 0
 
-// Rasterization runs twice per evaluate over one accumulator map (32-bit bins would wrap on
-// pile-ups, 64-bit ones are kept few so that the map stays in L2): movable cells, then
-// movable_stats (overflow and max density of movable + fixed), then fillers, then
-// density_finish (rho, clearing the map).
+// float, kEsPacked32: one rasterization of all cells into packed movable and filler maps, then
+// density_packed. 64-bit bins (double, or after a packed bin wrapped): rasterization runs twice
+// over one accumulator map (kept single so that it stays in L2): movable cells, then
+// movable_stats (overflow and max density of movable + fixed), then fillers, then density_finish
+// (rho, clearing the map); kEsTwoMaps rasterizes once into two maps and runs density_combined.
 template <typename T>
 struct RasterizeArgs {
   CellGeometry<T> g;
@@ -79,8 +105,11 @@ struct RasterizeArgs {
   const T* w;  // per cell (movable, then fillers): the large cells' sizes
   const T* h;
   EsAccum* acc;
-  EsAccum* acc_filler;      // kEsTwoMaps: the fillers' map (else nullptr: fillers go to acc)
+  EsAccum* acc_filler;      // kEsTwoMaps, kEsPacked32: the fillers' map (else nullptr: fillers go to acc)
   bool natural;             // kEsNaturalAccum: maps in the natural layout
+  bool packed;              // kEsPacked32: packed maps (natural layout, words_per_row words a row)
+  int words_per_row;
+  EsAccum* totals;          // kEsPacked32: [kEsTotalSlots] sums of all contributions added
   T to_fixed;               // 2^bits / (bx by)
   const int* small_cells;   // cells with one thread each, ascending (movable ones first)
   const T* small_w;         // their sizes in that order (coalesced reads)
@@ -104,6 +133,7 @@ struct DensityPassArgs {
   T target_density;
   double* part_overflow;  // [blocks]
   T* part_max;            // [blocks]
+  EsAccum* part_held;     // density_packed: [blocks] sums of the charge the maps held
   int blocks;
 };
 template <typename T>
@@ -113,6 +143,10 @@ void launch_density_finish(const DensityPassArgs<T>& a, int N, cudaStream_t stre
 // kEsTwoMaps: movable_stats and density_finish in one pass over both maps.
 template <typename T>
 void launch_density_combined(const DensityPassArgs<T>& a, int N, cudaStream_t stream);
+// kEsPacked32: stats and rho in one pass over the packed movable and filler maps, both cleared,
+// plus the per-block sums finalize checks against rasterize's totals.
+template <typename T>
+void launch_density_packed(const DensityPassArgs<T>& a, int N, cudaStream_t stream);
 
 template <typename T>
 struct FinalizeArgs {
@@ -123,7 +157,9 @@ struct FinalizeArgs {
   int spectral_blocks;
   double energy_scale;    // M N / 4
   double overflow_scale;  // bx by / movable area
-  double* result;         // device: {energy, overflow, max_density}
+  const EsAccum* part_held;  // kEsPacked32 (else nullptr): [density_blocks] charge the maps held
+  EsAccum* totals;           // kEsPacked32: [kEsTotalSlots] charge rasterize added; zeroed here
+  double* result;         // device: {energy, overflow, max_density, packed map wrapped (0 or 1)}
 };
 
 template <typename T>

@@ -1,5 +1,7 @@
 // The last kernel of an evaluate: one block reduces the per-block partials of the density pass
-// and the spectral kernel in a fixed order into {energy, overflow, max density}.
+// and the spectral kernel in a fixed order into {energy, overflow, max density}, and with
+// kEsPacked32 compares the charge the packed maps held with the charge rasterize added (result[3]
+// = 1 when a bin wrapped; evaluate then re-runs with 64-bit maps) and zeroes rasterize's totals.
 #include <cub/block/block_reduce.cuh>
 
 #include "common/cuda_check.cuh"
@@ -25,10 +27,24 @@ __global__ void finalize(FinalizeArgs<T> a) {
   const double total_overflow = ReduceD(s1).Sum(overflow);
   const double total_energy = ReduceD(s2).Sum(energy);
   const T total_max = ReduceT(s3).Reduce(mx, EsMax());
+  EsAccum held = 0, added = 0;
+  if (a.part_held != nullptr) {
+    for (int k = threadIdx.x; k < a.density_blocks; k += blockDim.x) held += a.part_held[k];
+    if (threadIdx.x < kEsTotalSlots) {
+      added = a.totals[threadIdx.x];
+      a.totals[threadIdx.x] = 0;
+    }
+  }
+  using ReduceA = cub::BlockReduce<EsAccum, kEsThreads>;
+  __shared__ typename ReduceA::TempStorage s4;
+  __shared__ typename ReduceA::TempStorage s5;
+  const EsAccum total_held = ReduceA(s4).Sum(held);
+  const EsAccum total_added = ReduceA(s5).Sum(added);
   if (threadIdx.x == 0) {
     a.result[0] = total_energy * a.energy_scale;
     a.result[1] = total_overflow * a.overflow_scale;
     a.result[2] = static_cast<double>(total_max);
+    a.result[3] = total_held != total_added ? 1.0 : 0.0;
   }
 }
 

@@ -101,17 +101,18 @@ __global__ void gather_cells(GatherArgs<T> a, int small_blocks) {
   else gather_large(a, b - small_blocks);
 }
 
-// kEsNaturalGather: one pass over both C2R outputs; thread k owns natural bin (m, n). Adjacent
-// threads read two interleaved runs of one permuted row (q(2j) = j, q(2j+1) = N-1-j), so every
-// sector read is used.
+// kEsNaturalGather: one pass over both C2R outputs, a block per row (grid-stride over rows, no
+// 64-bit divisions), thread n owns natural bin (m, n). Adjacent threads read two interleaved
+// runs of one permuted row (q(2j) = j, q(2j+1) = N-1-j), so every sector read is used.
 template <typename T>
 __global__ void field_interleave(const T* y_x, const T* y_y, EsVec2<T>* e, int M, int N) {
-  const std::int64_t bins = static_cast<std::int64_t>(M) * N;
-  for (std::int64_t k = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < bins;
-       k += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
-    const int m = static_cast<int>(k / N), n = static_cast<int>(k - static_cast<std::int64_t>(m) * N);
-    const std::int64_t s = permuted_index(m, n, M, N);
-    e[k] = {alternating_sign<T>(m) * y_x[s], alternating_sign<T>(n) * y_y[s]};
+  for (int m = static_cast<int>(blockIdx.x); m < M; m += static_cast<int>(gridDim.x)) {
+    const std::int64_t row = permuted_index(m, 0, M, N), out = static_cast<std::int64_t>(m) * N;
+    const T sign_m = alternating_sign<T>(m);
+    for (int n = static_cast<int>(threadIdx.x); n < N; n += static_cast<int>(blockDim.x)) {
+      const std::int64_t s = row + makhoul_position(n, N);
+      e[out + n] = {sign_m * y_x[s], alternating_sign<T>(n) * y_y[s]};
+    }
   }
 }
 
@@ -119,7 +120,7 @@ __global__ void field_interleave(const T* y_x, const T* y_y, EsVec2<T>* e, int M
 
 template <typename T>
 void launch_field_interleave(const T* y_x, const T* y_y, EsVec2<T>* e, int M, int N, cudaStream_t stream) {
-  field_interleave<T><<<es_blocks_for(static_cast<std::int64_t>(M) * N), kEsThreads, 0, stream>>>(y_x, y_y, e, M, N);
+  field_interleave<T><<<M < kEsMaxRowBlocks ? M : kEsMaxRowBlocks, kEsThreads, 0, stream>>>(y_x, y_y, e, M, N);
   EFIELD_CUDA_CHECK_LAUNCH();
 }
 

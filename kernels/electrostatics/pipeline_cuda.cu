@@ -2,6 +2,9 @@
 // twiddles, the fixed map, pinned staging), then per evaluate one CUDA graph replay of
 //   rasterize -> density pass(es) -> R2C -> spectral -> batched C2R -> field interleave -> gather ->
 //   finalize (layout variants: es_kernels.cuh EsVariant).
+// float rasterizes into packed 32-bit bins (kEsPacked32); when finalize reports that a bin
+// wrapped (a pile-up of more than 256 bin areas, as at a placer's first iterations), evaluate
+// replays the same pipeline with 64-bit bins, so the result never depends on the packing.
 // Device pointers are used directly (graph re-captured when they change); host arrays go through
 // pinned staging buffers whose copies are part of their own graph.
 #include <algorithm>
@@ -9,6 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "common/cuda_check.cuh"
@@ -48,11 +52,12 @@ class CufftHandle {
   bool valid_ = false;
 };
 
-// The default variant (es_kernels.cuh EsVariant): natural layouts always, two accumulators on
-// grids up to 2^20 bins (measured, bench_ispd/results/electrostatics.md). EFIELD_ES_VARIANT=<flags>
-// overrides it (read once per construction; the benchmark times variants side by side).
-unsigned choose_variant(std::int64_t bins) {
-  unsigned v = kEsNaturalGather | kEsNaturalAccum;
+// The default variant (es_kernels.cuh EsVariant): natural layouts always, packed bins in float,
+// two 64-bit accumulators on grids up to 2^20 bins (measured, bench_ispd/results/electrostatics.md).
+// EFIELD_ES_VARIANT=<flags> overrides it (read once per construction; the benchmark times
+// variants side by side). Packing implies the natural accumulator layout and is float only.
+unsigned choose_variant(std::int64_t bins, bool is_float) {
+  unsigned v = kEsNaturalGather | kEsNaturalAccum | kEsPacked32;
   if (bins <= (std::int64_t{1} << 20)) v |= kEsTwoMaps;
   if (const char* env = std::getenv("EFIELD_ES_VARIANT")) {
     char* end = nullptr;
@@ -60,6 +65,8 @@ unsigned choose_variant(std::int64_t bins) {
     if (end != env && *end == '\0' && e <= kEsVariantMask) v = static_cast<unsigned>(e);
     else log().warn("EFIELD_ES_VARIANT='{}' ignored (expected 0..{})", env, kEsVariantMask);
   }
+  if (!is_float) v &= ~kEsPacked32;
+  if (v & kEsPacked32) v |= kEsNaturalAccum;
   return v;
 }
 
@@ -113,7 +120,9 @@ class CudaPipeline final : public ElectrostaticBackend {
     H_ = N_ / 2 + 1;
     bins_ = static_cast<std::int64_t>(M_) * N_;
     nc_ = d.num_cells();
-    variant_ = choose_variant(bins_);
+    variant_ = choose_variant(bins_, std::is_same_v<T, float>);
+    packed_ = (variant_ & kEsPacked32) != 0;
+    packed_words_ = static_cast<std::int64_t>(M_) * es_packed_words_per_row(N_);
     log().debug("ElectrostaticSystem (CUDA): pipeline variant {}", variant_);
     geom_ = make_cell_geometry<T>(d);
     grid_ = make_spectral_grid<T>(d);
@@ -177,7 +186,9 @@ class CudaPipeline final : public ElectrostaticBackend {
     }
 
     // Maps and spectra.
-    acc_ = EsDeviceArray<EsAccum>(bins_);
+    // kEsPacked32: the packed movable and filler maps share acc_ with the 64-bit map (each
+    // density pass leaves its maps zeroed, so whichever runs next starts from zero).
+    acc_ = EsDeviceArray<EsAccum>(packed_ ? std::max(bins_, 2 * packed_words_) : bins_);
     EFIELD_CUDA_CHECK(cudaMemset(acc_.get(), 0, acc_.bytes()));
     if (variant_ & kEsTwoMaps) {
       acc_filler_ = EsDeviceArray<EsAccum>(bins_);
@@ -201,9 +212,14 @@ class CudaPipeline final : public ElectrostaticBackend {
     part_overflow_ = EsDeviceArray<double>(density_blocks_);
     part_max_ = EsDeviceArray<T>(density_blocks_);
     part_energy_ = EsDeviceArray<double>(spectral_blocks_);
+    if (packed_) {
+      part_held_ = EsDeviceArray<EsAccum>(density_blocks_);
+      totals_ = EsDeviceArray<EsAccum>(kEsTotalSlots);
+      EFIELD_CUDA_CHECK(cudaMemset(totals_.get(), 0, totals_.bytes()));
+    }
     // Pinned memory is mapped into the device's address space (unified addressing): finalize
     // writes the three results straight into it, so no copy node follows the last kernel.
-    result_host_ = EsPinnedArray<double>(3);
+    result_host_ = EsPinnedArray<double>(4);
 
     // Host-pointer path: device copies of positions and gradients, pinned staging.
     dx_ = EsDeviceArray<T>(nc_);
@@ -222,8 +238,8 @@ class CudaPipeline final : public ElectrostaticBackend {
   }
 
   ~CudaPipeline() override {
-    host_graph_.reset();
-    device_graph_.reset();
+    for (GraphExec& g : host_graph_) g.reset();
+    for (GraphExec& g : device_graph_) g.reset();
     cudaEventDestroy(caller_done_);
     for (cudaEvent_t e : stage_events_) cudaEventDestroy(e);
     if (own_stream_) cudaStreamDestroy(own_stream_);
@@ -232,28 +248,12 @@ class CudaPipeline final : public ElectrostaticBackend {
   EvaluateResult evaluate(const T* x, const T* y, T* gx, T* gy) override {
     const bool on_device = nc_ > 0 && pointer_kinds().valid && pointer_kinds().on_device;  // checked by the caller
     order_after_caller();
-    if (on_device) {
-      const Pointers p{x, y, gx, gy};
-      const std::int64_t fo = design_.options.filler_offset;
-      if (design_.options.use_cuda_graph) {
-        if (!device_graph_.ready() || !(p == device_pointers_)) {  // captured for other pointers
-          device_graph_.capture(stream_, [&] { enqueue_pipeline(x, y, gx, gy, fo); });
-          device_pointers_ = p;
-        }
-        device_graph_.launch(stream_);
-      } else {
-        enqueue_pipeline(x, y, gx, gy, fo);
-      }
-    } else {
-      stage_in(x, y);
-      if (design_.options.use_cuda_graph) {
-        if (!host_graph_.ready()) host_graph_.capture(stream_, [&] { enqueue_host_path(); });
-        host_graph_.launch(stream_);
-      } else {
-        enqueue_host_path();
-      }
+    if (!on_device) stage_in(x, y);
+    run(on_device, x, y, gx, gy, !packed_);
+    if (packed_ && result_host_.get()[3] != 0) {
+      log().debug("ElectrostaticSystem (CUDA): a packed bin wrapped (pile-up); evaluating with 64-bit bins");
+      run(on_device, x, y, gx, gy, true);
     }
-    EFIELD_CUDA_CHECK(cudaStreamSynchronize(stream_));
     if (!on_device) stage_out(gx, gy);
     EvaluateResult r;
     r.energy = result_host_.get()[0];
@@ -276,10 +276,11 @@ class CudaPipeline final : public ElectrostaticBackend {
       fo = design_.num_movable();
     }
     std::vector<double> t[6];
+    const bool wide = !packed_;  // the stages of the usual (packed) run
     for (int r = 0; r < reps; ++r) {
       cudaEvent_t* e = stage_events_;
       EFIELD_CUDA_CHECK(cudaEventRecord(e[0], stream_));
-      enqueue_rasterize(px, py, fo);
+      enqueue_rasterize(px, py, fo, wide);
       EFIELD_CUDA_CHECK(cudaEventRecord(e[1], stream_));
       EFIELD_CUFFT_CHECK(CufftReal<T>::exec_r2c(forward_.get(), rho_.get(), spectrum_.get()));
       EFIELD_CUDA_CHECK(cudaEventRecord(e[2], stream_));
@@ -287,7 +288,7 @@ class CudaPipeline final : public ElectrostaticBackend {
       EFIELD_CUDA_CHECK(cudaEventRecord(e[3], stream_));
       EFIELD_CUFFT_CHECK(CufftReal<T>::exec_c2r(fields_.get(), w_fields_.get(), y_fields_.get()));
       EFIELD_CUDA_CHECK(cudaEventRecord(e[4], stream_));
-      enqueue_gather_and_finalize(px, py, pgx, pgy, fo);
+      enqueue_gather_and_finalize(px, py, pgx, pgy, fo, wide);
       EFIELD_CUDA_CHECK(cudaEventRecord(e[5], stream_));
       EFIELD_CUDA_CHECK(cudaEventSynchronize(e[5]));
       for (int k = 0; k < 5; ++k) {
@@ -331,6 +332,28 @@ class CudaPipeline final : public ElectrostaticBackend {
     bool operator==(const Pointers& o) const { return x == o.x && y == o.y && gx == o.gx && gy == o.gy; }
   };
 
+  // One pass of the pipeline with packed (wide = false) or 64-bit bins, through the graph
+  // captured for that choice (device pointers: for these pointers) unless graphs are off; waits
+  // for it. Host arrays run from the pinned staging buffers.
+  void run(bool on_device, const T* x, const T* y, T* gx, T* gy, bool wide) {
+    GraphExec& graph = on_device ? device_graph_[wide] : host_graph_[wide];
+    const auto enqueue = [&] {
+      if (on_device) enqueue_pipeline(x, y, gx, gy, design_.options.filler_offset, wide);
+      else enqueue_host_path(wide);
+    };
+    if (!design_.options.use_cuda_graph) {
+      enqueue();
+    } else {
+      const Pointers p{x, y, gx, gy};
+      if (!graph.ready() || (on_device && !(p == device_pointers_[wide]))) {  // captured for other pointers
+        graph.capture(stream_, enqueue);
+        if (on_device) device_pointers_[wide] = p;
+      }
+      graph.launch(stream_);
+    }
+    EFIELD_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  }
+
   template <typename U>
   static void upload(U* dst, const U* src, size_t n) {
     if (n > 0) EFIELD_CUDA_CHECK(cudaMemcpy(dst, src, n * sizeof(U), cudaMemcpyHostToDevice));
@@ -358,28 +381,54 @@ class CudaPipeline final : public ElectrostaticBackend {
     return g;
   }
 
-  // One accumulator map: movable cells -> overflow/max partials -> fillers -> rho. Two maps
-  // (kEsTwoMaps): all cells -> partials and rho in one pass (rasterize.cu).
-  void enqueue_rasterize(const T* x, const T* y, std::int64_t fo) {
-    const T scale = static_cast<T>(std::ldexp(1.0, FixedPointBits<T>::value));
-    const bool two_maps = (variant_ & kEsTwoMaps) != 0, natural = (variant_ & kEsNaturalAccum) != 0;
-    RasterizeArgs<T> r{geometry(fo), x, y, widths_.get(), heights_.get(), acc_.get(),
-                       two_maps ? acc_filler_.get() : nullptr, natural,
-                       static_cast<T>(scale / (design_.bx * design_.by)), small_.get(), small_w_.get(),
-                       small_h_.get(), 0, two_maps ? num_small_ : small_movable_, large_.get(), 0,
+  // Packed bins (kEsPacked32, wide = false): all cells -> packed movable and filler maps ->
+  // partials, held charge and rho in one pass. 64-bit bins, one accumulator map: movable cells ->
+  // overflow/max partials -> fillers -> rho; two maps (kEsTwoMaps): all cells -> partials and
+  // rho in one pass (rasterize.cu).
+  void enqueue_rasterize(const T* x, const T* y, std::int64_t fo, bool wide) {
+    const bool packed = !wide;
+    const int bits = packed ? kEsPackedFractionBits : FixedPointBits<T>::value;
+    const bool two_maps = packed || (variant_ & kEsTwoMaps) != 0, natural = (variant_ & kEsNaturalAccum) != 0;
+    EsAccum* filler_map = packed ? acc_.get() + packed_words_ : two_maps ? acc_filler_.get() : nullptr;
+    RasterizeArgs<T> r{geometry(fo),
+                       x,
+                       y,
+                       widths_.get(),
+                       heights_.get(),
+                       acc_.get(),
+                       filler_map,
+                       natural,
+                       packed,
+                       es_packed_words_per_row(N_),
+                       packed ? totals_.get() : nullptr,
+                       static_cast<T>(std::ldexp(1.0, bits) / (design_.bx * design_.by)),
+                       small_.get(),
+                       small_w_.get(),
+                       small_h_.get(),
+                       0,
+                       two_maps ? num_small_ : small_movable_,
+                       large_.get(),
+                       0,
                        two_maps ? num_large_ : large_movable_};
     launch_rasterize(r, stream_);
     DensityPassArgs<T> p{bins_,
                          fixed_rho_.get(),
                          acc_.get(),
-                         acc_filler_.get(),
+                         filler_map,
                          natural,
                          rho_.get(),
-                         static_cast<T>(std::ldexp(1.0, -FixedPointBits<T>::value)),
+                         static_cast<T>(std::ldexp(1.0, -bits)),
                          static_cast<T>(design_.options.target_density),
                          part_overflow_.get(),
                          part_max_.get(),
+                         packed ? part_held_.get() : nullptr,
                          density_blocks_};
+    if constexpr (std::is_same_v<T, float>) {  // packing is float only (choose_variant)
+      if (packed) {
+        launch_density_packed(p, N_, stream_);
+        return;
+      }
+    }
     if (two_maps) {
       launch_density_combined(p, N_, stream_);
       return;
@@ -393,15 +442,17 @@ class CudaPipeline final : public ElectrostaticBackend {
     launch_density_finish(p, N_, stream_);
   }
 
-  FinalizeArgs<T> finalize_args() {
+  FinalizeArgs<T> finalize_args(bool wide) {
     return FinalizeArgs<T>{part_overflow_.get(),
-                      part_max_.get(),
-                      density_blocks_,
-                      part_energy_.get(),
-                      spectral_blocks_,
-                      static_cast<double>(M_) * N_ / 4.0,
-                      design_.movable_area > 0 ? design_.bx * design_.by / design_.movable_area : 0.0,
-                      result_host_.get()};
+                           part_max_.get(),
+                           density_blocks_,
+                           part_energy_.get(),
+                           spectral_blocks_,
+                           static_cast<double>(M_) * N_ / 4.0,
+                           design_.movable_area > 0 ? design_.bx * design_.by / design_.movable_area : 0.0,
+                           wide ? nullptr : part_held_.get(),
+                           totals_.get(),
+                           result_host_.get()};
   }
 
   void enqueue_spectral() {
@@ -410,7 +461,7 @@ class CudaPipeline final : public ElectrostaticBackend {
     launch_spectral_fields(a, stream_);
   }
 
-  void enqueue_gather_and_finalize(const T* x, const T* y, T* gx, T* gy, std::int64_t fo) {
+  void enqueue_gather_and_finalize(const T* x, const T* y, T* gx, T* gy, std::int64_t fo, bool wide) {
     const T* y_x = y_fields_.get();
     const T* y_y = y_fields_.get() + bins_;
     if (variant_ & kEsNaturalGather) launch_field_interleave(y_x, y_y, e_map_.get(), M_, N_, stream_);
@@ -431,26 +482,26 @@ class CudaPipeline final : public ElectrostaticBackend {
                     large_.get(),
                     num_large_};
     launch_gather(a, stream_);
-    launch_finalize(finalize_args(), stream_);
+    launch_finalize(finalize_args(wide), stream_);
   }
 
-  void enqueue_pipeline(const T* x, const T* y, T* gx, T* gy, std::int64_t fo) {
-    enqueue_rasterize(x, y, fo);
+  void enqueue_pipeline(const T* x, const T* y, T* gx, T* gy, std::int64_t fo, bool wide) {
+    enqueue_rasterize(x, y, fo, wide);
     EFIELD_CUFFT_CHECK(CufftReal<T>::exec_r2c(forward_.get(), rho_.get(), spectrum_.get()));
     enqueue_spectral();
     EFIELD_CUFFT_CHECK(CufftReal<T>::exec_c2r(fields_.get(), w_fields_.get(), y_fields_.get()));
-    enqueue_gather_and_finalize(x, y, gx, gy, fo);
+    enqueue_gather_and_finalize(x, y, gx, gy, fo, wide);
   }
 
   // Host arrays: pinned staging -> device copies (compact: fillers right after the movable
   // cells) -> pipeline -> gradients back to pinned staging.
-  void enqueue_host_path() {
+  void enqueue_host_path(bool wide) {
     const size_t bytes = static_cast<size_t>(nc_) * sizeof(T);
     if (bytes > 0) {
       EFIELD_CUDA_CHECK(cudaMemcpyAsync(dx_.get(), px_.get(), bytes, cudaMemcpyHostToDevice, stream_));
       EFIELD_CUDA_CHECK(cudaMemcpyAsync(dy_.get(), py_.get(), bytes, cudaMemcpyHostToDevice, stream_));
     }
-    enqueue_pipeline(dx_.get(), dy_.get(), dgx_.get(), dgy_.get(), design_.num_movable());
+    enqueue_pipeline(dx_.get(), dy_.get(), dgx_.get(), dgy_.get(), design_.num_movable(), wide);
     if (bytes > 0) {
       EFIELD_CUDA_CHECK(cudaMemcpyAsync(pgx_.get(), dgx_.get(), bytes, cudaMemcpyDeviceToHost, stream_));
       EFIELD_CUDA_CHECK(cudaMemcpyAsync(pgy_.get(), dgy_.get(), bytes, cudaMemcpyDeviceToHost, stream_));
@@ -504,7 +555,10 @@ class CudaPipeline final : public ElectrostaticBackend {
   EsDeviceArray<T> small_w_, small_h_;
   int num_large_ = 0, num_small_ = 0, small_movable_ = 0, large_movable_ = 0;
   unsigned variant_ = 0;  // EsVariant flags
+  bool packed_ = false;   // kEsPacked32
+  std::int64_t packed_words_ = 0;  // words of one packed map
   EsDeviceArray<EsAccum> acc_, acc_filler_;
+  EsDeviceArray<EsAccum> part_held_, totals_;  // kEsPacked32 wrap check
   EsDeviceArray<EsVec2<T>> e_map_;
   EsDeviceArray<T> fixed_rho_, rho_, y_fields_, y_phi_;
   EsDeviceArray<Cpx> spectrum_, w_fields_, w_phi_;
@@ -516,8 +570,9 @@ class CudaPipeline final : public ElectrostaticBackend {
   EsDeviceArray<T> dx_, dy_, dgx_, dgy_;
   EsPinnedArray<T> px_, py_, pgx_, pgy_;
   CufftHandle forward_, fields_, potential_;
-  GraphExec host_graph_, device_graph_;
-  Pointers device_pointers_{nullptr, nullptr, nullptr, nullptr};
+  // [wide]: packed bins (the usual run) and 64-bit bins (after a wrap, or without kEsPacked32).
+  GraphExec host_graph_[2], device_graph_[2];
+  Pointers device_pointers_[2] = {{nullptr, nullptr, nullptr, nullptr}, {nullptr, nullptr, nullptr, nullptr}};
 };
 
 }  // namespace

@@ -15,13 +15,33 @@
 namespace efield::detail {
 namespace {
 
+// Adds one bin's charge; `added` sums what was added (kEsPacked32's wrap check).
 template <typename T>
-__device__ __forceinline__ void add_charge(const RasterizeArgs<T>& a, EsAccum* acc, T weight, int m, int n) {
+__device__ __forceinline__ void add_charge(const RasterizeArgs<T>& a, EsAccum* acc, T weight, int m, int n,
+                                           EsAccum& added) {
   const std::int64_t q = to_fixed_point(weight, a.to_fixed);
-  if (q > 0) atomicAdd(acc + es_map_index(a.natural, m, n, a.g.M, a.g.N), static_cast<EsAccum>(q));
+  if (q <= 0) return;
+  added += static_cast<EsAccum>(q);
+  if (a.packed) atomicAdd(acc + static_cast<std::int64_t>(m) * a.words_per_row + n / 2, es_packed_half(q, n));
+  else atomicAdd(acc + es_map_index(a.natural, m, n, a.g.M, a.g.N), static_cast<EsAccum>(q));
 }
 
-// kEsTwoMaps: fillers (cell indices from num_movable on) have their own map.
+// kEsPacked32: one footprint row of up to 3 bins (columns n0, n0 + 1, n0 + 2; q = 0 where the
+// footprint ends) touches two words at most: one atomic per word instead of one per bin.
+__device__ __forceinline__ void add_packed_row(EsAccum* row, int n0, const std::int64_t (&q)[3], EsAccum& added) {
+  EsAccum first = 0, second = 0;  // words n0 / 2 and n0 / 2 + 1
+#pragma unroll
+  for (int k = 0; k < 3; ++k) {
+    const int n = n0 + k;
+    added += static_cast<EsAccum>(q[k]);
+    if ((n >> 1) == (n0 >> 1)) first += es_packed_half(q[k], n);
+    else second += es_packed_half(q[k], n);
+  }
+  if (first != 0) atomicAdd(row + (n0 >> 1), first);
+  if (second != 0) atomicAdd(row + (n0 >> 1) + 1, second);
+}
+
+// kEsTwoMaps, kEsPacked32: fillers (cell indices from num_movable on) have their own map.
 template <typename T>
 __device__ __forceinline__ EsAccum* map_of(const RasterizeArgs<T>& a, int c) {
   return a.acc_filler != nullptr && c >= a.g.num_movable ? a.acc_filler : a.acc;
@@ -30,7 +50,7 @@ __device__ __forceinline__ EsAccum* map_of(const RasterizeArgs<T>& a, int c) {
 // One thread per small cell. Footprints of up to 3 x 3 bins (almost every standard cell and
 // filler: stretched cells span 2-3 bins per axis) take an unrolled path; larger ones loop.
 template <typename T>
-__device__ __forceinline__ void rasterize_small(const RasterizeArgs<T>& a, int block) {
+__device__ __forceinline__ void rasterize_small(const RasterizeArgs<T>& a, int block, EsAccum& added) {
   const int t = a.small_begin + static_cast<int>(block * blockDim.x + threadIdx.x);
   if (t >= a.small_end) return;
   const int c = a.small_cells[t];
@@ -45,19 +65,28 @@ __device__ __forceinline__ void rasterize_small(const RasterizeArgs<T>& a, int b
       oy[k] = f.n0 + k <= f.n1 ? bin_overlap(f.y0, f.y1, f.n0 + k, a.g.by) : T(0);
     }
 #pragma unroll
-    for (int p = 0; p < 3; ++p)
+    for (int p = 0; p < 3; ++p) {
+      if (f.m0 + p > f.m1) continue;
+      if (a.packed) {
+        std::int64_t q[3];
 #pragma unroll
-      for (int q = 0; q < 3; ++q)
-        if (f.m0 + p <= f.m1 && f.n0 + q <= f.n1) add_charge(a, acc, f.charge * ox[p] * oy[q], f.m0 + p, f.n0 + q);
+        for (int k = 0; k < 3; ++k) q[k] = f.n0 + k <= f.n1 ? to_fixed_point(f.charge * ox[p] * oy[k], a.to_fixed) : 0;
+        add_packed_row(acc + static_cast<std::int64_t>(f.m0 + p) * a.words_per_row, f.n0, q, added);
+        continue;
+      }
+#pragma unroll
+      for (int k = 0; k < 3; ++k)
+        if (f.n0 + k <= f.n1) add_charge(a, acc, f.charge * ox[p] * oy[k], f.m0 + p, f.n0 + k, added);
+    }
     return;
   }
   for (int m = f.m0; m <= f.m1; ++m)
-    for (int n = f.n0; n <= f.n1; ++n) add_charge(a, acc, footprint_weight(f, a.g, m, n), m, n);
+    for (int n = f.n0; n <= f.n1; ++n) add_charge(a, acc, footprint_weight(f, a.g, m, n), m, n, added);
 }
 
 // One block per large cell, its threads striding over the cell's bins.
 template <typename T>
-__device__ __forceinline__ void rasterize_large(const RasterizeArgs<T>& a, int block) {
+__device__ __forceinline__ void rasterize_large(const RasterizeArgs<T>& a, int block, EsAccum& added) {
   const int c = a.large_cells[a.large_begin + block];
   const std::int64_t i = position_index(a.g, static_cast<std::int64_t>(c));
   const Footprint<T> f = cell_footprint(a.g, a.x[i], a.y[i], a.w[c], a.h[c]);
@@ -66,16 +95,24 @@ __device__ __forceinline__ void rasterize_large(const RasterizeArgs<T>& a, int b
   const std::int64_t count = static_cast<std::int64_t>(f.m1 - f.m0 + 1) * cols;
   for (std::int64_t k = threadIdx.x; k < count; k += blockDim.x) {
     const int m = f.m0 + static_cast<int>(k / cols), n = f.n0 + static_cast<int>(k % cols);
-    add_charge(a, acc, footprint_weight(f, a.g, m, n), m, n);
+    add_charge(a, acc, footprint_weight(f, a.g, m, n), m, n, added);
   }
 }
 
 // One launch for both kinds: the first blocks take the small cells, the rest one large cell each.
+// kEsPacked32: each block adds the sum of its contributions into one of the total slots (integer
+// sums: the order does not matter).
 template <typename T>
 __global__ void rasterize_cells(RasterizeArgs<T> a, int small_blocks) {
   const int b = static_cast<int>(blockIdx.x);
-  if (b < small_blocks) rasterize_small(a, b);
-  else rasterize_large(a, b - small_blocks);
+  EsAccum added = 0;
+  if (b < small_blocks) rasterize_small(a, b, added);
+  else rasterize_large(a, b - small_blocks, added);
+  if (a.totals == nullptr) return;
+  using Reduce = cub::BlockReduce<EsAccum, kEsThreads>;
+  __shared__ typename Reduce::TempStorage storage;
+  const EsAccum block_added = Reduce(storage).Sum(added);
+  if (threadIdx.x == 0 && block_added != 0) atomicAdd(a.totals + (b & (kEsTotalSlots - 1)), block_added);
 }
 
 template <typename T>
@@ -143,6 +180,65 @@ __global__ void density_combined(DensityPassArgs<T> a, int N) {
   write_partials(a, overflow, mx);
 }
 
+// kEsPacked32: one thread per word at a time, i.e. bins (m, 2j) and (m, 2j + 1) of both maps
+// (in rho's permuted row they go to columns j and N - 1 - j, Makhoul's order). The grid is at
+// most kEsMaxReduceBlocks blocks (one partial each), so every thread has several words: it loads
+// kBatch of them before storing anything. One word at a time kept a single load in flight per
+// thread (the stores in between may alias the next loads) and took 142 us at 2048^2 on an H200.
+template <typename T>
+__global__ void density_packed(DensityPassArgs<T> a, int N) {
+  constexpr int kBatch = 8;
+  const int M = static_cast<int>(a.bins / N), W = es_packed_words_per_row(N);
+  const std::int64_t words = static_cast<std::int64_t>(M) * W;
+  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+  double overflow = 0;
+  T mx = T(0);
+  EsAccum held = 0;
+  for (std::int64_t k0 = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k0 < words;
+       k0 += kBatch * stride) {
+    EsAccum movable[kBatch], filler[kBatch];
+    T fixed[kBatch][2];
+    int row[kBatch], col[kBatch];
+#pragma unroll
+    for (int i = 0; i < kBatch; ++i) {
+      const std::int64_t k = k0 + i * stride;
+      if (k >= words) break;
+      row[i] = static_cast<int>(k / W);
+      col[i] = 2 * static_cast<int>(k - static_cast<std::int64_t>(row[i]) * W);
+      movable[i] = a.acc[k];
+      filler[i] = a.acc_filler[k];
+      const std::int64_t bin = static_cast<std::int64_t>(row[i]) * N + col[i];
+      fixed[i][0] = a.fixed_rho[bin];
+      fixed[i][1] = col[i] + 1 < N ? a.fixed_rho[bin + 1] : T(0);
+    }
+#pragma unroll
+    for (int i = 0; i < kBatch; ++i) {
+      const std::int64_t k = k0 + i * stride;
+      if (k >= words) break;
+      a.acc[k] = 0;
+      a.acc_filler[k] = 0;
+      T* rho_row = a.rho + permuted_index(row[i], 0, M, N);
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int n = col[i] + h;
+        if (n >= N) break;
+        const std::int64_t qm = static_cast<std::int64_t>((movable[i] >> (32 * h)) & 0xffffffffu);
+        const std::int64_t qf = static_cast<std::int64_t>((filler[i] >> (32 * h)) & 0xffffffffu);
+        held += static_cast<EsAccum>(qm + qf);
+        const BinDensity<T> b = bin_density(qm, qf, fixed[i][h], a.inv_scale);
+        overflow += static_cast<double>(bin_overflow(b.movable_rho, a.target_density));
+        mx = b.movable_rho > mx ? b.movable_rho : mx;
+        rho_row[makhoul_position(n, N)] = b.rho;
+      }
+    }
+  }
+  write_partials(a, overflow, mx);
+  using Reduce = cub::BlockReduce<EsAccum, kEsThreads>;
+  __shared__ typename Reduce::TempStorage storage;
+  const EsAccum block_held = Reduce(storage).Sum(held);
+  if (threadIdx.x == 0) a.part_held[blockIdx.x] = block_held;
+}
+
 }  // namespace
 
 template <typename T>
@@ -172,6 +268,12 @@ void launch_density_combined(const DensityPassArgs<T>& a, int N, cudaStream_t st
   EFIELD_CUDA_CHECK_LAUNCH();
 }
 
+template <typename T>
+void launch_density_packed(const DensityPassArgs<T>& a, int N, cudaStream_t stream) {
+  density_packed<T><<<a.blocks, kEsThreads, 0, stream>>>(a, N);
+  EFIELD_CUDA_CHECK_LAUNCH();
+}
+
 template void launch_rasterize<float>(const RasterizeArgs<float>&, cudaStream_t);
 template void launch_rasterize<double>(const RasterizeArgs<double>&, cudaStream_t);
 template void launch_movable_stats<float>(const DensityPassArgs<float>&, cudaStream_t);
@@ -180,5 +282,6 @@ template void launch_density_finish<float>(const DensityPassArgs<float>&, int, c
 template void launch_density_finish<double>(const DensityPassArgs<double>&, int, cudaStream_t);
 template void launch_density_combined<float>(const DensityPassArgs<float>&, int, cudaStream_t);
 template void launch_density_combined<double>(const DensityPassArgs<double>&, int, cudaStream_t);
+template void launch_density_packed<float>(const DensityPassArgs<float>&, int, cudaStream_t);
 
 }  // namespace efield::detail

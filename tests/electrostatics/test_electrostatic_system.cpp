@@ -242,8 +242,11 @@ TEST(ElectrostaticCuda, ProfileStagesReportsEveryStage) {
 }
 
 // EFIELD_ES_VARIANT (kernels/electrostatics/es_kernels.cuh EsVariant: layouts of the accumulator
-// and the field map, one or two accumulators) is read at construction; set for the lifetime of
-// this guard.
+// and the field map, one or two accumulators, packed 32-bit bins in float) is read at
+// construction; set for the lifetime of this guard.
+constexpr unsigned kLastVariant = 15;  // EsVariant flags 1 | 2 | 4 | 8
+constexpr unsigned kPackedFlag = 8;    // kEsPacked32 (float only)
+constexpr unsigned kDefaultSmallGridVariant = 15;  // every flag: the default on grids <= 2^20 bins
 class ScopedVariant {
  public:
   explicit ScopedVariant(unsigned v) { setenv("EFIELD_ES_VARIANT", std::to_string(v).c_str(), 1); }
@@ -263,7 +266,7 @@ TEST(ElectrostaticCuda, EveryPipelineVariantMatchesReference) {
     designs.push_back(make_random_design(spec, next_seed()));
     refs.push_back(reference_of(designs.back()));
   }
-  for (unsigned v = 0; v <= 7; ++v) {
+  for (unsigned v = 0; v <= kLastVariant; ++v) {
     const ScopedVariant variant(v);
     for (size_t k = 0; k < designs.size(); ++k) {
       const TestDesign& d = designs[k];
@@ -285,7 +288,8 @@ TEST(ElectrostaticCuda, EveryPipelineVariantMatchesReference) {
 
 // The variants agree with the CPU backend on a larger design with many colliding atomics, also
 // after the fixed cells change (F is kept in the accumulator's layout); in random and in
-// spatially sorted cell order every variant gives the same bits.
+// spatially sorted cell order every variant gives the same bits as the first variant with the
+// same bin width (64-bit or packed 32-bit bins).
 TEST(ElectrostaticCuda, EveryPipelineVariantAgreesWithCpu) {
   EFIELD_REQUIRE_GPU();
   DesignSpec spec;
@@ -319,8 +323,8 @@ TEST(ElectrostaticCuda, EveryPipelineVariantAgreesWithCpu) {
   const SystemOutput a_sorted = run_host<float>(cpu, sorted);
   cpu.update_fixed_cells(other_fixed.fixed);
   const SystemOutput a2 = run_host<float>(cpu, d);
-  std::vector<SystemOutput> first;  // variant 0: design d, sorted
-  for (unsigned v = 0; v <= 7; ++v) {
+  std::vector<SystemOutput> first[2];  // variants 0 and kPackedFlag: design d, sorted
+  for (unsigned v = 0; v <= kLastVariant; ++v) {
     const ScopedVariant variant(v);
     SCOPED_TRACE("variant " + std::to_string(v));
     ElectrostaticSystem gpu(with(d.options, Backend::Cuda, Precision::Float), d.movable, d.fillers, d.fixed);
@@ -338,17 +342,65 @@ TEST(ElectrostaticCuda, EveryPipelineVariantAgreesWithCpu) {
       EXPECT_LE(rel_scalar(b.result.max_density, ref.result.max_density), 1e-5);
       if (pass == 2) continue;
       // Integer accumulation, the same field values and the same summation order: every variant
-      // gives the bits of variant 0.
-      if (v == 0) {
-        first.push_back(b);
+      // gives the bits of variant 0 (64-bit bins) or kPackedFlag (packed bins).
+      const bool packed = (v & kPackedFlag) != 0;
+      if ((v & ~kPackedFlag) == 0) {
+        first[packed].push_back(b);
         continue;
       }
-      const SystemOutput& o = first[pass];
+      const SystemOutput& o = first[packed][pass];
       EXPECT_EQ(std::memcmp(&o.result, &b.result, sizeof(EvaluateResult)), 0);
       EXPECT_EQ(o.gx, b.gx);
       EXPECT_EQ(o.gy, b.gy);
       EXPECT_EQ(o.rho, b.rho);
     }
+  }
+}
+
+// Packed 32-bit bins hold 256 bin areas. A pile-up (every movable cell on one spot, as at a
+// placer's first iteration) wraps them; evaluate must notice and give exactly the 64-bit
+// pipeline's result, with graphs and without, host and device pointers, and the next evaluate
+// of a spread-out placement must be packed again with nothing left over from the pile-up.
+TEST(ElectrostaticCuda, PackedBinsFallBackToWideBinsOnAPileUp) {
+  EFIELD_REQUIRE_GPU();
+  DesignSpec spec = reference_specs()[1];
+  spec.num_movable = 4000;  // about 5000 bin areas of cells: far beyond 256 per bin on one spot
+  spec.min_size_bins = 1.0;
+  const TestDesign spread = make_random_design(spec, next_seed());
+  TestDesign piled = spread;
+  for (size_t c = 0; c < spread.movable.widths.size(); ++c) {
+    piled.cx[c] = 0.5 * (spec.xl + spec.xh);
+    piled.cy[c] = 0.5 * (spec.yl + spec.yh);
+  }
+  const ReferenceResult ref = reference_of(piled);
+  for (bool graph : {true, false}) {
+    SCOPED_TRACE(graph ? "graph" : "no graph");
+    ElectrostaticOptions o = with(spread.options, Backend::Cuda, Precision::Float);
+    o.use_cuda_graph = graph;
+    std::vector<SystemOutput> out[2];  // [packed]: spread, piled (device), piled (host), spread
+    for (unsigned v : {kDefaultSmallGridVariant & ~kPackedFlag, kDefaultSmallGridVariant}) {
+      const ScopedVariant variant(v);
+      ElectrostaticSystem es(o, spread.movable, spread.fillers, spread.fixed);
+      std::vector<SystemOutput>& r = out[(v & kPackedFlag) != 0];
+      r.push_back(run_device<float>(es, spread));
+      r.push_back(run_device<float>(es, piled));
+      r.push_back(run_host<float>(es, piled));
+      r.push_back(run_device<float>(es, spread));
+    }
+    expect_matches_reference(out[1][1], ref, 1e-4, "pile-up, packed variant");
+    for (int k : {1, 2}) {  // the pile-up: the packed variant gives the 64-bit bits
+      EXPECT_EQ(std::memcmp(&out[0][k].result, &out[1][k].result, sizeof(EvaluateResult)), 0) << k;
+      EXPECT_EQ(out[0][k].rho, out[1][k].rho) << k;
+      EXPECT_EQ(out[0][k].gx, out[1][k].gx) << k;
+      EXPECT_EQ(out[0][k].gy, out[1][k].gy) << k;
+    }
+    // Spread out: packed bins round at 2^-24 bin areas instead of 2^-32, so the bits differ from
+    // the 64-bit run (the packed path really ran), and the second run repeats the first exactly.
+    EXPECT_NE(out[0][0].rho, out[1][0].rho);
+    EXPECT_LE(relative_l2(out[1][0].rho, out[0][0].rho), 1e-6);
+    EXPECT_EQ(std::memcmp(&out[1][0].result, &out[1][3].result, sizeof(EvaluateResult)), 0);
+    EXPECT_EQ(out[1][0].rho, out[1][3].rho);
+    EXPECT_EQ(out[1][0].gx, out[1][3].gx);
   }
 }
 
