@@ -9,9 +9,11 @@
 // on the chip: cache locality for rasterize and gather); --piled puts every movable cell within
 // 1 % of the region's side around its centre (a placer's first iterations: float's packed bins
 // wrap and evaluate runs again with 64-bit bins); default: uniformly random.
+// --nondeterministic sets deterministic = false (float atomics into float maps).
 // --variants 0,1,... also times the CUDA pipeline's layout/launch variants (EFIELD_ES_VARIANT, bit
 // flags of kernels/electrostatics/es_kernels.cuh EsVariant) side by side in the same process.
 //   bench_electrostatics [--markdown FILE] [--reps N] [--only adaptec1|bigblue4] [--no-cpu] [--sorted | --piled] [--variants LIST]
+//                        [--nondeterministic]
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -133,7 +135,7 @@ void check(cudaError_t e) {
   if (e != cudaSuccess) throw efield::Error(std::string("bench_electrostatics: ") + cudaGetErrorString(e));
 }
 
-Row run(const Design& d, int reps, bool with_cpu, const std::vector<int>& variants) {
+Row run(const Design& d, int reps, bool with_cpu, const std::vector<int>& variants, bool deterministic) {
   efield::ElectrostaticOptions o;
   o.xl = 0;
   o.yl = 0;
@@ -143,7 +145,7 @@ Row run(const Design& d, int reps, bool with_cpu, const std::vector<int>& varian
   o.target_density = 1.0;
   o.precision = efield::Precision::Float;
   o.backend = efield::Backend::Cuda;
-  o.deterministic = true;
+  o.deterministic = deterministic;
   cudaStream_t stream;
   check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   o.stream = stream;
@@ -215,7 +217,7 @@ Row run(const Design& d, int reps, bool with_cpu, const std::vector<int>& varian
 int main(int argc, char** argv) {
   std::string markdown, only;
   int reps = 100;
-  bool with_cpu = true;
+  bool with_cpu = true, deterministic = true;
   Placement placement = Placement::Random;
   std::vector<int> variants;
   for (int i = 1; i < argc; ++i) {
@@ -225,6 +227,7 @@ int main(int argc, char** argv) {
     else if (!std::strcmp(argv[i], "--no-cpu")) with_cpu = false;
     else if (!std::strcmp(argv[i], "--sorted")) placement = Placement::Sorted;
     else if (!std::strcmp(argv[i], "--piled")) placement = Placement::Piled;
+    else if (!std::strcmp(argv[i], "--nondeterministic")) deterministic = false;
     else if (!std::strcmp(argv[i], "--variants") && i + 1 < argc) {
       std::string list = argv[++i];
       for (size_t pos = 0; pos < list.size();) {
@@ -235,7 +238,7 @@ int main(int argc, char** argv) {
     }
     else {
       std::printf("usage: bench_electrostatics [--markdown FILE] [--reps N>=50] [--only adaptec1|bigblue4] [--no-cpu] "
-                  "[--sorted | --piled] [--variants LIST]\n");
+                  "[--sorted | --piled] [--variants LIST] [--nondeterministic]\n");
       return std::strcmp(argv[i], "--help") ? 2 : 0;
     }
   }
@@ -250,20 +253,21 @@ int main(int argc, char** argv) {
   std::vector<Row> rows;
   try {
     if (only.empty() || only == "adaptec1")
-      rows.push_back(run(make_design("adaptec1-like", 210904, 63, 512, 1, placement), reps, with_cpu, variants));
+      rows.push_back(run(make_design("adaptec1-like", 210904, 63, 512, 1, placement), reps, with_cpu, variants, deterministic));
     if (only.empty() || only == "bigblue4")
-      rows.push_back(run(make_design("bigblue4-like", 2200000, 400, 2048, 4, placement), reps, with_cpu, variants));
+      rows.push_back(run(make_design("bigblue4-like", 2200000, 400, 2048, 4, placement), reps, with_cpu, variants, deterministic));
   } catch (const std::exception& e) {
     std::fprintf(stderr, "bench_electrostatics: %s\n", e.what());
     return 1;
   }
   std::string md;
   char buf[1024];
-  std::snprintf(buf, sizeof buf, "# ElectrostaticSystem::evaluate\n\n%s, %s, commit %s. float, deterministic, "
+  std::snprintf(buf, sizeof buf, "# ElectrostaticSystem::evaluate\n\n%s, %s, commit %s. float, %s, "
                 "device pointers, cells at uniformly random positions (%s), median of %d runs after 10 "
                 "warm-up runs (CUDA events around the call; host wall: steady_clock around the call).\n\n",
                 efield::bench::device_name().c_str(), efield::bench::today().c_str(),
                 efield::bench::source_commit().c_str(),
+                deterministic ? "deterministic" : "deterministic = false (float atomics)",
                 placement == Placement::Sorted
                     ? "handed out in spatial order: cells adjacent in index order are adjacent on the chip"
                 : placement == Placement::Piled

@@ -39,8 +39,10 @@ struct ElectrostaticOptions {
   Precision precision = Precision::Float;
   Backend backend = Backend::Auto;
   // Bitwise identical results across runs on the same device and inputs (fixed-point integer
-  // accumulation of the density map, fixed-order reductions). Both backends currently run the
-  // deterministic pipeline whatever this says (a floating-point-atomics variant is not built).
+  // accumulation of the density map, fixed-order reductions). false: the CUDA backend in float
+  // accumulates the density map with floating-point vector atomics (a faster rasterization; the
+  // last bits then vary from run to run with the atomics' order). The CPU backend and double on
+  // CUDA stay deterministic whatever this says.
   bool deterministic = true;
   // CUDA stream all work is enqueued on (nullptr = legacy default stream). Ignored on the CPU.
   Stream stream = nullptr;

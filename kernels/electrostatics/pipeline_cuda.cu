@@ -4,7 +4,8 @@
 //   finalize (layout variants: es_kernels.cuh EsVariant).
 // float rasterizes into packed 32-bit bins (kEsPacked32); when finalize reports that a bin
 // wrapped (a pile-up of more than 256 bin areas, as at a placer's first iterations), evaluate
-// replays the same pipeline with 64-bit bins, so the result never depends on the packing.
+// replays the same pipeline with 64-bit bins, so the result never depends on the packing. With
+// deterministic = false, float rasterizes into float maps with vector atomics instead.
 // Device pointers are used directly (graph re-captured when they change); host arrays go through
 // pinned staging buffers whose copies are part of their own graph.
 #include <algorithm>
@@ -26,6 +27,11 @@
 
 namespace efield::detail {
 namespace {
+
+// How an evaluate accumulates the density map (rasterize.cu): packed 32-bit fixed-point bins,
+// 64-bit fixed-point bins, or float atomics (deterministic = false).
+enum class Bins { Packed = 0, Wide = 1, Float = 2 };
+constexpr int kBinsKinds = 3;
 
 class CufftHandle {
  public:
@@ -121,8 +127,12 @@ class CudaPipeline final : public ElectrostaticBackend {
     bins_ = static_cast<std::int64_t>(M_) * N_;
     nc_ = d.num_cells();
     variant_ = choose_variant(bins_, std::is_same_v<T, float>);
-    packed_ = (variant_ & kEsPacked32) != 0;
+    const bool packed = (variant_ & kEsPacked32) != 0;
+    const bool float_atomics = std::is_same_v<T, float> && !d.options.deterministic;
+    bins_kind_ = float_atomics ? Bins::Float : packed ? Bins::Packed : Bins::Wide;
+    if (float_atomics) variant_ |= kEsNaturalAccum;  // the float maps and F are natural
     packed_words_ = static_cast<std::int64_t>(M_) * es_packed_words_per_row(N_);
+    float_map_ = static_cast<std::int64_t>(M_) * es_float_row_stride(N_);
     log().debug("ElectrostaticSystem (CUDA): pipeline variant {}", variant_);
     geom_ = make_cell_geometry<T>(d);
     grid_ = make_spectral_grid<T>(d);
@@ -137,8 +147,8 @@ class CudaPipeline final : public ElectrostaticBackend {
     }
     EFIELD_CUDA_CHECK(cudaEventCreateWithFlags(&caller_done_, cudaEventDisableTiming));
     for (cudaEvent_t& e : stage_events_) EFIELD_CUDA_CHECK(cudaEventCreate(&e));
-    if (!d.options.deterministic)
-      log().debug("ElectrostaticSystem (CUDA): deterministic=false runs the same fixed-point pipeline");
+    if (!d.options.deterministic && !float_atomics)
+      log().debug("ElectrostaticSystem (CUDA): deterministic=false in double runs the fixed-point pipeline");
 
     // Twiddles and cell sizes.
     const std::vector<Cpx> tw_m = quarter_twiddles<T>(M_), tw_n = quarter_twiddles<T>(N_);
@@ -186,9 +196,13 @@ class CudaPipeline final : public ElectrostaticBackend {
     }
 
     // Maps and spectra.
-    // kEsPacked32: the packed movable and filler maps share acc_ with the 64-bit map (each
-    // density pass leaves its maps zeroed, so whichever runs next starts from zero).
-    acc_ = EsDeviceArray<EsAccum>(packed_ ? std::max(bins_, 2 * packed_words_) : bins_);
+    // The packed or float movable and filler maps share acc_ with the 64-bit map (each density
+    // pass leaves its maps zeroed, so whichever runs next starts from zero; two float maps of
+    // float_map_ floats take float_map_ words).
+    std::int64_t acc_words = bins_;
+    if (bins_kind_ == Bins::Packed) acc_words = std::max(acc_words, 2 * packed_words_);
+    if (bins_kind_ == Bins::Float) acc_words = std::max(acc_words, float_map_);
+    acc_ = EsDeviceArray<EsAccum>(acc_words);
     EFIELD_CUDA_CHECK(cudaMemset(acc_.get(), 0, acc_.bytes()));
     if (variant_ & kEsTwoMaps) {
       acc_filler_ = EsDeviceArray<EsAccum>(bins_);
@@ -212,7 +226,7 @@ class CudaPipeline final : public ElectrostaticBackend {
     part_overflow_ = EsDeviceArray<double>(density_blocks_);
     part_max_ = EsDeviceArray<T>(density_blocks_);
     part_energy_ = EsDeviceArray<double>(spectral_blocks_);
-    if (packed_) {
+    if (bins_kind_ == Bins::Packed) {
       part_held_ = EsDeviceArray<EsAccum>(density_blocks_);
       totals_ = EsDeviceArray<EsAccum>(kEsTotalSlots);
       EFIELD_CUDA_CHECK(cudaMemset(totals_.get(), 0, totals_.bytes()));
@@ -249,10 +263,10 @@ class CudaPipeline final : public ElectrostaticBackend {
     const bool on_device = nc_ > 0 && pointer_kinds().valid && pointer_kinds().on_device;  // checked by the caller
     order_after_caller();
     if (!on_device) stage_in(x, y);
-    run(on_device, x, y, gx, gy, !packed_);
-    if (packed_ && result_host_.get()[3] != 0) {
+    run(on_device, x, y, gx, gy, bins_kind_);
+    if (bins_kind_ == Bins::Packed && result_host_.get()[3] != 0) {
       log().debug("ElectrostaticSystem (CUDA): a packed bin wrapped (pile-up); evaluating with 64-bit bins");
-      run(on_device, x, y, gx, gy, true);
+      run(on_device, x, y, gx, gy, Bins::Wide);
     }
     if (!on_device) stage_out(gx, gy);
     EvaluateResult r;
@@ -276,11 +290,11 @@ class CudaPipeline final : public ElectrostaticBackend {
       fo = design_.num_movable();
     }
     std::vector<double> t[6];
-    const bool wide = !packed_;  // the stages of the usual (packed) run
+    const Bins bins = bins_kind_;  // the stages of the usual run
     for (int r = 0; r < reps; ++r) {
       cudaEvent_t* e = stage_events_;
       EFIELD_CUDA_CHECK(cudaEventRecord(e[0], stream_));
-      enqueue_rasterize(px, py, fo, wide);
+      enqueue_rasterize(px, py, fo, bins);
       EFIELD_CUDA_CHECK(cudaEventRecord(e[1], stream_));
       EFIELD_CUFFT_CHECK(CufftReal<T>::exec_r2c(forward_.get(), rho_.get(), spectrum_.get()));
       EFIELD_CUDA_CHECK(cudaEventRecord(e[2], stream_));
@@ -288,7 +302,7 @@ class CudaPipeline final : public ElectrostaticBackend {
       EFIELD_CUDA_CHECK(cudaEventRecord(e[3], stream_));
       EFIELD_CUFFT_CHECK(CufftReal<T>::exec_c2r(fields_.get(), w_fields_.get(), y_fields_.get()));
       EFIELD_CUDA_CHECK(cudaEventRecord(e[4], stream_));
-      enqueue_gather_and_finalize(px, py, pgx, pgy, fo, wide);
+      enqueue_gather_and_finalize(px, py, pgx, pgy, fo, bins);
       EFIELD_CUDA_CHECK(cudaEventRecord(e[5], stream_));
       EFIELD_CUDA_CHECK(cudaEventSynchronize(e[5]));
       for (int k = 0; k < 5; ++k) {
@@ -332,22 +346,23 @@ class CudaPipeline final : public ElectrostaticBackend {
     bool operator==(const Pointers& o) const { return x == o.x && y == o.y && gx == o.gx && gy == o.gy; }
   };
 
-  // One pass of the pipeline with packed (wide = false) or 64-bit bins, through the graph
-  // captured for that choice (device pointers: for these pointers) unless graphs are off; waits
-  // for it. Host arrays run from the pinned staging buffers.
-  void run(bool on_device, const T* x, const T* y, T* gx, T* gy, bool wide) {
-    GraphExec& graph = on_device ? device_graph_[wide] : host_graph_[wide];
+  // One pass of the pipeline with the given bins, through the graph captured for that choice
+  // (device pointers: for these pointers) unless graphs are off; waits for it. Host arrays run
+  // from the pinned staging buffers.
+  void run(bool on_device, const T* x, const T* y, T* gx, T* gy, Bins bins) {
+    const int b = static_cast<int>(bins);
+    GraphExec& graph = on_device ? device_graph_[b] : host_graph_[b];
     const auto enqueue = [&] {
-      if (on_device) enqueue_pipeline(x, y, gx, gy, design_.options.filler_offset, wide);
-      else enqueue_host_path(wide);
+      if (on_device) enqueue_pipeline(x, y, gx, gy, design_.options.filler_offset, bins);
+      else enqueue_host_path(bins);
     };
     if (!design_.options.use_cuda_graph) {
       enqueue();
     } else {
       const Pointers p{x, y, gx, gy};
-      if (!graph.ready() || (on_device && !(p == device_pointers_[wide]))) {  // captured for other pointers
+      if (!graph.ready() || (on_device && !(p == device_pointers_[b]))) {  // captured for other pointers
         graph.capture(stream_, enqueue);
-        if (on_device) device_pointers_[wide] = p;
+        if (on_device) device_pointers_[b] = p;
       }
       graph.launch(stream_);
     }
@@ -381,15 +396,18 @@ class CudaPipeline final : public ElectrostaticBackend {
     return g;
   }
 
-  // Packed bins (kEsPacked32, wide = false): all cells -> packed movable and filler maps ->
-  // partials, held charge and rho in one pass. 64-bit bins, one accumulator map: movable cells ->
-  // overflow/max partials -> fillers -> rho; two maps (kEsTwoMaps): all cells -> partials and
-  // rho in one pass (rasterize.cu).
-  void enqueue_rasterize(const T* x, const T* y, std::int64_t fo, bool wide) {
-    const bool packed = !wide;
+  // Packed bins (kEsPacked32): all cells -> packed movable and filler maps -> partials, held
+  // charge and rho in one pass; float bins the same with float maps. 64-bit bins, one
+  // accumulator map: movable cells -> overflow/max partials -> fillers -> rho; two maps
+  // (kEsTwoMaps): all cells -> partials and rho in one pass (rasterize.cu).
+  void enqueue_rasterize(const T* x, const T* y, std::int64_t fo, Bins bins) {
+    const bool packed = bins == Bins::Packed, floats = bins == Bins::Float;
     const int bits = packed ? kEsPackedFractionBits : FixedPointBits<T>::value;
-    const bool two_maps = packed || (variant_ & kEsTwoMaps) != 0, natural = (variant_ & kEsNaturalAccum) != 0;
-    EsAccum* filler_map = packed ? acc_.get() + packed_words_ : two_maps ? acc_filler_.get() : nullptr;
+    const bool two_maps = packed || floats || (variant_ & kEsTwoMaps) != 0;
+    const bool natural = (variant_ & kEsNaturalAccum) != 0;
+    EsAccum* filler_map = packed ? acc_.get() + packed_words_ : two_maps && !floats ? acc_filler_.get() : nullptr;
+    T* charge = floats ? reinterpret_cast<T*>(acc_.get()) : nullptr;
+    T* charge_filler = floats ? charge + float_map_ : nullptr;
     RasterizeArgs<T> r{geometry(fo),
                        x,
                        y,
@@ -401,6 +419,8 @@ class CudaPipeline final : public ElectrostaticBackend {
                        packed,
                        es_packed_words_per_row(N_),
                        packed ? totals_.get() : nullptr,
+                       charge,
+                       charge_filler,
                        static_cast<T>(std::ldexp(1.0, bits) / (design_.bx * design_.by)),
                        small_.get(),
                        small_w_.get(),
@@ -422,10 +442,16 @@ class CudaPipeline final : public ElectrostaticBackend {
                          part_overflow_.get(),
                          part_max_.get(),
                          packed ? part_held_.get() : nullptr,
+                         charge,
+                         charge_filler,
                          density_blocks_};
-    if constexpr (std::is_same_v<T, float>) {  // packing is float only (choose_variant)
+    if constexpr (std::is_same_v<T, float>) {  // packed and float bins are float only
       if (packed) {
         launch_density_packed(p, N_, stream_);
+        return;
+      }
+      if (floats) {
+        launch_density_float(p, N_, stream_);
         return;
       }
     }
@@ -442,7 +468,7 @@ class CudaPipeline final : public ElectrostaticBackend {
     launch_density_finish(p, N_, stream_);
   }
 
-  FinalizeArgs<T> finalize_args(bool wide) {
+  FinalizeArgs<T> finalize_args(Bins bins) {
     return FinalizeArgs<T>{part_overflow_.get(),
                            part_max_.get(),
                            density_blocks_,
@@ -450,7 +476,7 @@ class CudaPipeline final : public ElectrostaticBackend {
                            spectral_blocks_,
                            static_cast<double>(M_) * N_ / 4.0,
                            design_.movable_area > 0 ? design_.bx * design_.by / design_.movable_area : 0.0,
-                           wide ? nullptr : part_held_.get(),
+                           bins == Bins::Packed ? part_held_.get() : nullptr,
                            totals_.get(),
                            result_host_.get()};
   }
@@ -461,7 +487,7 @@ class CudaPipeline final : public ElectrostaticBackend {
     launch_spectral_fields(a, stream_);
   }
 
-  void enqueue_gather_and_finalize(const T* x, const T* y, T* gx, T* gy, std::int64_t fo, bool wide) {
+  void enqueue_gather_and_finalize(const T* x, const T* y, T* gx, T* gy, std::int64_t fo, Bins bins) {
     const T* y_x = y_fields_.get();
     const T* y_y = y_fields_.get() + bins_;
     if (variant_ & kEsNaturalGather) launch_field_interleave(y_x, y_y, e_map_.get(), M_, N_, stream_);
@@ -482,26 +508,26 @@ class CudaPipeline final : public ElectrostaticBackend {
                     large_.get(),
                     num_large_};
     launch_gather(a, stream_);
-    launch_finalize(finalize_args(wide), stream_);
+    launch_finalize(finalize_args(bins), stream_);
   }
 
-  void enqueue_pipeline(const T* x, const T* y, T* gx, T* gy, std::int64_t fo, bool wide) {
-    enqueue_rasterize(x, y, fo, wide);
+  void enqueue_pipeline(const T* x, const T* y, T* gx, T* gy, std::int64_t fo, Bins bins) {
+    enqueue_rasterize(x, y, fo, bins);
     EFIELD_CUFFT_CHECK(CufftReal<T>::exec_r2c(forward_.get(), rho_.get(), spectrum_.get()));
     enqueue_spectral();
     EFIELD_CUFFT_CHECK(CufftReal<T>::exec_c2r(fields_.get(), w_fields_.get(), y_fields_.get()));
-    enqueue_gather_and_finalize(x, y, gx, gy, fo, wide);
+    enqueue_gather_and_finalize(x, y, gx, gy, fo, bins);
   }
 
   // Host arrays: pinned staging -> device copies (compact: fillers right after the movable
   // cells) -> pipeline -> gradients back to pinned staging.
-  void enqueue_host_path(bool wide) {
+  void enqueue_host_path(Bins bins) {
     const size_t bytes = static_cast<size_t>(nc_) * sizeof(T);
     if (bytes > 0) {
       EFIELD_CUDA_CHECK(cudaMemcpyAsync(dx_.get(), px_.get(), bytes, cudaMemcpyHostToDevice, stream_));
       EFIELD_CUDA_CHECK(cudaMemcpyAsync(dy_.get(), py_.get(), bytes, cudaMemcpyHostToDevice, stream_));
     }
-    enqueue_pipeline(dx_.get(), dy_.get(), dgx_.get(), dgy_.get(), design_.num_movable(), wide);
+    enqueue_pipeline(dx_.get(), dy_.get(), dgx_.get(), dgy_.get(), design_.num_movable(), bins);
     if (bytes > 0) {
       EFIELD_CUDA_CHECK(cudaMemcpyAsync(pgx_.get(), dgx_.get(), bytes, cudaMemcpyDeviceToHost, stream_));
       EFIELD_CUDA_CHECK(cudaMemcpyAsync(pgy_.get(), dgy_.get(), bytes, cudaMemcpyDeviceToHost, stream_));
@@ -555,8 +581,9 @@ class CudaPipeline final : public ElectrostaticBackend {
   EsDeviceArray<T> small_w_, small_h_;
   int num_large_ = 0, num_small_ = 0, small_movable_ = 0, large_movable_ = 0;
   unsigned variant_ = 0;  // EsVariant flags
-  bool packed_ = false;   // kEsPacked32
+  Bins bins_kind_ = Bins::Wide;    // how evaluate accumulates (Packed may fall back to Wide)
   std::int64_t packed_words_ = 0;  // words of one packed map
+  std::int64_t float_map_ = 0;     // floats of one float map (padded rows)
   EsDeviceArray<EsAccum> acc_, acc_filler_;
   EsDeviceArray<EsAccum> part_held_, totals_;  // kEsPacked32 wrap check
   EsDeviceArray<EsVec2<T>> e_map_;
@@ -570,9 +597,10 @@ class CudaPipeline final : public ElectrostaticBackend {
   EsDeviceArray<T> dx_, dy_, dgx_, dgy_;
   EsPinnedArray<T> px_, py_, pgx_, pgy_;
   CufftHandle forward_, fields_, potential_;
-  // [wide]: packed bins (the usual run) and 64-bit bins (after a wrap, or without kEsPacked32).
-  GraphExec host_graph_[2], device_graph_[2];
-  Pointers device_pointers_[2] = {{nullptr, nullptr, nullptr, nullptr}, {nullptr, nullptr, nullptr, nullptr}};
+  // [Bins]: packed bins (the usual float run), 64-bit bins (after a wrap, or without
+  // kEsPacked32), float bins (deterministic = false).
+  GraphExec host_graph_[kBinsKinds], device_graph_[kBinsKinds];
+  Pointers device_pointers_[kBinsKinds] = {};
 };
 
 }  // namespace

@@ -9,16 +9,28 @@
 // cells are rasterized by one launch and density_combined does stats and rho in one pass.
 #include <cub/block/block_reduce.cuh>
 
+#include <type_traits>
+
 #include "common/cuda_check.cuh"
 #include "electrostatics/es_kernels.cuh"
 
 namespace efield::detail {
 namespace {
 
+// deterministic = false: the float map of cell c.
+template <typename T>
+__device__ __forceinline__ T* charge_map_of(const RasterizeArgs<T>& a, int c) {
+  return c >= a.g.num_movable ? a.charge_filler : a.charge;
+}
+
 // Adds one bin's charge; `added` sums what was added (kEsPacked32's wrap check).
 template <typename T>
 __device__ __forceinline__ void add_charge(const RasterizeArgs<T>& a, EsAccum* acc, T weight, int m, int n,
-                                           EsAccum& added) {
+                                           EsAccum& added, int c) {
+  if (a.charge != nullptr) {
+    if (weight > T(0)) atomicAdd(charge_map_of(a, c) + static_cast<std::int64_t>(m) * es_float_row_stride(a.g.N) + n, weight);
+    return;
+  }
   const std::int64_t q = to_fixed_point(weight, a.to_fixed);
   if (q <= 0) return;
   added += static_cast<EsAccum>(q);
@@ -39,6 +51,27 @@ __device__ __forceinline__ void add_packed_row(EsAccum* row, int n0, const std::
   }
   if (first != 0) atomicAdd(row + (n0 >> 1), first);
   if (second != 0) atomicAdd(row + (n0 >> 1) + 1, second);
+}
+
+// deterministic = false: one footprint row of up to 3 bins (w = 0 where the footprint ends) as
+// one or two aligned float4 atomics (rows are padded to a multiple of 4 bins).
+template <typename T>
+__device__ __forceinline__ void add_float_row(T* row, int n0, const T (&w)[3]) {
+  const int base = n0 & ~(kEsFloatRowAlign - 1);
+  T v[2 * kEsFloatRowAlign] = {};
+#pragma unroll
+  for (int k = 0; k < 3; ++k) v[n0 - base + k] = w[k];
+#pragma unroll
+  for (int q = 0; q < 2; ++q) {
+    const T* p = v + q * kEsFloatRowAlign;
+    if (p[0] == T(0) && p[1] == T(0) && p[2] == T(0) && p[3] == T(0)) continue;
+    if constexpr (std::is_same_v<T, float>) {
+      atomicAdd(reinterpret_cast<float4*>(row + base + q * kEsFloatRowAlign), make_float4(p[0], p[1], p[2], p[3]));
+    } else {  // no vector atomics for double
+      for (int k = 0; k < kEsFloatRowAlign; ++k)
+        if (p[k] != T(0)) atomicAdd(row + base + q * kEsFloatRowAlign + k, p[k]);
+    }
+  }
 }
 
 // kEsTwoMaps, kEsPacked32: fillers (cell indices from num_movable on) have their own map.
@@ -67,6 +100,13 @@ __device__ __forceinline__ void rasterize_small(const RasterizeArgs<T>& a, int b
 #pragma unroll
     for (int p = 0; p < 3; ++p) {
       if (f.m0 + p > f.m1) continue;
+      if (a.charge != nullptr) {
+        T w[3];
+#pragma unroll
+        for (int k = 0; k < 3; ++k) w[k] = f.n0 + k <= f.n1 ? f.charge * ox[p] * oy[k] : T(0);
+        add_float_row(charge_map_of(a, c) + static_cast<std::int64_t>(f.m0 + p) * es_float_row_stride(a.g.N), f.n0, w);
+        continue;
+      }
       if (a.packed) {
         std::int64_t q[3];
 #pragma unroll
@@ -76,12 +116,12 @@ __device__ __forceinline__ void rasterize_small(const RasterizeArgs<T>& a, int b
       }
 #pragma unroll
       for (int k = 0; k < 3; ++k)
-        if (f.n0 + k <= f.n1) add_charge(a, acc, f.charge * ox[p] * oy[k], f.m0 + p, f.n0 + k, added);
+        if (f.n0 + k <= f.n1) add_charge(a, acc, f.charge * ox[p] * oy[k], f.m0 + p, f.n0 + k, added, c);
     }
     return;
   }
   for (int m = f.m0; m <= f.m1; ++m)
-    for (int n = f.n0; n <= f.n1; ++n) add_charge(a, acc, footprint_weight(f, a.g, m, n), m, n, added);
+    for (int n = f.n0; n <= f.n1; ++n) add_charge(a, acc, footprint_weight(f, a.g, m, n), m, n, added, c);
 }
 
 // One block per large cell, its threads striding over the cell's bins.
@@ -95,7 +135,7 @@ __device__ __forceinline__ void rasterize_large(const RasterizeArgs<T>& a, int b
   const std::int64_t count = static_cast<std::int64_t>(f.m1 - f.m0 + 1) * cols;
   for (std::int64_t k = threadIdx.x; k < count; k += blockDim.x) {
     const int m = f.m0 + static_cast<int>(k / cols), n = f.n0 + static_cast<int>(k % cols);
-    add_charge(a, acc, footprint_weight(f, a.g, m, n), m, n, added);
+    add_charge(a, acc, footprint_weight(f, a.g, m, n), m, n, added, c);
   }
 }
 
@@ -239,6 +279,59 @@ __global__ void density_packed(DensityPassArgs<T> a, int N) {
   if (threadIdx.x == 0) a.part_held[blockIdx.x] = block_held;
 }
 
+// deterministic = false (float only): one thread per 4 bins of a padded row of both float maps
+// (one float4 load each), loads batched as in density_packed.
+template <typename T>
+__global__ void density_float(DensityPassArgs<T> a, int N) {
+  static_assert(std::is_same_v<T, float>, "float maps are float only");
+  constexpr int kBatch = 4;
+  const int M = static_cast<int>(a.bins / N), S = es_float_row_stride(N), Q = S / kEsFloatRowAlign;
+  const std::int64_t quads = static_cast<std::int64_t>(M) * Q;
+  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+  double overflow = 0;
+  T mx = T(0);
+  for (std::int64_t k0 = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k0 < quads;
+       k0 += kBatch * stride) {
+    float4 movable[kBatch], filler[kBatch];
+    T fixed[kBatch][kEsFloatRowAlign];
+    int row[kBatch], col[kBatch];
+#pragma unroll
+    for (int i = 0; i < kBatch; ++i) {
+      const std::int64_t k = k0 + i * stride;
+      if (k >= quads) break;
+      row[i] = static_cast<int>(k / Q);
+      col[i] = kEsFloatRowAlign * static_cast<int>(k - static_cast<std::int64_t>(row[i]) * Q);
+      const std::int64_t at = static_cast<std::int64_t>(row[i]) * S + col[i];
+      movable[i] = *reinterpret_cast<const float4*>(a.charge + at);
+      filler[i] = *reinterpret_cast<const float4*>(a.charge_filler + at);
+#pragma unroll
+      for (int h = 0; h < kEsFloatRowAlign; ++h)
+        fixed[i][h] = col[i] + h < N ? a.fixed_rho[static_cast<std::int64_t>(row[i]) * N + col[i] + h] : T(0);
+    }
+#pragma unroll
+    for (int i = 0; i < kBatch; ++i) {
+      const std::int64_t k = k0 + i * stride;
+      if (k >= quads) break;
+      const std::int64_t at = static_cast<std::int64_t>(row[i]) * S + col[i];
+      *reinterpret_cast<float4*>(a.charge + at) = make_float4(0.f, 0.f, 0.f, 0.f);
+      *reinterpret_cast<float4*>(a.charge_filler + at) = make_float4(0.f, 0.f, 0.f, 0.f);
+      const T mv[kEsFloatRowAlign] = {movable[i].x, movable[i].y, movable[i].z, movable[i].w};
+      const T fl[kEsFloatRowAlign] = {filler[i].x, filler[i].y, filler[i].z, filler[i].w};
+      T* rho_row = a.rho + permuted_index(row[i], 0, M, N);
+#pragma unroll
+      for (int h = 0; h < kEsFloatRowAlign; ++h) {
+        const int n = col[i] + h;
+        if (n >= N) continue;
+        const BinDensity<T> b = bin_density(mv[h], fl[h], fixed[i][h]);
+        overflow += static_cast<double>(bin_overflow(b.movable_rho, a.target_density));
+        mx = b.movable_rho > mx ? b.movable_rho : mx;
+        rho_row[makhoul_position(n, N)] = b.rho;
+      }
+    }
+  }
+  write_partials(a, overflow, mx);
+}
+
 }  // namespace
 
 template <typename T>
@@ -274,6 +367,12 @@ void launch_density_packed(const DensityPassArgs<T>& a, int N, cudaStream_t stre
   EFIELD_CUDA_CHECK_LAUNCH();
 }
 
+template <typename T>
+void launch_density_float(const DensityPassArgs<T>& a, int N, cudaStream_t stream) {
+  density_float<T><<<a.blocks, kEsThreads, 0, stream>>>(a, N);
+  EFIELD_CUDA_CHECK_LAUNCH();
+}
+
 template void launch_rasterize<float>(const RasterizeArgs<float>&, cudaStream_t);
 template void launch_rasterize<double>(const RasterizeArgs<double>&, cudaStream_t);
 template void launch_movable_stats<float>(const DensityPassArgs<float>&, cudaStream_t);
@@ -283,5 +382,6 @@ template void launch_density_finish<double>(const DensityPassArgs<double>&, int,
 template void launch_density_combined<float>(const DensityPassArgs<float>&, int, cudaStream_t);
 template void launch_density_combined<double>(const DensityPassArgs<double>&, int, cudaStream_t);
 template void launch_density_packed<float>(const DensityPassArgs<float>&, int, cudaStream_t);
+template void launch_density_float<float>(const DensityPassArgs<float>&, int, cudaStream_t);
 
 }  // namespace efield::detail

@@ -99,6 +99,12 @@ EFIELD_HD BinDensity<T> bin_density(std::int64_t movable_acc, std::int64_t fille
   const T movable_rho = static_cast<T>(movable_acc) * inv_scale + fixed_rho;
   return {static_cast<T>(movable_acc + filler_acc) * inv_scale + fixed_rho, movable_rho};
 }
+// The same from charge already in bin areas (CUDA float with deterministic = false: floating-point
+// atomics, no fixed point).
+template <typename T>
+EFIELD_HD BinDensity<T> bin_density(T movable_charge, T filler_charge, T fixed_rho) {
+  return {movable_charge + filler_charge + fixed_rho, movable_charge + fixed_rho};
+}
 template <typename T>
 EFIELD_HD T bin_overflow(T movable_rho, T target_density) {
   return movable_rho > target_density ? movable_rho - target_density : T(0);

@@ -357,21 +357,65 @@ TEST(ElectrostaticCuda, EveryPipelineVariantAgreesWithCpu) {
   }
 }
 
+// 4000 cells of at least one bin (about 5000 bin areas) on a 17 x 24 grid: piled on one spot
+// they put far more than 256 bin areas into a bin.
+DesignSpec pile_up_spec() {
+  DesignSpec spec = reference_specs()[1];
+  spec.num_movable = 4000;
+  spec.min_size_bins = 1.0;
+  return spec;
+}
+
+// Every movable cell's corner at the region's centre, as at a placer's first iteration.
+TestDesign piled_up(TestDesign d) {
+  for (size_t c = 0; c < d.movable.widths.size(); ++c) {
+    d.cx[c] = 0.5 * (d.options.xl + d.options.xh);
+    d.cy[c] = 0.5 * (d.options.yl + d.options.yh);
+  }
+  return d;
+}
+
+// deterministic = false (float): float atomics into float maps. Against the float64 reference on
+// every reference design (host and device pointers) and on a pile-up (nothing wraps); two runs
+// agree to float rounding; double ignores the option and stays bitwise repeatable.
+TEST(ElectrostaticCuda, NonDeterministicFloatAtomicsMatchReference) {
+  EFIELD_REQUIRE_GPU();
+  for (const DesignSpec& spec : reference_specs()) {
+    const std::uint64_t seed = next_seed();
+    SCOPED_TRACE("seed " + std::to_string(seed) + " grid " + std::to_string(spec.M) + "x" + std::to_string(spec.N));
+    const TestDesign d = make_random_design(spec, seed);
+    const ReferenceResult ref = reference_of(d);
+    ElectrostaticOptions o = with(d.options, Backend::Cuda, Precision::Float);
+    o.deterministic = false;
+    ElectrostaticSystem es(o, d.movable, d.fillers, d.fixed);
+    const SystemOutput a = run_device<float>(es, d);
+    expect_matches_reference(a, ref, 1e-4, "float atomics, device pointers");
+    const SystemOutput b = run_host<float>(es, d);
+    expect_matches_reference(b, ref, 1e-4, "float atomics, host pointers");
+    EXPECT_LE(relative_l2(a.rho, b.rho), 1e-6);
+    EXPECT_LE(relative_l2(a.gx, b.gx), 1e-5);
+    ElectrostaticOptions od = with(d.options, Backend::Cuda, Precision::Double);
+    od.deterministic = false;
+    ElectrostaticSystem ed(od, d.movable, d.fillers, d.fixed);
+    const SystemOutput c = run_device<double>(ed, d);
+    expect_matches_reference(c, ref, 1e-10, "double, deterministic = false");
+    EXPECT_EQ(c.rho, run_device<double>(ed, d).rho);
+  }
+  const TestDesign piled = piled_up(make_random_design(pile_up_spec(), next_seed()));
+  ElectrostaticOptions o = with(piled.options, Backend::Cuda, Precision::Float);
+  o.deterministic = false;
+  ElectrostaticSystem es(o, piled.movable, piled.fillers, piled.fixed);
+  expect_matches_reference(run_device<float>(es, piled), reference_of(piled), 1e-4, "float atomics, pile-up");
+}
+
 // Packed 32-bit bins hold 256 bin areas. A pile-up (every movable cell on one spot, as at a
 // placer's first iteration) wraps them; evaluate must notice and give exactly the 64-bit
 // pipeline's result, with graphs and without, host and device pointers, and the next evaluate
 // of a spread-out placement must be packed again with nothing left over from the pile-up.
 TEST(ElectrostaticCuda, PackedBinsFallBackToWideBinsOnAPileUp) {
   EFIELD_REQUIRE_GPU();
-  DesignSpec spec = reference_specs()[1];
-  spec.num_movable = 4000;  // about 5000 bin areas of cells: far beyond 256 per bin on one spot
-  spec.min_size_bins = 1.0;
-  const TestDesign spread = make_random_design(spec, next_seed());
-  TestDesign piled = spread;
-  for (size_t c = 0; c < spread.movable.widths.size(); ++c) {
-    piled.cx[c] = 0.5 * (spec.xl + spec.xh);
-    piled.cy[c] = 0.5 * (spec.yl + spec.yh);
-  }
+  const TestDesign spread = make_random_design(pile_up_spec(), next_seed());
+  const TestDesign piled = piled_up(spread);
   const ReferenceResult ref = reference_of(piled);
   for (bool graph : {true, false}) {
     SCOPED_TRACE(graph ? "graph" : "no graph");

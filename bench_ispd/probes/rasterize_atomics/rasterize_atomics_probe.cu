@@ -18,7 +18,7 @@ __device__ __forceinline__ float overlap(float a0, float a1, int k) {
   return fmaxf(0.f, fminf(a1, float(k + 1)) - fmaxf(a0, float(k)));
 }
 
-enum Mode { U64 = 0, U32 = 1, PACKED = 2, F32 = 3, NONE = 4, U32_RED = 5, PACKED_TWO_MAPS = 6 };
+enum Mode { U64 = 0, U32 = 1, PACKED = 2, F32 = 3, NONE = 4, U32_RED = 5, PACKED_TWO_MAPS = 6, F32X2 = 7, F32X4 = 8 };
 
 template <int mode>
 __global__ void rasterize(Cells c, void* map, unsigned long long* total) {
@@ -33,6 +33,26 @@ __global__ void rasterize(Cells c, void* map, unsigned long long* total) {
 #pragma unroll
     for (int p = 0; p < 3; ++p) {
       const int m = min(m0 + p, c.M - 1);
+      if (mode == F32X2 || mode == F32X4) {
+        // Float vector atomics (sm_90, global memory): aligned pairs or quads of one row.
+        float* row = static_cast<float*>(map) + size_t(m) * c.N;
+        constexpr int V = mode == F32X2 ? 2 : 4;
+        const int base = n0 & ~(V - 1);
+        float v[2 * V] = {};
+#pragma unroll
+        for (int k = 0; k < 3; ++k) v[n0 - base + k] = ox[p] * oy[k];
+#pragma unroll
+        for (int w = 0; w < 2; ++w) {
+          if (base + w * V >= c.N) break;
+          bool any = false;
+#pragma unroll
+          for (int k = 0; k < V; ++k) any |= v[w * V + k] != 0.f;
+          if (!any) continue;
+          if constexpr (V == 2) atomicAdd(reinterpret_cast<float2*>(row + base + w * V), make_float2(v[w * V], v[w * V + 1]));
+          else atomicAdd(reinterpret_cast<float4*>(row + base + w * V), make_float4(v[w * V], v[w * V + 1], v[w * V + 2], v[w * V + 3]));
+        }
+        continue;
+      }
       if (mode == PACKED || mode == PACKED_TWO_MAPS) {
         // Words of two bins (n even: low half, n odd: high half). Two maps: the last 45 % of
         // the cells (the fillers) go to a second map right after the first.
@@ -97,8 +117,8 @@ int main() {
   CHECK(cudaMalloc(&map, size_t(M) * N * 8)); CHECK(cudaMalloc(&total, 8 * ((n + 255) / 256)));
   Cells c{x, y, w, h, n, M, N};
   cudaEvent_t e0, e1; cudaEventCreate(&e0); cudaEventCreate(&e1);
-  const char* names[] = {"u64 per bin", "u32 per bin", "u64 packed pairs", "f32 per bin", "no atomics", "u32 per bin (again)", "u64 packed, two maps"};
-  for (int mode = 0; mode < 7; ++mode) {
+  const char* names[] = {"u64 per bin", "u32 per bin", "u64 packed pairs", "f32 per bin", "no atomics", "u32 per bin (again)", "u64 packed, two maps", "f32x2 vector atomics", "f32x4 vector atomics"};
+  for (int mode = 0; mode < 9; ++mode) {
     const size_t bytes = size_t(M) * N * (mode == U64 || mode == PACKED_TWO_MAPS ? 8 : 4);
     std::vector<float> t;
     for (int r = 0; r < 60; ++r) {
@@ -111,7 +131,9 @@ int main() {
         case 3: rasterize<3><<<(n + 255) / 256, 256>>>(c, map, total); break;
         case 4: rasterize<4><<<(n + 255) / 256, 256>>>(c, map, total); break;
         case 5: rasterize<5><<<(n + 255) / 256, 256>>>(c, map, total); break;
-        default: rasterize<6><<<(n + 255) / 256, 256>>>(c, map, total); break;
+        case 6: rasterize<6><<<(n + 255) / 256, 256>>>(c, map, total); break;
+        case 7: rasterize<7><<<(n + 255) / 256, 256>>>(c, map, total); break;
+        default: rasterize<8><<<(n + 255) / 256, 256>>>(c, map, total); break;
       }
       cudaEventRecord(e1); CHECK(cudaEventSynchronize(e1));
       float ms; cudaEventElapsedTime(&ms, e0, e1); if (r >= 10) t.push_back(ms);
