@@ -122,7 +122,7 @@ struct RasterizeArgs {
   EsAccum* totals;          // kEsPacked32: [kEsTotalSlots] sums of all contributions added
   T* charge;                // deterministic = false: float maps (movable, then fillers at
   T* charge_filler;         //   charge_filler), row stride es_float_row_stride(N); else nullptr
-  T to_fixed;               // 2^bits / (bx by)
+  T to_fixed;               // 2^bits / (bx by) (float maps: 1 / (bx by))
   const int* small_cells;   // cells with one thread each, ascending (movable ones first)
   const T* small_w;         // their sizes in that order (coalesced reads)
   const T* small_h;

@@ -402,7 +402,7 @@ class CudaPipeline final : public ElectrostaticBackend {
   // (kEsTwoMaps): all cells -> partials and rho in one pass (rasterize.cu).
   void enqueue_rasterize(const T* x, const T* y, std::int64_t fo, Bins bins) {
     const bool packed = bins == Bins::Packed, floats = bins == Bins::Float;
-    const int bits = packed ? kEsPackedFractionBits : FixedPointBits<T>::value;
+    const int bits = packed ? kEsPackedFractionBits : floats ? 0 : FixedPointBits<T>::value;  // floats: bin areas
     const bool two_maps = packed || floats || (variant_ & kEsTwoMaps) != 0;
     const bool natural = (variant_ & kEsNaturalAccum) != 0;
     EsAccum* filler_map = packed ? acc_.get() + packed_words_ : two_maps && !floats ? acc_filler_.get() : nullptr;

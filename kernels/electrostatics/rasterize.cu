@@ -27,8 +27,9 @@ __device__ __forceinline__ T* charge_map_of(const RasterizeArgs<T>& a, int c) {
 template <typename T>
 __device__ __forceinline__ void add_charge(const RasterizeArgs<T>& a, EsAccum* acc, T weight, int m, int n,
                                            EsAccum& added, int c) {
-  if (a.charge != nullptr) {
-    if (weight > T(0)) atomicAdd(charge_map_of(a, c) + static_cast<std::int64_t>(m) * es_float_row_stride(a.g.N) + n, weight);
+  if (a.charge != nullptr) {  // to_fixed = 1 / (bx by): charge in bin areas
+    if (weight > T(0))
+      atomicAdd(charge_map_of(a, c) + static_cast<std::int64_t>(m) * es_float_row_stride(a.g.N) + n, weight * a.to_fixed);
     return;
   }
   const std::int64_t q = to_fixed_point(weight, a.to_fixed);
@@ -57,10 +58,13 @@ __device__ __forceinline__ void add_packed_row(EsAccum* row, int n0, const std::
 // one or two aligned float4 atomics (rows are padded to a multiple of 4 bins).
 template <typename T>
 __device__ __forceinline__ void add_float_row(T* row, int n0, const T (&w)[3]) {
-  const int base = n0 & ~(kEsFloatRowAlign - 1);
-  T v[2 * kEsFloatRowAlign] = {};
+  const int base = n0 & ~(kEsFloatRowAlign - 1), off = n0 - base;
+  T v[2 * kEsFloatRowAlign];
 #pragma unroll
-  for (int k = 0; k < 3; ++k) v[n0 - base + k] = w[k];
+  for (int j = 0; j < 2 * kEsFloatRowAlign; ++j) {  // selects, not a dynamic index (registers)
+    const int k = j - off;
+    v[j] = k == 0 ? w[0] : k == 1 ? w[1] : k == 2 ? w[2] : T(0);
+  }
 #pragma unroll
   for (int q = 0; q < 2; ++q) {
     const T* p = v + q * kEsFloatRowAlign;
@@ -103,7 +107,7 @@ __device__ __forceinline__ void rasterize_small(const RasterizeArgs<T>& a, int b
       if (a.charge != nullptr) {
         T w[3];
 #pragma unroll
-        for (int k = 0; k < 3; ++k) w[k] = f.n0 + k <= f.n1 ? f.charge * ox[p] * oy[k] : T(0);
+        for (int k = 0; k < 3; ++k) w[k] = f.n0 + k <= f.n1 ? f.charge * ox[p] * oy[k] * a.to_fixed : T(0);
         add_float_row(charge_map_of(a, c) + static_cast<std::int64_t>(f.m0 + p) * es_float_row_stride(a.g.N), f.n0, w);
         continue;
       }
