@@ -1,7 +1,12 @@
 #pragma once
 // Internal: the kernels of one CUDA evaluate, in order (each launcher checks its launch; the
 // EsVariant flags below change some steps, noted in brackets):
-//   rasterize.cu  launch_rasterize     movable cells -> fixed-point map (permuted layout)
+//   rasterize.cu  float (kEsPacked32):
+//                 launch_rasterize     all cells -> packed movable and filler maps, added totals
+//                 launch_density_packed maps + F -> rho (R2C input), partials, held totals; clears
+//                 deterministic = false: the same with float maps and launch_density_float
+//                 64-bit bins (double, or after a packed bin wrapped):
+//                 launch_rasterize     movable cells -> fixed-point map
 //                 launch_movable_stats map + F -> overflow/max partials
 //                 launch_rasterize     filler cells -> the same map
 //                 launch_density_finish map + F -> rho (R2C input); clears the map
@@ -10,9 +15,9 @@
 //   (cuFFT batched 2D C2R)
 //   gather.cu     [kEsNaturalGather: launch_field_interleave  C2R outputs -> natural (Ex, Ey) map]
 //                 launch_gather        Ex/Ey -> gradients
-//   finalize.cu   launch_finalize      partials -> {energy, overflow, max density}
+//   finalize.cu   launch_finalize      partials -> {energy, overflow, max density, wrapped}
 // Every reduction is fixed-order (per-block CUB reductions into per-block partials, then one
-// block over the partials), so a run is bitwise reproducible.
+// block over the partials), so a run is bitwise reproducible (except with the float maps).
 #include <cuda_runtime.h>
 
 #include <cstdint>
