@@ -69,9 +69,14 @@ __device__ __forceinline__ void add_float_row(T* row, int n0, const T (&w)[3]) {
   for (int q = 0; q < 2; ++q) {
     const T* p = v + q * kEsFloatRowAlign;
     if (p[0] == T(0) && p[1] == T(0) && p[2] == T(0) && p[3] == T(0)) continue;
-    if constexpr (std::is_same_v<T, float>) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900  // float4 atomics exist from sm_90 on
+    constexpr bool vector = std::is_same_v<T, float>;
+#else
+    constexpr bool vector = false;
+#endif
+    if constexpr (vector) {
       atomicAdd(reinterpret_cast<float4*>(row + base + q * kEsFloatRowAlign), make_float4(p[0], p[1], p[2], p[3]));
-    } else {  // no vector atomics for double
+    } else {  // double, or before sm_90: one atomic per bin
       for (int k = 0; k < kEsFloatRowAlign; ++k)
         if (p[k] != T(0)) atomicAdd(row + base + q * kEsFloatRowAlign + k, p[k]);
     }
