@@ -40,7 +40,7 @@ __device__ __forceinline__ void gather_small(const GatherArgs<T>& a, int block) 
   const std::int64_t i = position_index(a.g, static_cast<std::int64_t>(c));
   const Footprint<T> f = cell_footprint(a.g, a.x[i], a.y[i], a.small_w[t], a.small_h[t]);
   T sx = 0, sy = 0;
-  if (f.m1 - f.m0 < 3 && f.n1 - f.n0 < 3) {
+  if (is_small_footprint(f)) {
     EsVec2<T> e[3][3];
 #pragma unroll
     for (int p = 0; p < 3; ++p)
@@ -49,17 +49,12 @@ __device__ __forceinline__ void gather_small(const GatherArgs<T>& a, int block) 
         const bool in = f.m0 + p <= f.m1 && f.n0 + q <= f.n1;
         e[p][q] = in ? field_at(a, f.m0 + p, f.n0 + q) : EsVec2<T>{T(0), T(0)};
       }
-    T ox[3], oy[3];
-#pragma unroll
-    for (int k = 0; k < 3; ++k) {
-      ox[k] = f.m0 + k <= f.m1 ? bin_overlap(f.x0, f.x1, f.m0 + k, a.g.bx) : T(0);
-      oy[k] = f.n0 + k <= f.n1 ? bin_overlap(f.y0, f.y1, f.n0 + k, a.g.by) : T(0);
-    }
+    const SmallFootprint<T> s = small_footprint(f, a.g);
 #pragma unroll
     for (int p = 0; p < 3; ++p)
 #pragma unroll
       for (int q = 0; q < 3; ++q) {
-        const T wgt = f.charge * ox[p] * oy[q];  // footprint_weight, same association
+        const T wgt = s.weight(p, q);
         sx += wgt * e[p][q].x;
         sy += wgt * e[p][q].y;
       }

@@ -99,33 +99,28 @@ __device__ __forceinline__ void rasterize_small(const RasterizeArgs<T>& a, int b
   const std::int64_t i = position_index(a.g, static_cast<std::int64_t>(c));
   const Footprint<T> f = cell_footprint(a.g, a.x[i], a.y[i], a.small_w[t], a.small_h[t]);
   EsAccum* acc = map_of(a, c);
-  if (f.m1 - f.m0 < 3 && f.n1 - f.n0 < 3) {
-    T ox[3], oy[3];
-#pragma unroll
-    for (int k = 0; k < 3; ++k) {
-      ox[k] = f.m0 + k <= f.m1 ? bin_overlap(f.x0, f.x1, f.m0 + k, a.g.bx) : T(0);
-      oy[k] = f.n0 + k <= f.n1 ? bin_overlap(f.y0, f.y1, f.n0 + k, a.g.by) : T(0);
-    }
+  if (is_small_footprint(f)) {
+    const SmallFootprint<T> s = small_footprint(f, a.g);
 #pragma unroll
     for (int p = 0; p < 3; ++p) {
       if (f.m0 + p > f.m1) continue;
       if (a.charge != nullptr) {
         T w[3];
 #pragma unroll
-        for (int k = 0; k < 3; ++k) w[k] = f.n0 + k <= f.n1 ? f.charge * ox[p] * oy[k] * a.to_fixed : T(0);
+        for (int k = 0; k < 3; ++k) w[k] = s.weight(p, k) * a.to_fixed;
         add_float_row(charge_map_of(a, c) + static_cast<std::int64_t>(f.m0 + p) * es_float_row_stride(a.g.N), f.n0, w);
         continue;
       }
       if (a.packed) {
         std::int64_t q[3];
 #pragma unroll
-        for (int k = 0; k < 3; ++k) q[k] = f.n0 + k <= f.n1 ? to_fixed_point(f.charge * ox[p] * oy[k], a.to_fixed) : 0;
+        for (int k = 0; k < 3; ++k) q[k] = to_fixed_point(s.weight(p, k), a.to_fixed);
         add_packed_row(acc + static_cast<std::int64_t>(f.m0 + p) * a.words_per_row, f.n0, q, added);
         continue;
       }
 #pragma unroll
       for (int k = 0; k < 3; ++k)
-        if (f.n0 + k <= f.n1) add_charge(a, acc, f.charge * ox[p] * oy[k], f.m0 + p, f.n0 + k, added, c);
+        if (f.n0 + k <= f.n1) add_charge(a, acc, s.weight(p, k), f.m0 + p, f.n0 + k, added, c);
     }
     return;
   }

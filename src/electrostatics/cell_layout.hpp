@@ -64,6 +64,31 @@ EFIELD_HD T footprint_weight(const Footprint<T>& f, const CellGeometry<T>& g, in
   return f.charge * bin_overlap(f.x0, f.x1, m, g.bx) * bin_overlap(f.y0, f.y1, n, g.by);
 }
 
+// A footprint of at most 3 x 3 bins (almost every standard cell and filler once stretched: 2-3
+// bins per axis), which the CUDA rasterize and gather unroll. The per-axis overlaps are 0 past
+// the footprint's end, and weight(p, q) is footprint_weight(f, g, m0 + p, n0 + q) with the same
+// association (the same bits), 0 outside the footprint.
+template <typename T>
+struct SmallFootprint {
+  T charge;
+  T ox[3], oy[3];
+  EFIELD_HD T weight(int p, int q) const { return charge * ox[p] * oy[q]; }
+};
+template <typename T>
+EFIELD_HD bool is_small_footprint(const Footprint<T>& f) {
+  return f.m1 - f.m0 < 3 && f.n1 - f.n0 < 3;
+}
+template <typename T>
+EFIELD_HD SmallFootprint<T> small_footprint(const Footprint<T>& f, const CellGeometry<T>& g) {
+  SmallFootprint<T> s;
+  s.charge = f.charge;
+  for (int k = 0; k < 3; ++k) {
+    s.ox[k] = f.m0 + k <= f.m1 ? bin_overlap(f.x0, f.x1, f.m0 + k, g.bx) : T(0);
+    s.oy[k] = f.n0 + k <= f.n1 ? bin_overlap(f.y0, f.y1, f.n0 + k, g.by) : T(0);
+  }
+  return s;
+}
+
 // Whether a cell of size (w, h) is handled as "large" (depends on sizes only, fixed at construction).
 template <typename T>
 EFIELD_HD bool is_large_cell(const CellGeometry<T>& g, T w, T h) {
