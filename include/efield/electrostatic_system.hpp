@@ -38,11 +38,12 @@ struct ElectrostaticOptions {
   // Arithmetic of the pipeline and the type of the position/gradient pointers.
   Precision precision = Precision::Float;
   Backend backend = Backend::Auto;
-  // Bitwise identical results across runs on the same device and inputs (fixed-point integer
-  // accumulation of the density map, fixed-order reductions). false: the CUDA backend in float
-  // accumulates the density map with floating-point vector atomics (a faster rasterization; the
-  // last bits then vary from run to run with the atomics' order). The CPU backend and double on
-  // CUDA stay deterministic whatever this says.
+  // Bitwise identical results across runs on the same device and inputs (fixed-point
+  // accumulation of the density map, fixed-order reductions; CUDA float adds contributions rounded
+  // to 2^-18 bin areas, whose sums are exact whatever the atomics' order). false: the CUDA backend
+  // in float adds unrounded contributions with floating-point vector atomics (the last bits then
+  // vary from run to run with the atomics' order; no second run after a pile-up). The CPU backend
+  // and double on CUDA stay deterministic whatever this says.
   bool deterministic = true;
   // CUDA stream all work is enqueued on (nullptr = legacy default stream). Ignored on the CPU.
   Stream stream = nullptr;

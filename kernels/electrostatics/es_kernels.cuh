@@ -4,7 +4,8 @@
 //   rasterize.cu  float (kEsPacked32):
 //                 launch_rasterize     all cells -> packed movable and filler maps, added totals
 //                 launch_density_packed maps + F -> rho (R2C input), partials, held totals; clears
-//                 deterministic = false: the same with float maps and launch_density_float
+//                 kEsExactFloat (the float default) and deterministic = false: the same with
+//                 float maps and launch_density_float
 //                 64-bit bins (double, or after a packed bin wrapped):
 //                 launch_rasterize     movable cells -> fixed-point map
 //                 launch_movable_stats map + F -> overflow/max partials
@@ -58,13 +59,26 @@ enum EsVariant : unsigned {
   // evaluate then runs the 64-bit pipeline (the flags above) on the same input. H200, 2048^2,
   // 4M cells: rasterize about 0.30 -> 0.20 ms (bench_ispd/probes/rasterize_atomics).
   kEsPacked32 = 8u,
+  // float, deterministic (ignored in double): float maps as with deterministic = false (footprint
+  // rows as float4 vector atomics), but every contribution is first rounded to a whole number of
+  // 2^-kEsExactFloatBits bin areas. Sums of whole numbers up to 2^24 are exact in float, so the
+  // atomics' order cannot change a bit: as deterministic as integer atomics, with one float4
+  // atomic where packed bins need one atomic per word pair. The density pass flags any bin above
+  // 2^24 (more than 2^(24 - kEsExactFloatBits) = 64 bin areas of movable or of filler charge, where
+  // a sum may have rounded) and evaluate then runs the 64-bit pipeline, as after a packed wrap.
+  // Takes precedence over kEsPacked32.
+  kEsExactFloat = 16u,
 };
-inline constexpr unsigned kEsVariantMask = 15u;
+inline constexpr unsigned kEsVariantMask = 31u;
 // kEsPacked32: fractional bits of one 32-bit bin (resolution 6e-8 bin areas, float's epsilon).
 inline constexpr int kEsPackedFractionBits = 24;
 // kEsPacked32: rasterize adds its blocks' contribution totals into this many slots (few enough
 // for finalize to read, enough that the one atomic per block does not serialize on one address).
 inline constexpr int kEsTotalSlots = 64;
+// kEsExactFloat: fractional bits of a contribution (resolution 3.8e-6 bin areas; a bin holds
+// 2^(24 - kEsExactFloatBits) = 64 bin areas of movable or of filler charge exactly).
+inline constexpr int kEsExactFloatBits = 18;
+inline constexpr float kEsExactFloatLimit = 16777216.0f;  // 2^24: larger sums may have rounded
 static_assert(kEsTotalSlots <= kEsThreads, "finalize reads one slot per thread");
 
 // deterministic = false (float): movable and filler charge in two float maps, natural layout,
@@ -125,9 +139,10 @@ struct RasterizeArgs {
   bool packed;              // kEsPacked32: packed maps (natural layout, words_per_row words a row)
   int words_per_row;
   EsAccum* totals;          // kEsPacked32: [kEsTotalSlots] sums of all contributions added
-  T* charge;                // deterministic = false: float maps (movable, then fillers at
-  T* charge_filler;         //   charge_filler), row stride es_float_row_stride(N); else nullptr
-  T to_fixed;               // 2^bits / (bx by) (float maps: 1 / (bx by))
+  T* charge;                // float maps (kEsExactFloat, deterministic = false): movable, then
+  T* charge_filler;         //   fillers at charge_filler, row stride es_float_row_stride(N); else nullptr
+  bool exact;               // kEsExactFloat: contributions rounded to whole numbers (float maps)
+  T to_fixed;               // 2^bits / (bx by) (deterministic = false: 1 / (bx by))
   const int* small_cells;   // cells with one thread each, ascending (movable ones first)
   const T* small_w;         // their sizes in that order (coalesced reads)
   const T* small_h;
@@ -150,9 +165,11 @@ struct DensityPassArgs {
   T target_density;
   double* part_overflow;  // [blocks]
   T* part_max;            // [blocks]
-  EsAccum* part_held;     // density_packed: [blocks] sums of the charge the maps held
+  EsAccum* part_held;     // density_packed: [blocks] sums of the charge the maps held;
+                          // density_float (kEsExactFloat): [blocks] bins above kEsExactFloatLimit
   T* charge;              // density_float: the float maps (RasterizeArgs), cleared after reading
   T* charge_filler;
+  bool exact;             // density_float: kEsExactFloat maps (whole numbers, inv_scale applies)
   int blocks;
 };
 template <typename T>
@@ -166,7 +183,8 @@ void launch_density_combined(const DensityPassArgs<T>& a, int N, cudaStream_t st
 // plus the per-block sums finalize checks against rasterize's totals.
 template <typename T>
 void launch_density_packed(const DensityPassArgs<T>& a, int N, cudaStream_t stream);
-// deterministic = false: the same over the float maps (no wrap check).
+// kEsExactFloat and deterministic = false: the same over the float maps (kEsExactFloat: flags
+// bins whose sum may have rounded).
 template <typename T>
 void launch_density_float(const DensityPassArgs<T>& a, int N, cudaStream_t stream);
 
@@ -180,6 +198,7 @@ struct FinalizeArgs {
   double energy_scale;    // M N / 4
   double overflow_scale;  // bx by / movable area
   const EsAccum* part_held;  // kEsPacked32 (else nullptr): [density_blocks] charge the maps held
+                             // (kEsExactFloat: bins flagged, compared with the zero totals)
   EsAccum* totals;           // kEsPacked32: [kEsTotalSlots] charge rasterize added; zeroed here
   double* result;         // device: {energy, overflow, max_density, packed map wrapped (0 or 1)}
 };

@@ -2,10 +2,12 @@
 // twiddles, the fixed map, pinned staging), then per evaluate one CUDA graph replay of
 //   rasterize -> density pass(es) -> R2C -> spectral -> batched C2R -> field interleave -> gather ->
 //   finalize (layout variants: es_kernels.cuh EsVariant).
-// float rasterizes into packed 32-bit bins (kEsPacked32); when finalize reports that a bin
-// wrapped (a pile-up of more than 256 bin areas, as at a placer's first iterations), evaluate
-// replays the same pipeline with 64-bit bins, so the result never depends on the packing. With
-// deterministic = false, float rasterizes into float maps with vector atomics instead.
+// float rasterizes whole numbers of 2^-18 bin areas into float maps with vector atomics
+// (kEsExactFloat: exact sums, so deterministic) or packed 32-bit bins (kEsPacked32); when
+// finalize reports a bin that may have rounded or wrapped (more than 64 or 256 bin areas, as at a
+// placer's first iterations), evaluate replays the same pipeline with 64-bit bins, so the result
+// never depends on the choice. With deterministic = false, float rasterizes into float maps
+// with plain float contributions (sums depend on the atomics' order).
 // Device pointers are used directly (graph re-captured when they change); host arrays go through
 // pinned staging buffers whose copies are part of their own graph.
 #include <algorithm>
@@ -29,7 +31,7 @@ namespace efield::detail {
 namespace {
 
 // How an evaluate accumulates the density map (rasterize.cu): packed 32-bit fixed-point bins,
-// 64-bit fixed-point bins, or float atomics (deterministic = false).
+// 64-bit fixed-point bins, or float maps (kEsExactFloat or deterministic = false).
 enum class Bins { Packed = 0, Wide = 1, Float = 2 };
 constexpr int kBinsKinds = 3;
 
@@ -58,12 +60,13 @@ class CufftHandle {
   bool valid_ = false;
 };
 
-// The default variant (es_kernels.cuh EsVariant): natural layouts always, packed bins in float,
-// two 64-bit accumulators on grids up to 2^20 bins (measured, bench_ispd/results/electrostatics.md).
-// EFIELD_ES_VARIANT=<flags> overrides it (read once per construction; the benchmark times
-// variants side by side). Packing implies the natural accumulator layout and is float only.
+// The default variant (es_kernels.cuh EsVariant): natural layouts always, exact float maps in
+// float (packed bins where that flag is cleared), two 64-bit accumulators on grids up to 2^20 bins
+// (measured, bench_ispd/results/electrostatics.md). EFIELD_ES_VARIANT=<flags> overrides it (read
+// once per construction; the benchmark times variants side by side). Packing and exact float
+// maps imply the natural accumulator layout and are float only.
 unsigned choose_variant(std::int64_t bins, bool is_float) {
-  unsigned v = kEsNaturalGather | kEsNaturalAccum | kEsPacked32;
+  unsigned v = kEsNaturalGather | kEsNaturalAccum | kEsPacked32 | kEsExactFloat;
   if (bins <= (std::int64_t{1} << 20)) v |= kEsTwoMaps;
   if (const char* env = std::getenv("EFIELD_ES_VARIANT")) {
     char* end = nullptr;
@@ -71,8 +74,8 @@ unsigned choose_variant(std::int64_t bins, bool is_float) {
     if (end != env && *end == '\0' && e <= kEsVariantMask) v = static_cast<unsigned>(e);
     else log().warn("EFIELD_ES_VARIANT='{}' ignored (expected 0..{})", env, kEsVariantMask);
   }
-  if (!is_float) v &= ~kEsPacked32;
-  if (v & kEsPacked32) v |= kEsNaturalAccum;
+  if (!is_float) v &= ~(kEsPacked32 | kEsExactFloat);
+  if (v & (kEsPacked32 | kEsExactFloat)) v |= kEsNaturalAccum;
   return v;
 }
 
@@ -129,7 +132,8 @@ class CudaPipeline final : public ElectrostaticBackend {
     variant_ = choose_variant(bins_, std::is_same_v<T, float>);
     const bool packed = (variant_ & kEsPacked32) != 0;
     const bool float_atomics = std::is_same_v<T, float> && !d.options.deterministic;
-    bins_kind_ = float_atomics ? Bins::Float : packed ? Bins::Packed : Bins::Wide;
+    exact_float_ = !float_atomics && (variant_ & kEsExactFloat) != 0;
+    bins_kind_ = float_atomics || exact_float_ ? Bins::Float : packed ? Bins::Packed : Bins::Wide;
     if (float_atomics) variant_ |= kEsNaturalAccum;  // the float maps and F are natural
     packed_words_ = static_cast<std::int64_t>(M_) * es_packed_words_per_row(N_);
     float_map_ = static_cast<std::int64_t>(M_) * es_float_row_stride(N_);
@@ -226,7 +230,7 @@ class CudaPipeline final : public ElectrostaticBackend {
     part_overflow_ = EsDeviceArray<double>(density_blocks_);
     part_max_ = EsDeviceArray<T>(density_blocks_);
     part_energy_ = EsDeviceArray<double>(spectral_blocks_);
-    if (bins_kind_ == Bins::Packed) {
+    if (checks_bins()) {
       part_held_ = EsDeviceArray<EsAccum>(density_blocks_);
       totals_ = EsDeviceArray<EsAccum>(kEsTotalSlots);
       EFIELD_CUDA_CHECK(cudaMemset(totals_.get(), 0, totals_.bytes()));
@@ -264,8 +268,9 @@ class CudaPipeline final : public ElectrostaticBackend {
     order_after_caller();
     if (!on_device) stage_in(x, y);
     run(on_device, x, y, gx, gy, bins_kind_);
-    if (bins_kind_ == Bins::Packed && result_host_.get()[3] != 0) {
-      log().debug("ElectrostaticSystem (CUDA): a packed bin wrapped (pile-up); evaluating with 64-bit bins");
+    if (checks_bins() && result_host_.get()[3] != 0) {
+      log().debug("ElectrostaticSystem (CUDA): a packed bin wrapped or an exact float bin overflowed (pile-up); "
+                  "evaluating with 64-bit bins");
       run(on_device, x, y, gx, gy, Bins::Wide);
     }
     if (!on_device) stage_out(gx, gy);
@@ -369,6 +374,10 @@ class CudaPipeline final : public ElectrostaticBackend {
     EFIELD_CUDA_CHECK(cudaStreamSynchronize(stream_));
   }
 
+  // Whether finalize checks the bins (a packed wrap, an exact float sum past 2^24), after which
+  // evaluate runs again with 64-bit bins.
+  bool checks_bins() const { return bins_kind_ == Bins::Packed || exact_float_; }
+
   template <typename U>
   static void upload(U* dst, const U* src, size_t n) {
     if (n > 0) EFIELD_CUDA_CHECK(cudaMemcpy(dst, src, n * sizeof(U), cudaMemcpyHostToDevice));
@@ -402,7 +411,9 @@ class CudaPipeline final : public ElectrostaticBackend {
   // (kEsTwoMaps): all cells -> partials and rho in one pass (rasterize.cu).
   void enqueue_rasterize(const T* x, const T* y, std::int64_t fo, Bins bins) {
     const bool packed = bins == Bins::Packed, floats = bins == Bins::Float;
-    const int bits = packed ? kEsPackedFractionBits : floats ? 0 : FixedPointBits<T>::value;  // floats: bin areas
+    const bool exact = floats && exact_float_;
+    // deterministic = false: float maps in bin areas
+    const int bits = packed ? kEsPackedFractionBits : exact ? kEsExactFloatBits : floats ? 0 : FixedPointBits<T>::value;
     const bool two_maps = packed || floats || (variant_ & kEsTwoMaps) != 0;
     const bool natural = (variant_ & kEsNaturalAccum) != 0;
     EsAccum* filler_map = packed ? acc_.get() + packed_words_ : two_maps && !floats ? acc_filler_.get() : nullptr;
@@ -421,6 +432,7 @@ class CudaPipeline final : public ElectrostaticBackend {
                        packed ? totals_.get() : nullptr,
                        charge,
                        charge_filler,
+                       exact,
                        static_cast<T>(std::ldexp(1.0, bits) / (design_.bx * design_.by)),
                        small_.get(),
                        small_w_.get(),
@@ -441,9 +453,10 @@ class CudaPipeline final : public ElectrostaticBackend {
                          static_cast<T>(design_.options.target_density),
                          part_overflow_.get(),
                          part_max_.get(),
-                         packed ? part_held_.get() : nullptr,
+                         packed || exact ? part_held_.get() : nullptr,
                          charge,
                          charge_filler,
+                         exact,
                          density_blocks_};
     if constexpr (std::is_same_v<T, float>) {  // packed and float bins are float only
       if (packed) {
@@ -476,7 +489,7 @@ class CudaPipeline final : public ElectrostaticBackend {
                            spectral_blocks_,
                            static_cast<double>(M_) * N_ / 4.0,
                            design_.movable_area > 0 ? design_.bx * design_.by / design_.movable_area : 0.0,
-                           bins == Bins::Packed ? part_held_.get() : nullptr,
+                           bins == Bins::Packed || (bins == Bins::Float && exact_float_) ? part_held_.get() : nullptr,
                            totals_.get(),
                            result_host_.get()};
   }
@@ -582,10 +595,11 @@ class CudaPipeline final : public ElectrostaticBackend {
   int num_large_ = 0, num_small_ = 0, small_movable_ = 0, large_movable_ = 0;
   unsigned variant_ = 0;  // EsVariant flags
   Bins bins_kind_ = Bins::Wide;    // how evaluate accumulates (Packed may fall back to Wide)
+  bool exact_float_ = false;       // Float bins are kEsExactFloat's (may fall back to Wide)
   std::int64_t packed_words_ = 0;  // words of one packed map
   std::int64_t float_map_ = 0;     // floats of one float map (padded rows)
   EsDeviceArray<EsAccum> acc_, acc_filler_;
-  EsDeviceArray<EsAccum> part_held_, totals_;  // kEsPacked32 wrap check
+  EsDeviceArray<EsAccum> part_held_, totals_;  // checks_bins(): kEsPacked32 wrap, kEsExactFloat limit
   EsDeviceArray<EsVec2<T>> e_map_;
   EsDeviceArray<T> fixed_rho_, rho_, y_fields_, y_phi_;
   EsDeviceArray<Cpx> spectrum_, w_fields_, w_phi_;
@@ -597,8 +611,8 @@ class CudaPipeline final : public ElectrostaticBackend {
   EsDeviceArray<T> dx_, dy_, dgx_, dgy_;
   EsPinnedArray<T> px_, py_, pgx_, pgy_;
   CufftHandle forward_, fields_, potential_;
-  // [Bins]: packed bins (the usual float run), 64-bit bins (after a wrap, or without
-  // kEsPacked32), float bins (deterministic = false).
+  // [Bins]: packed bins, 64-bit bins (after a wrap or an exact float overflow, and double), float
+  // maps (kEsExactFloat, the usual float run, or deterministic = false).
   GraphExec host_graph_[kBinsKinds], device_graph_[kBinsKinds];
   Pointers device_pointers_[kBinsKinds] = {};
 };

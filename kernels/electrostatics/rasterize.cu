@@ -17,7 +17,15 @@
 namespace efield::detail {
 namespace {
 
-// deterministic = false: the float map of cell c.
+// kEsExactFloat: a contribution as a whole number of 2^-kEsExactFloatBits bin areas (to_fixed
+// scales to that unit), exact in float and in any sum up to 2^24.
+template <typename T>
+__device__ __forceinline__ T exact_float_weight(const RasterizeArgs<T>& a, T weight) {
+  const T v = weight * a.to_fixed;
+  return a.exact ? rint(v) : v;
+}
+
+// Float maps: the map of cell c.
 template <typename T>
 __device__ __forceinline__ T* charge_map_of(const RasterizeArgs<T>& a, int c) {
   return c >= a.g.num_movable ? a.charge_filler : a.charge;
@@ -27,9 +35,9 @@ __device__ __forceinline__ T* charge_map_of(const RasterizeArgs<T>& a, int c) {
 template <typename T>
 __device__ __forceinline__ void add_charge(const RasterizeArgs<T>& a, EsAccum* acc, T weight, int m, int n,
                                            EsAccum& added, int c) {
-  if (a.charge != nullptr) {  // to_fixed = 1 / (bx by): charge in bin areas
-    if (weight > T(0))
-      atomicAdd(charge_map_of(a, c) + static_cast<std::int64_t>(m) * es_float_row_stride(a.g.N) + n, weight * a.to_fixed);
+  if (a.charge != nullptr) {  // float maps
+    const T v = exact_float_weight(a, weight);
+    if (v > T(0)) atomicAdd(charge_map_of(a, c) + static_cast<std::int64_t>(m) * es_float_row_stride(a.g.N) + n, v);
     return;
   }
   const std::int64_t q = to_fixed_point(weight, a.to_fixed);
@@ -54,8 +62,8 @@ __device__ __forceinline__ void add_packed_row(EsAccum* row, int n0, const std::
   if (second != 0) atomicAdd(row + (n0 >> 1) + 1, second);
 }
 
-// deterministic = false: one footprint row of up to 3 bins (w = 0 where the footprint ends) as
-// one or two aligned float4 atomics (rows are padded to a multiple of 4 bins).
+// Float maps: one footprint row of up to 3 bins (w = 0 where the footprint ends) as one or two
+// aligned float4 atomics (rows are padded to a multiple of 4 bins).
 template <typename T>
 __device__ __forceinline__ void add_float_row(T* row, int n0, const T (&w)[3]) {
   const int base = n0 & ~(kEsFloatRowAlign - 1), off = n0 - base;
@@ -107,7 +115,7 @@ __device__ __forceinline__ void rasterize_small(const RasterizeArgs<T>& a, int b
       if (a.charge != nullptr) {
         T w[3];
 #pragma unroll
-        for (int k = 0; k < 3; ++k) w[k] = s.weight(p, k) * a.to_fixed;
+        for (int k = 0; k < 3; ++k) w[k] = exact_float_weight(a, s.weight(p, k));
         add_float_row(charge_map_of(a, c) + static_cast<std::int64_t>(f.m0 + p) * es_float_row_stride(a.g.N), f.n0, w);
         continue;
       }
@@ -283,8 +291,10 @@ __global__ void density_packed(DensityPassArgs<T> a, int N) {
   if (threadIdx.x == 0) a.part_held[blockIdx.x] = block_held;
 }
 
-// deterministic = false (float only): one thread per 4 bins of a padded row of both float maps
-// (one float4 load each), loads batched as in density_packed.
+// Float maps (float only): one thread per 4 bins of a padded row of both float maps (one float4
+// load each), loads batched as in density_packed. kEsExactFloat: the maps hold whole numbers,
+// converted exactly to integers and scaled like fixed-point bins; a bin above 2^24 is counted
+// (its sum may have rounded) and finalize reports it.
 template <typename T>
 __global__ void density_float(DensityPassArgs<T> a, int N) {
   static_assert(std::is_same_v<T, float>, "float maps are float only");
@@ -294,6 +304,7 @@ __global__ void density_float(DensityPassArgs<T> a, int N) {
   const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
   double overflow = 0;
   T mx = T(0);
+  EsAccum flagged = 0;
   for (std::int64_t k0 = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k0 < quads;
        k0 += kBatch * stride) {
     float4 movable[kBatch], filler[kBatch];
@@ -326,7 +337,13 @@ __global__ void density_float(DensityPassArgs<T> a, int N) {
       for (int h = 0; h < kEsFloatRowAlign; ++h) {
         const int n = col[i] + h;
         if (n >= N) continue;
-        const BinDensity<T> b = bin_density(mv[h], fl[h], fixed[i][h]);
+        BinDensity<T> b;
+        if (a.exact) {
+          flagged += (mv[h] > kEsExactFloatLimit || fl[h] > kEsExactFloatLimit) ? 1u : 0u;
+          b = bin_density(static_cast<std::int64_t>(mv[h]), static_cast<std::int64_t>(fl[h]), fixed[i][h], a.inv_scale);
+        } else {
+          b = bin_density(mv[h], fl[h], fixed[i][h]);
+        }
         overflow += static_cast<double>(bin_overflow(b.movable_rho, a.target_density));
         mx = b.movable_rho > mx ? b.movable_rho : mx;
         rho_row[makhoul_position(n, N)] = b.rho;
@@ -334,6 +351,11 @@ __global__ void density_float(DensityPassArgs<T> a, int N) {
     }
   }
   write_partials(a, overflow, mx);
+  if (!a.exact) return;
+  using Reduce = cub::BlockReduce<EsAccum, kEsThreads>;
+  __shared__ typename Reduce::TempStorage storage;
+  const EsAccum block_flagged = Reduce(storage).Sum(flagged);
+  if (threadIdx.x == 0) a.part_held[blockIdx.x] = block_flagged;
 }
 
 }  // namespace

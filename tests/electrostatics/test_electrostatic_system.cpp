@@ -242,11 +242,14 @@ TEST(ElectrostaticCuda, ProfileStagesReportsEveryStage) {
 }
 
 // EFIELD_ES_VARIANT (kernels/electrostatics/es_kernels.cuh EsVariant: layouts of the accumulator
-// and the field map, one or two accumulators, packed 32-bit bins in float) is read at
-// construction; set for the lifetime of this guard.
-constexpr unsigned kLastVariant = 15;  // EsVariant flags 1 | 2 | 4 | 8
+// and the field map, one or two accumulators, packed 32-bit bins or exact float maps in float) is
+// read at construction; set for the lifetime of this guard.
+constexpr unsigned kLastVariant = 31;  // EsVariant flags 1 | 2 | 4 | 8 | 16
 constexpr unsigned kPackedFlag = 8;    // kEsPacked32 (float only)
-constexpr unsigned kDefaultSmallGridVariant = 15;  // every flag: the default on grids <= 2^20 bins
+constexpr unsigned kExactFloatFlag = 16;  // kEsExactFloat (float only; takes precedence over packing)
+constexpr unsigned kDefaultSmallGridVariant = 31;  // every flag: the default on grids <= 2^20 bins
+// How a float variant accumulates the density map: 0 64-bit bins, 1 packed, 2 exact float maps.
+int bins_kind(unsigned v) { return (v & kExactFloatFlag) ? 2 : (v & kPackedFlag) ? 1 : 0; }
 class ScopedVariant {
  public:
   explicit ScopedVariant(unsigned v) { setenv("EFIELD_ES_VARIANT", std::to_string(v).c_str(), 1); }
@@ -289,7 +292,7 @@ TEST(ElectrostaticCuda, EveryPipelineVariantMatchesReference) {
 // The variants agree with the CPU backend on a larger design with many colliding atomics, also
 // after the fixed cells change (F is kept in the accumulator's layout); in random and in
 // spatially sorted cell order every variant gives the same bits as the first variant with the
-// same bin width (64-bit or packed 32-bit bins).
+// same bins (64-bit, packed 32-bit or exact float).
 TEST(ElectrostaticCuda, EveryPipelineVariantAgreesWithCpu) {
   EFIELD_REQUIRE_GPU();
   DesignSpec spec;
@@ -323,7 +326,7 @@ TEST(ElectrostaticCuda, EveryPipelineVariantAgreesWithCpu) {
   const SystemOutput a_sorted = run_host<float>(cpu, sorted);
   cpu.update_fixed_cells(other_fixed.fixed);
   const SystemOutput a2 = run_host<float>(cpu, d);
-  std::vector<SystemOutput> first[2];  // variants 0 and kPackedFlag: design d, sorted
+  std::vector<SystemOutput> first[3];  // variants 0, kPackedFlag, kExactFloatFlag: design d, sorted
   for (unsigned v = 0; v <= kLastVariant; ++v) {
     const ScopedVariant variant(v);
     SCOPED_TRACE("variant " + std::to_string(v));
@@ -341,14 +344,14 @@ TEST(ElectrostaticCuda, EveryPipelineVariantAgreesWithCpu) {
       EXPECT_LE(rel_scalar(b.result.overflow, ref.result.overflow), 1e-5);
       EXPECT_LE(rel_scalar(b.result.max_density, ref.result.max_density), 1e-5);
       if (pass == 2) continue;
-      // Integer accumulation, the same field values and the same summation order: every variant
-      // gives the bits of variant 0 (64-bit bins) or kPackedFlag (packed bins).
-      const bool packed = (v & kPackedFlag) != 0;
-      if ((v & ~kPackedFlag) == 0) {
-        first[packed].push_back(b);
+      // Exact accumulation, the same field values and the same summation order: every variant
+      // gives the bits of the first one with its kind of bins.
+      const int kind = bins_kind(v);
+      if (v == 0 || v == kPackedFlag || v == kExactFloatFlag) {
+        first[kind].push_back(b);
         continue;
       }
-      const SystemOutput& o = first[packed][pass];
+      const SystemOutput& o = first[kind][pass];
       EXPECT_EQ(std::memcmp(&o.result, &b.result, sizeof(EvaluateResult)), 0);
       EXPECT_EQ(o.gx, b.gx);
       EXPECT_EQ(o.gy, b.gy);
@@ -357,11 +360,12 @@ TEST(ElectrostaticCuda, EveryPipelineVariantAgreesWithCpu) {
   }
 }
 
-// 4000 cells of at least one bin (about 5000 bin areas) on a 17 x 24 grid: piled on one spot
-// they put far more than 256 bin areas into a bin.
+// 1000 cells of at least one bin (3.7 bin areas on average) on a 17 x 24 grid: spread out, at
+// most about 25 bin areas a bin (exact float maps hold 64), and with their corners on one spot
+// about 580 bin areas in the bin there (packed bins hold 256); measured over 20 seeds.
 DesignSpec pile_up_spec() {
   DesignSpec spec = reference_specs()[1];
-  spec.num_movable = 4000;
+  spec.num_movable = 1000;
   spec.min_size_bins = 1.0;
   return spec;
 }
@@ -408,10 +412,11 @@ TEST(ElectrostaticCuda, NonDeterministicFloatAtomicsMatchReference) {
   expect_matches_reference(run_device<float>(es, piled), reference_of(piled), 1e-4, "float atomics, pile-up");
 }
 
-// Packed 32-bit bins hold 256 bin areas. A pile-up (every movable cell on one spot, as at a
-// placer's first iteration) wraps them; evaluate must notice and give exactly the 64-bit
-// pipeline's result, with graphs and without, host and device pointers, and the next evaluate
-// of a spread-out placement must be packed again with nothing left over from the pile-up.
+// Packed 32-bit bins hold 256 bin areas, exact float maps 64. A pile-up (every movable cell on one
+// spot, as at a placer's first iteration) exceeds both; evaluate must notice and give exactly the
+// 64-bit pipeline's result, with graphs and without, host and device pointers, and the next
+// evaluate of a spread-out placement must be packed (exact float) again with nothing left over
+// from the pile-up.
 TEST(ElectrostaticCuda, PackedBinsFallBackToWideBinsOnAPileUp) {
   EFIELD_REQUIRE_GPU();
   const TestDesign spread = make_random_design(pile_up_spec(), next_seed());
@@ -421,30 +426,38 @@ TEST(ElectrostaticCuda, PackedBinsFallBackToWideBinsOnAPileUp) {
     SCOPED_TRACE(graph ? "graph" : "no graph");
     ElectrostaticOptions o = with(spread.options, Backend::Cuda, Precision::Float);
     o.use_cuda_graph = graph;
-    std::vector<SystemOutput> out[2];  // [packed]: spread, piled (device), piled (host), spread
-    for (unsigned v : {kDefaultSmallGridVariant & ~kPackedFlag, kDefaultSmallGridVariant}) {
-      const ScopedVariant variant(v);
+    // [64-bit bins, packed bins, exact float maps]: spread, piled (device), piled (host), spread
+    std::vector<SystemOutput> out[3];
+    const unsigned variants[3] = {kDefaultSmallGridVariant & ~(kPackedFlag | kExactFloatFlag),
+                                  kDefaultSmallGridVariant & ~kExactFloatFlag, kDefaultSmallGridVariant};
+    for (int k = 0; k < 3; ++k) {
+      const ScopedVariant variant(variants[k]);
       ElectrostaticSystem es(o, spread.movable, spread.fillers, spread.fixed);
-      std::vector<SystemOutput>& r = out[(v & kPackedFlag) != 0];
-      r.push_back(run_device<float>(es, spread));
-      r.push_back(run_device<float>(es, piled));
-      r.push_back(run_host<float>(es, piled));
-      r.push_back(run_device<float>(es, spread));
+      out[k].push_back(run_device<float>(es, spread));
+      out[k].push_back(run_device<float>(es, piled));
+      out[k].push_back(run_host<float>(es, piled));
+      out[k].push_back(run_device<float>(es, spread));
     }
-    expect_matches_reference(out[1][1], ref, 1e-4, "pile-up, packed variant");
-    for (int k : {1, 2}) {  // the pile-up: the packed variant gives the 64-bit bits
-      EXPECT_EQ(std::memcmp(&out[0][k].result, &out[1][k].result, sizeof(EvaluateResult)), 0) << k;
-      EXPECT_EQ(out[0][k].rho, out[1][k].rho) << k;
-      EXPECT_EQ(out[0][k].gx, out[1][k].gx) << k;
-      EXPECT_EQ(out[0][k].gy, out[1][k].gy) << k;
+    EXPECT_LT(out[0][0].result.max_density, 60.0);  // the design is what the comments say
+    EXPECT_GT(out[0][1].result.max_density, 300.0);
+    for (int v : {1, 2}) {
+      SCOPED_TRACE(v == 1 ? "packed bins" : "exact float maps");
+      expect_matches_reference(out[v][1], ref, 1e-4, "pile-up");
+      for (int k : {1, 2}) {  // the pile-up: the 64-bit pipeline's bits
+        EXPECT_EQ(std::memcmp(&out[0][k].result, &out[v][k].result, sizeof(EvaluateResult)), 0) << k;
+        EXPECT_EQ(out[0][k].rho, out[v][k].rho) << k;
+        EXPECT_EQ(out[0][k].gx, out[v][k].gx) << k;
+        EXPECT_EQ(out[0][k].gy, out[v][k].gy) << k;
+      }
+      // Spread out: packed bins round at 2^-24 bin areas and exact float maps at 2^-18 instead of
+      // 2^-32, so the bits differ from the 64-bit run (the 32-bit path really ran), and the second
+      // run repeats the first exactly.
+      EXPECT_NE(out[0][0].rho, out[v][0].rho);
+      EXPECT_LE(relative_l2(out[v][0].rho, out[0][0].rho), v == 1 ? 1e-6 : 2e-5);
+      EXPECT_EQ(std::memcmp(&out[v][0].result, &out[v][3].result, sizeof(EvaluateResult)), 0);
+      EXPECT_EQ(out[v][0].rho, out[v][3].rho);
+      EXPECT_EQ(out[v][0].gx, out[v][3].gx);
     }
-    // Spread out: packed bins round at 2^-24 bin areas instead of 2^-32, so the bits differ from
-    // the 64-bit run (the packed path really ran), and the second run repeats the first exactly.
-    EXPECT_NE(out[0][0].rho, out[1][0].rho);
-    EXPECT_LE(relative_l2(out[1][0].rho, out[0][0].rho), 1e-6);
-    EXPECT_EQ(std::memcmp(&out[1][0].result, &out[1][3].result, sizeof(EvaluateResult)), 0);
-    EXPECT_EQ(out[1][0].rho, out[1][3].rho);
-    EXPECT_EQ(out[1][0].gx, out[1][3].gx);
   }
 }
 
