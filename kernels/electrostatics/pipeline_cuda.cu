@@ -136,7 +136,7 @@ class CudaPipeline final : public ElectrostaticBackend {
     bins_kind_ = float_atomics || exact_float_ ? Bins::Float : packed ? Bins::Packed : Bins::Wide;
     if (float_atomics) variant_ |= kEsNaturalAccum;  // the float maps and F are natural
     packed_words_ = static_cast<std::int64_t>(M_) * es_packed_words_per_row(N_);
-    float_map_ = static_cast<std::int64_t>(M_) * es_float_row_stride(N_);
+    float_map_ = es_float_map_floats(M_, N_);
     log().debug("ElectrostaticSystem (CUDA): pipeline variant {}", variant_);
     geom_ = make_cell_geometry<T>(d);
     grid_ = make_spectral_grid<T>(d);
@@ -597,7 +597,7 @@ class CudaPipeline final : public ElectrostaticBackend {
   Bins bins_kind_ = Bins::Wide;    // how evaluate accumulates (Packed may fall back to Wide)
   bool exact_float_ = false;       // Float bins are kEsExactFloat's (may fall back to Wide)
   std::int64_t packed_words_ = 0;  // words of one packed map
-  std::int64_t float_map_ = 0;     // floats of one float map (padded rows)
+  std::int64_t float_map_ = 0;     // floats of one float map (2 x 2-bin tiles)
   EsDeviceArray<EsAccum> acc_, acc_filler_;
   EsDeviceArray<EsAccum> part_held_, totals_;  // checks_bins(): kEsPacked32 wrap, kEsExactFloat limit
   EsDeviceArray<EsVec2<T>> e_map_;

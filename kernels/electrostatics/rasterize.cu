@@ -37,7 +37,7 @@ __device__ __forceinline__ void add_charge(const RasterizeArgs<T>& a, EsAccum* a
                                            EsAccum& added, int c) {
   if (a.charge != nullptr) {  // float maps
     const T v = exact_float_weight(a, weight);
-    if (v > T(0)) atomicAdd(charge_map_of(a, c) + static_cast<std::int64_t>(m) * es_float_row_stride(a.g.N) + n, v);
+    if (v > T(0)) atomicAdd(charge_map_of(a, c) + es_float_index(m, n, a.g.N), v);
     return;
   }
   const std::int64_t q = to_fixed_point(weight, a.to_fixed);
@@ -62,33 +62,49 @@ __device__ __forceinline__ void add_packed_row(EsAccum* row, int n0, const std::
   if (second != 0) atomicAdd(row + (n0 >> 1) + 1, second);
 }
 
-// Float maps: one footprint row of up to 3 bins (w = 0 where the footprint ends) as one or two
-// aligned float4 atomics (rows are padded to a multiple of 4 bins).
+// Entry (r, c) of a 3 x 3 footprint, 0 outside (r and c are constants once the callers' loops
+// are unrolled, so the entries stay in registers).
 template <typename T>
-__device__ __forceinline__ void add_float_row(T* row, int n0, const T (&w)[3]) {
-  const int base = n0 & ~(kEsFloatRowAlign - 1), off = n0 - base;
-  T v[2 * kEsFloatRowAlign];
+__device__ __forceinline__ T footprint_entry(const T (&w)[3][3], int r, int c) {
+  return r >= 0 && r < 3 && c >= 0 && c < 3 ? w[r][c] : T(0);
+}
+
+// Float maps: a footprint of up to 3 x 3 bins (w = 0 where it ends) as float4 atomics on the up
+// to 2 x 2 tiles it touches. Tile (i0 + dt, j0 + du) holds footprint entries
+// (2 dt + a - (m0 & 1), 2 du + b - (n0 & 1)); the parities pick between constant indices.
+template <typename T>
+__device__ __forceinline__ void add_float_tiles(T* map, int m0, int n0, int N, const T (&w)[3][3]) {
+  const bool om = (m0 & 1) != 0, on = (n0 & 1) != 0;
+  const int tiles_n = es_float_tiles_n(N);
+  const std::int64_t first = static_cast<std::int64_t>(m0 >> 1) * tiles_n + (n0 >> 1);
 #pragma unroll
-  for (int j = 0; j < 2 * kEsFloatRowAlign; ++j) {  // selects, not a dynamic index (registers)
-    const int k = j - off;
-    v[j] = k == 0 ? w[0] : k == 1 ? w[1] : k == 2 ? w[2] : T(0);
-  }
+  for (int dt = 0; dt < 2; ++dt)
 #pragma unroll
-  for (int q = 0; q < 2; ++q) {
-    const T* p = v + q * kEsFloatRowAlign;
-    if (p[0] == T(0) && p[1] == T(0) && p[2] == T(0) && p[3] == T(0)) continue;
+    for (int du = 0; du < 2; ++du) {
+      T v[4];
+#pragma unroll
+      for (int a = 0; a < 2; ++a)
+#pragma unroll
+        for (int b = 0; b < 2; ++b) {
+          const int r = 2 * dt + a, c = 2 * du + b;
+          const T even_row = on ? footprint_entry(w, r, c - 1) : footprint_entry(w, r, c);
+          const T odd_row = on ? footprint_entry(w, r - 1, c - 1) : footprint_entry(w, r - 1, c);
+          v[2 * a + b] = om ? odd_row : even_row;
+        }
+      if (v[0] == T(0) && v[1] == T(0) && v[2] == T(0) && v[3] == T(0)) continue;  // also tiles past the grid
+      T* tile = map + 4 * (first + dt * tiles_n + du);
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900  // float4 atomics exist from sm_90 on
-    constexpr bool vector = std::is_same_v<T, float>;
+      constexpr bool vector = std::is_same_v<T, float>;
 #else
-    constexpr bool vector = false;
+      constexpr bool vector = false;
 #endif
-    if constexpr (vector) {
-      atomicAdd(reinterpret_cast<float4*>(row + base + q * kEsFloatRowAlign), make_float4(p[0], p[1], p[2], p[3]));
-    } else {  // double, or before sm_90: one atomic per bin
-      for (int k = 0; k < kEsFloatRowAlign; ++k)
-        if (p[k] != T(0)) atomicAdd(row + base + q * kEsFloatRowAlign + k, p[k]);
+      if constexpr (vector) {
+        atomicAdd(reinterpret_cast<float4*>(tile), make_float4(v[0], v[1], v[2], v[3]));
+      } else {  // double, or before sm_90: one atomic per bin
+        for (int k = 0; k < 4; ++k)
+          if (v[k] != T(0)) atomicAdd(tile + k, v[k]);
+      }
     }
-  }
 }
 
 // kEsTwoMaps, kEsPacked32: fillers (cell indices from num_movable on) have their own map.
@@ -109,16 +125,18 @@ __device__ __forceinline__ void rasterize_small(const RasterizeArgs<T>& a, int b
   EsAccum* acc = map_of(a, c);
   if (is_small_footprint(f)) {
     const SmallFootprint<T> s = small_footprint(f, a.g);
+    if (a.charge != nullptr) {
+      T w[3][3];
+#pragma unroll
+      for (int p = 0; p < 3; ++p)
+#pragma unroll
+        for (int q = 0; q < 3; ++q) w[p][q] = exact_float_weight(a, s.weight(p, q));
+      add_float_tiles(charge_map_of(a, c), f.m0, f.n0, a.g.N, w);
+      return;
+    }
 #pragma unroll
     for (int p = 0; p < 3; ++p) {
       if (f.m0 + p > f.m1) continue;
-      if (a.charge != nullptr) {
-        T w[3];
-#pragma unroll
-        for (int k = 0; k < 3; ++k) w[k] = exact_float_weight(a, s.weight(p, k));
-        add_float_row(charge_map_of(a, c) + static_cast<std::int64_t>(f.m0 + p) * es_float_row_stride(a.g.N), f.n0, w);
-        continue;
-      }
       if (a.packed) {
         std::int64_t q[3];
 #pragma unroll
@@ -291,52 +309,52 @@ __global__ void density_packed(DensityPassArgs<T> a, int N) {
   if (threadIdx.x == 0) a.part_held[blockIdx.x] = block_held;
 }
 
-// Float maps (float only): one thread per 4 bins of a padded row of both float maps (one float4
-// load each), loads batched as in density_packed. kEsExactFloat: the maps hold whole numbers,
-// converted exactly to integers and scaled like fixed-point bins; a bin above 2^24 is counted
-// (its sum may have rounded) and finalize reports it.
+// Float maps (float only): one thread per 2 x 2-bin tile of both float maps (one float4 load
+// each), loads batched as in density_packed. kEsExactFloat: the maps hold whole numbers, converted
+// exactly to integers and scaled like fixed-point bins; a bin above 2^24 is counted (its sum may
+// have rounded) and finalize reports it.
 template <typename T>
 __global__ void density_float(DensityPassArgs<T> a, int N) {
   static_assert(std::is_same_v<T, float>, "float maps are float only");
   constexpr int kBatch = 4;
-  const int M = static_cast<int>(a.bins / N), S = es_float_row_stride(N), Q = S / kEsFloatRowAlign;
-  const std::int64_t quads = static_cast<std::int64_t>(M) * Q;
+  const int M = static_cast<int>(a.bins / N), tiles_n = es_float_tiles_n(N);
+  const std::int64_t tiles = static_cast<std::int64_t>((M + 1) / 2) * tiles_n;
   const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
   double overflow = 0;
   T mx = T(0);
   EsAccum flagged = 0;
-  for (std::int64_t k0 = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k0 < quads;
+  for (std::int64_t k0 = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k0 < tiles;
        k0 += kBatch * stride) {
     float4 movable[kBatch], filler[kBatch];
-    T fixed[kBatch][kEsFloatRowAlign];
-    int row[kBatch], col[kBatch];
+    T fixed[kBatch][4];
+    int row[kBatch], col[kBatch];  // the tile's first bin
 #pragma unroll
     for (int i = 0; i < kBatch; ++i) {
       const std::int64_t k = k0 + i * stride;
-      if (k >= quads) break;
-      row[i] = static_cast<int>(k / Q);
-      col[i] = kEsFloatRowAlign * static_cast<int>(k - static_cast<std::int64_t>(row[i]) * Q);
-      const std::int64_t at = static_cast<std::int64_t>(row[i]) * S + col[i];
-      movable[i] = *reinterpret_cast<const float4*>(a.charge + at);
-      filler[i] = *reinterpret_cast<const float4*>(a.charge_filler + at);
+      if (k >= tiles) break;
+      const int ti = static_cast<int>(k / tiles_n);
+      row[i] = 2 * ti;
+      col[i] = 2 * static_cast<int>(k - static_cast<std::int64_t>(ti) * tiles_n);
+      movable[i] = *reinterpret_cast<const float4*>(a.charge + 4 * k);
+      filler[i] = *reinterpret_cast<const float4*>(a.charge_filler + 4 * k);
 #pragma unroll
-      for (int h = 0; h < kEsFloatRowAlign; ++h)
-        fixed[i][h] = col[i] + h < N ? a.fixed_rho[static_cast<std::int64_t>(row[i]) * N + col[i] + h] : T(0);
+      for (int h = 0; h < 4; ++h) {
+        const int m = row[i] + h / 2, n = col[i] + h % 2;
+        fixed[i][h] = m < M && n < N ? a.fixed_rho[static_cast<std::int64_t>(m) * N + n] : T(0);
+      }
     }
 #pragma unroll
     for (int i = 0; i < kBatch; ++i) {
       const std::int64_t k = k0 + i * stride;
-      if (k >= quads) break;
-      const std::int64_t at = static_cast<std::int64_t>(row[i]) * S + col[i];
-      *reinterpret_cast<float4*>(a.charge + at) = make_float4(0.f, 0.f, 0.f, 0.f);
-      *reinterpret_cast<float4*>(a.charge_filler + at) = make_float4(0.f, 0.f, 0.f, 0.f);
-      const T mv[kEsFloatRowAlign] = {movable[i].x, movable[i].y, movable[i].z, movable[i].w};
-      const T fl[kEsFloatRowAlign] = {filler[i].x, filler[i].y, filler[i].z, filler[i].w};
-      T* rho_row = a.rho + permuted_index(row[i], 0, M, N);
+      if (k >= tiles) break;
+      *reinterpret_cast<float4*>(a.charge + 4 * k) = make_float4(0.f, 0.f, 0.f, 0.f);
+      *reinterpret_cast<float4*>(a.charge_filler + 4 * k) = make_float4(0.f, 0.f, 0.f, 0.f);
+      const T mv[4] = {movable[i].x, movable[i].y, movable[i].z, movable[i].w};
+      const T fl[4] = {filler[i].x, filler[i].y, filler[i].z, filler[i].w};
 #pragma unroll
-      for (int h = 0; h < kEsFloatRowAlign; ++h) {
-        const int n = col[i] + h;
-        if (n >= N) continue;
+      for (int h = 0; h < 4; ++h) {
+        const int m = row[i] + h / 2, n = col[i] + h % 2;
+        if (m >= M || n >= N) continue;
         BinDensity<T> b;
         if (a.exact) {
           flagged += (mv[h] > kEsExactFloatLimit || fl[h] > kEsExactFloatLimit) ? 1u : 0u;
@@ -346,7 +364,7 @@ __global__ void density_float(DensityPassArgs<T> a, int N) {
         }
         overflow += static_cast<double>(bin_overflow(b.movable_rho, a.target_density));
         mx = b.movable_rho > mx ? b.movable_rho : mx;
-        rho_row[makhoul_position(n, N)] = b.rho;
+        a.rho[permuted_index(m, n, M, N)] = b.rho;
       }
     }
   }
