@@ -59,11 +59,11 @@ enum EsVariant : unsigned {
   // evaluate then runs the 64-bit pipeline (the flags above) on the same input. H200, 2048^2,
   // 4M cells: rasterize about 0.30 -> 0.20 ms (bench_ispd/probes/rasterize_atomics).
   kEsPacked32 = 8u,
-  // float, deterministic (ignored in double): float maps as with deterministic = false (footprint
-  // rows as float4 vector atomics), but every contribution is first rounded to a whole number of
-  // 2^-kEsExactFloatBits bin areas. Sums of whole numbers up to 2^24 are exact in float, so the
-  // atomics' order cannot change a bit: as deterministic as integer atomics, with one float4
-  // atomic where packed bins need one atomic per word pair. The density pass flags any bin above
+  // float, deterministic (ignored in double): float maps as with deterministic = false (float4
+  // vector atomics on 2 x 2-bin tiles), but every contribution is first rounded to a whole number
+  // of 2^-kEsExactFloatBits bin areas. Sums of whole numbers up to 2^24 are exact in float, so the
+  // atomics' order cannot change a bit: as deterministic as integer atomics, with 2.9 atomics per
+  // stretched footprint where packed bins need about 4. The density pass flags any bin above
   // 2^24 (more than 2^(24 - kEsExactFloatBits) = 64 bin areas of movable or of filler charge, where
   // a sum may have rounded) and evaluate then runs the 64-bit pipeline, as after a packed wrap.
   // Takes precedence over kEsPacked32.
