@@ -461,5 +461,36 @@ TEST(ElectrostaticCuda, PackedBinsFallBackToWideBinsOnAPileUp) {
   }
 }
 
+// Between the two limits: 200 of the cells piled on one spot put about 120 bin areas into a bin.
+// Exact float maps (64) must notice and give the 64-bit bits; packed bins (256) hold it, so
+// their result keeps its own rounding (and still matches the reference).
+TEST(ElectrostaticCuda, ExactFloatMapsFallBackAboveSixtyFourBinAreas) {
+  EFIELD_REQUIRE_GPU();
+  TestDesign d = make_random_design(pile_up_spec(), next_seed());
+  for (size_t c = 0; c < 200; ++c) {
+    d.cx[c] = 0.5 * (d.options.xl + d.options.xh);
+    d.cy[c] = 0.5 * (d.options.yl + d.options.yh);
+  }
+  const ElectrostaticOptions o = with(d.options, Backend::Cuda, Precision::Float);
+  SystemOutput out[3];  // 64-bit bins, packed bins, exact float maps
+  const unsigned variants[3] = {kDefaultSmallGridVariant & ~(kPackedFlag | kExactFloatFlag),
+                                kDefaultSmallGridVariant & ~kExactFloatFlag, kDefaultSmallGridVariant};
+  for (int k = 0; k < 3; ++k) {
+    const ScopedVariant variant(variants[k]);
+    ElectrostaticSystem es(o, d.movable, d.fillers, d.fixed);
+    out[k] = run_device<float>(es, d);
+  }
+  EXPECT_GT(out[0].result.max_density, 80.0);  // the design is what the comment says
+  EXPECT_LT(out[0].result.max_density, 200.0);
+  const ReferenceResult ref = reference_of(d);
+  expect_matches_reference(out[1], ref, 1e-4, "packed bins");
+  expect_matches_reference(out[2], ref, 1e-4, "exact float maps");
+  EXPECT_NE(out[0].rho, out[1].rho);  // packed: no second run
+  EXPECT_EQ(std::memcmp(&out[0].result, &out[2].result, sizeof(EvaluateResult)), 0);  // exact float: the 64-bit run
+  EXPECT_EQ(out[0].rho, out[2].rho);
+  EXPECT_EQ(out[0].gx, out[2].gx);
+  EXPECT_EQ(out[0].gy, out[2].gy);
+}
+
 }  // namespace
 }  // namespace efield::test
