@@ -374,9 +374,11 @@ class CudaPipeline final : public ElectrostaticBackend {
     EFIELD_CUDA_CHECK(cudaStreamSynchronize(stream_));
   }
 
-  // Whether finalize checks the bins (a packed wrap, an exact float sum past 2^24), after which
-  // evaluate runs again with 64-bit bins.
-  bool checks_bins() const { return bins_kind_ == Bins::Packed || exact_float_; }
+  // Whether a run with these bins checks them (a packed wrap, an exact float sum past 2^24: the
+  // density pass writes part_held_, finalize flags it), after which evaluate runs again with
+  // 64-bit bins.
+  bool checks(Bins bins) const { return bins == Bins::Packed || (bins == Bins::Float && exact_float_); }
+  bool checks_bins() const { return checks(bins_kind_); }
 
   template <typename U>
   static void upload(U* dst, const U* src, size_t n) {
@@ -453,7 +455,7 @@ class CudaPipeline final : public ElectrostaticBackend {
                          static_cast<T>(design_.options.target_density),
                          part_overflow_.get(),
                          part_max_.get(),
-                         packed || exact ? part_held_.get() : nullptr,
+                         checks(bins) ? part_held_.get() : nullptr,
                          charge,
                          charge_filler,
                          exact,
@@ -489,7 +491,7 @@ class CudaPipeline final : public ElectrostaticBackend {
                            spectral_blocks_,
                            static_cast<double>(M_) * N_ / 4.0,
                            design_.movable_area > 0 ? design_.bx * design_.by / design_.movable_area : 0.0,
-                           bins == Bins::Packed || (bins == Bins::Float && exact_float_) ? part_held_.get() : nullptr,
+                           checks(bins) ? part_held_.get() : nullptr,
                            totals_.get(),
                            result_host_.get()};
   }

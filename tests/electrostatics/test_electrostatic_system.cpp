@@ -250,6 +250,9 @@ constexpr unsigned kExactFloatFlag = 16;  // kEsExactFloat (float only; takes pr
 constexpr unsigned kDefaultSmallGridVariant = 31;  // every flag: the default on grids <= 2^20 bins
 // How a float variant accumulates the density map: 0 64-bit bins, 1 packed, 2 exact float maps.
 int bins_kind(unsigned v) { return (v & kExactFloatFlag) ? 2 : (v & kPackedFlag) ? 1 : 0; }
+// The small-grid default with each kind of bins, in bins_kind order.
+constexpr unsigned kEachBinsVariant[3] = {kDefaultSmallGridVariant & ~(kPackedFlag | kExactFloatFlag),
+                                          kDefaultSmallGridVariant & ~kExactFloatFlag, kDefaultSmallGridVariant};
 class ScopedVariant {
  public:
   explicit ScopedVariant(unsigned v) { setenv("EFIELD_ES_VARIANT", std::to_string(v).c_str(), 1); }
@@ -428,8 +431,7 @@ TEST(ElectrostaticCuda, PackedBinsFallBackToWideBinsOnAPileUp) {
     o.use_cuda_graph = graph;
     // [64-bit bins, packed bins, exact float maps]: spread, piled (device), piled (host), spread
     std::vector<SystemOutput> out[3];
-    const unsigned variants[3] = {kDefaultSmallGridVariant & ~(kPackedFlag | kExactFloatFlag),
-                                  kDefaultSmallGridVariant & ~kExactFloatFlag, kDefaultSmallGridVariant};
+    const unsigned* variants = kEachBinsVariant;
     for (int k = 0; k < 3; ++k) {
       const ScopedVariant variant(variants[k]);
       ElectrostaticSystem es(o, spread.movable, spread.fillers, spread.fixed);
@@ -473,8 +475,7 @@ TEST(ElectrostaticCuda, ExactFloatMapsFallBackAboveSixtyFourBinAreas) {
   }
   const ElectrostaticOptions o = with(d.options, Backend::Cuda, Precision::Float);
   SystemOutput out[3];  // 64-bit bins, packed bins, exact float maps
-  const unsigned variants[3] = {kDefaultSmallGridVariant & ~(kPackedFlag | kExactFloatFlag),
-                                kDefaultSmallGridVariant & ~kExactFloatFlag, kDefaultSmallGridVariant};
+  const unsigned* variants = kEachBinsVariant;
   for (int k = 0; k < 3; ++k) {
     const ScopedVariant variant(variants[k]);
     ElectrostaticSystem es(o, d.movable, d.fillers, d.fixed);
