@@ -14,7 +14,7 @@
 //   (cuFFT 2D R2C)
 //   spectral.cu   launch_spectral_fields  -> both C2R inputs, energy partials
 //   (cuFFT batched 2D C2R)
-//   gather.cu     [kEsNaturalGather: launch_field_interleave  C2R outputs -> natural (Ex, Ey) map]
+//   gather.cu     [kEsFieldTiles: launch_field_tiles  C2R outputs -> (Ex, Ey) map in 2 x 2-bin tiles]
 //                 launch_gather        Ex/Ey -> gradients
 //   finalize.cu   launch_finalize      partials -> {energy, overflow, max density, wrapped}
 // Every reduction is fixed-order (per-block CUB reductions into per-block partials, then one
@@ -22,6 +22,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "electrostatics/cell_layout.hpp"
 #include "math/complex.hpp"
@@ -37,10 +38,12 @@ inline constexpr int kEsThreads = 256;
 // choose_variant), so the benchmark can time them side by side in one process; measurements in
 // bench_ispd/results/electrostatics.md.
 enum EsVariant : unsigned {
-  // Gather from a natural-layout interleaved (Ex, Ey) map (signs folded in), made by one pass
-  // over the C2R outputs: a 3x3 footprint reads 3 rows of 3 adjacent pairs instead of 2 scattered
-  // sectors per row in each of two permuted maps. H200, 2048^2, 4M cells: gather 0.39 -> 0.18 ms.
-  kEsNaturalGather = 1u,
+  // Gather from an interleaved (Ex, Ey) map in 2 x 2-bin tiles (es_tile_index, signs folded in),
+  // made by one pass over the C2R outputs: each footprint row loads the one or two tile rows it
+  // falls in (two adjacent pairs, one vector load each) instead of 2 scattered sectors per row in
+  // each of two permuted maps. H200, 2048^2, 4M cells: gather 0.39 -> 0.18 ms with a natural-layout
+  // interleaved map; 2 x 2-bin tiles and tile-row loads then took evaluate 0.472 -> 0.450 ms.
+  kEsFieldTiles = 1u,
   // Rasterize into a natural-layout accumulator (and keep F natural); density_finish, which reads
   // the whole map anyway, writes rho into the permuted position the R2C reads. The atomics'
   // count is unchanged, so the gain is small (rasterize 0.362 -> 0.352 ms at 2048^2).
@@ -70,6 +73,14 @@ enum EsVariant : unsigned {
   kEsExactFloat = 16u,
 };
 inline constexpr unsigned kEsVariantMask = 31u;
+
+// Rasterize and gather (one thread per cell, each waiting on a few scattered L2 accesses) keep 6
+// blocks of 256 threads per SM in float: registers 54 -> 40 with a few bytes of spill, evaluate
+// -4 us at 2048^2 on the H200 (8 blocks, 32 registers, spill far more: +100 us). Double keeps the
+// compiler's choice.
+template <typename T>
+inline constexpr int kEsCellKernelMinBlocks = std::is_same_v<T, float> ? 6 : 1;
+
 // kEsPacked32: fractional bits of one 32-bit bin (resolution 6e-8 bin areas, float's epsilon).
 inline constexpr int kEsPackedFractionBits = 24;
 // kEsPacked32: rasterize adds its blocks' contribution totals into this many slots (few enough
@@ -81,18 +92,20 @@ inline constexpr int kEsExactFloatBits = 18;
 inline constexpr float kEsExactFloatLimit = 16777216.0f;  // 2^24: larger sums may have rounded
 static_assert(kEsTotalSlots <= kEsThreads, "finalize reads one slot per thread");
 
-// Float maps (kEsExactFloat, deterministic = false): movable and filler charge in two float maps
-// of 2 x 2-bin tiles, one float4 each: tile (i, j) holds bins (2i, 2j), (2i, 2j+1), (2i+1, 2j),
-// (2i+1, 2j+1) and sits at i * es_float_tiles_n(N) + j. A stretched footprint (2-3 bins a side)
-// touches 2.9 tiles on average, one sm_90 float4 atomic each (3.3 with 1 x 4-bin row segments; a
-// probe on the H200 timed 4 M cells at 0.158 ms with row segments against 0.201 ms for packed
-// integer pairs).
-__host__ __device__ __forceinline__ int es_float_tiles_n(int N) { return (N + 1) / 2; }
-__host__ __device__ __forceinline__ std::int64_t es_float_map_floats(int M, int N) {
-  return 4 * static_cast<std::int64_t>((M + 1) / 2) * es_float_tiles_n(N);
+// Maps in 2 x 2-bin tiles: tile (i, j) holds bins (2i, 2j), (2i, 2j+1), (2i+1, 2j), (2i+1, 2j+1),
+// in that order, and sits at i * es_tiles_n(N) + j; entries past an odd M or N are padding (0).
+// A stretched footprint (2-3 bins a side) touches 2.9 tiles on average. The float charge maps
+// (kEsExactFloat, deterministic = false) take one sm_90 float4 atomic per tile (3.3 atomics with
+// 1 x 4-bin row segments; a probe on the H200 timed 4 M cells at 0.158 ms with row segments against
+// 0.201 ms for packed integer pairs); the (Ex, Ey) field map (kEsFieldTiles) has one 32-byte
+// sector per tile in float.
+__host__ __device__ __forceinline__ int es_tiles_n(int N) { return (N + 1) / 2; }
+// Entries of a tiled map (bins plus padding).
+__host__ __device__ __forceinline__ std::int64_t es_tile_map_size(int M, int N) {
+  return 4 * static_cast<std::int64_t>((M + 1) / 2) * es_tiles_n(N);
 }
-__host__ __device__ __forceinline__ std::int64_t es_float_index(int m, int n, int N) {
-  return 4 * (static_cast<std::int64_t>(m >> 1) * es_float_tiles_n(N) + (n >> 1)) + 2 * (m & 1) + (n & 1);
+__host__ __device__ __forceinline__ std::int64_t es_tile_index(int m, int n, int N) {
+  return 4 * (static_cast<std::int64_t>(m >> 1) * es_tiles_n(N) + (n >> 1)) + 2 * (m & 1) + (n & 1);
 }
 
 // kEsPacked32 layout: row m holds (N + 1) / 2 words; bin (m, n) is the low (n even) or high
@@ -102,7 +115,7 @@ __device__ __forceinline__ unsigned long long es_packed_half(std::int64_t q, int
   return static_cast<unsigned long long>(q) << (32 * (n & 1));
 }
 
-// Two values of one bin, one aligned load (the natural-layout field map holds (Ex, Ey)).
+// Two values of one bin, one aligned load (the tiled field map holds (Ex, Ey) pairs).
 template <typename T>
 struct alignas(2 * sizeof(T)) EsVec2 {
   T x, y;
@@ -135,7 +148,7 @@ struct RasterizeArgs {
   CellGeometry<T> g;
   const T* x;
   const T* y;
-  const T* w;  // per cell (movable, then fillers): the large cells' sizes
+  const T* w;  // per cell (movable, then fillers)
   const T* h;
   EsAccum* acc;
   EsAccum* acc_filler;      // kEsTwoMaps, kEsPacked32: the fillers' map (else nullptr: fillers go to acc)
@@ -144,15 +157,12 @@ struct RasterizeArgs {
   int words_per_row;
   EsAccum* totals;          // kEsPacked32: [kEsTotalSlots] sums of all contributions added
   T* charge;                // float maps (kEsExactFloat, deterministic = false): movable, then
-  T* charge_filler;         //   fillers at charge_filler, es_float_index layout; else nullptr
+  T* charge_filler;         //   fillers at charge_filler, es_tile_index layout; else nullptr
   bool exact;               // kEsExactFloat: contributions rounded to whole numbers (float maps)
   T to_fixed;               // 2^bits / (bx by) (deterministic = false: 1 / (bx by))
-  const int* small_cells;   // cells with one thread each, ascending (movable ones first)
-  const T* small_w;         // their sizes in that order (coalesced reads)
-  const T* small_h;
-  int small_begin, small_end;  // the range of small_cells this launch covers
-  const int* large_cells;   // cells with one block each, ascending
-  int large_begin, large_end;
+  std::int64_t cell_begin, cell_end;  // cells of this launch, one thread each (large ones return at once)
+  const int* large_cells;   // cells with one block each, ascending (movable ones first)
+  int large_begin, large_end;  // the range of large_cells this launch covers
 };
 template <typename T>
 void launch_rasterize(const RasterizeArgs<T>& a, cudaStream_t stream);
@@ -231,21 +241,33 @@ struct GatherArgs {
   const T* h;
   const T* y_x;  // C2R output, Ex = (-1)^m y_x[p(m), q(n)]
   const T* y_y;  // Ey = (-1)^n y_y[p(m), q(n)]
-  const EsVec2<T>* e;  // kEsNaturalGather: (Ex, Ey)[m N + n] (else nullptr: read y_x, y_y)
+  const EsVec2<T>* e;  // kEsFieldTiles: (Ex, Ey)[es_tile_index(m, n, N)] (else nullptr: read y_x, y_y)
   T* grad_x;
   T* grad_y;
-  const int* small_cells;
-  const T* small_w;
-  const T* small_h;
-  int num_small;
+  std::int64_t num_cells;  // one thread each (large ones return at once)
   const int* large_cells;
   int num_large;
 };
 template <typename T>
 void launch_gather(const GatherArgs<T>& a, cudaStream_t stream);
-// e[m N + n] = ((-1)^m y_x[p(m), q(n)], (-1)^n y_y[p(m), q(n)]).
+// e[es_tile_index(m, n, N)] = ((-1)^m y_x[p(m), q(n)], (-1)^n y_y[p(m), q(n)]); padding untouched.
 template <typename T>
-void launch_field_interleave(const T* y_x, const T* y_y, EsVec2<T>* e, int M, int N, cudaStream_t stream);
+void launch_field_tiles(const T* y_x, const T* y_y, EsVec2<T>* e, int M, int N, cudaStream_t stream);
+
+// Cell t's position index and stretched footprint for the kernels with one thread per cell; false
+// for a large cell (those have a block each). Threads index cells directly, not through a list of
+// the small ones: one dependent load less (evaluate -5 us at 2048^2 on the H200). Sizes and
+// positions are read once per pass, with evict-first hints so that they do not displace the maps
+// in L2 (the gradients are stored the same way). Args: RasterizeArgs or GatherArgs.
+template <typename T, typename Args>
+__device__ __forceinline__ bool load_small_cell(const Args& a, std::int64_t t, std::int64_t* i, Footprint<T>* f) {
+  const T w = __ldcs(a.w + t), h = __ldcs(a.h + t);
+  *i = position_index(a.g, t);
+  const T x = __ldcs(a.x + *i), y = __ldcs(a.y + *i);
+  if (is_large_cell(a.g, w, h)) return false;
+  *f = cell_footprint(a.g, x, y, w, h);
+  return true;
+}
 
 template <typename T>
 void launch_finalize(const FinalizeArgs<T>& a, cudaStream_t stream);

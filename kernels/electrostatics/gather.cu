@@ -1,12 +1,13 @@
 // The gather: each movable and filler cell sums its stretched footprint's weights times Ex and
-// Ey (MATH.md 2.9), read either straight from the batched C2R's output in the permuted layout
-// with the sine axis' sign (-1)^m / (-1)^n folded in, or (kEsNaturalGather) from a natural-layout
-// interleaved (Ex, Ey) map that field_interleave makes from it: 3 rows of 3 adjacent pairs per
-// footprint instead of 2 scattered sectors per row in each of two maps (measured on an H200 at
-// 2048^2: the gather went from 0.39 to 0.19 ms). Footprints of up to 3 x 3 bins issue all their
-// loads before using any (memory-level parallelism: the loads are L2/DRAM latency bound); large
-// cells get a block each (fixed-order CUB reduction, so the sum is reproducible).
+// Ey (MATH.md 2.9), read either (kEsFieldTiles, the default) from an interleaved (Ex, Ey) map in
+// 2 x 2-bin tiles that field_tiles makes from the batched C2R's output, or straight from that
+// output in the permuted layout with the sine axis' sign (-1)^m / (-1)^n folded in. Footprints of
+// up to 3 x 3 bins issue all their loads before using any (memory-level parallelism: the loads
+// are L2/DRAM latency bound); large cells get a block each (fixed-order CUB reduction, so the sum
+// is reproducible).
 #include <cub/block/block_reduce.cuh>
+
+#include <type_traits>
 
 #include "common/cuda_check.cuh"
 #include "electrostatics/es_kernels.cuh"
@@ -15,12 +16,17 @@
 namespace efield::detail {
 namespace {
 
+// (Ex, Ey) at bin (m, n) from the C2R outputs, k = permuted_index(m, n, M, N).
+template <typename T>
+__device__ __forceinline__ EsVec2<T> permuted_field(const T* y_x, const T* y_y, std::int64_t k, int m, int n) {
+  return {alternating_sign<T>(m) * y_x[k], alternating_sign<T>(n) * y_y[k]};
+}
+
 // (Ex, Ey) at bin (m, n), from whichever map the variant gathers from.
 template <typename T>
 __device__ __forceinline__ EsVec2<T> field_at(const GatherArgs<T>& a, int m, int n) {
-  if (a.e != nullptr) return a.e[static_cast<std::int64_t>(m) * a.g.N + n];
-  const std::int64_t k = permuted_index(m, n, a.g.M, a.g.N);
-  return {alternating_sign<T>(m) * a.y_x[k], alternating_sign<T>(n) * a.y_y[k]};
+  if (a.e != nullptr) return a.e[es_tile_index(m, n, a.g.N)];
+  return permuted_field(a.y_x, a.y_y, permuted_index(m, n, a.g.M, a.g.N), m, n);
 }
 
 template <typename T>
@@ -32,23 +38,63 @@ __device__ __forceinline__ void accumulate_bin(const GatherArgs<T>& a, const Foo
   *sy += wgt * e.y;
 }
 
+// One row of a 2 x 2-bin tile: two adjacent (Ex, Ey) pairs, one 16-byte load in float.
 template <typename T>
-__device__ __forceinline__ void gather_small(const GatherArgs<T>& a, int block) {
-  const int t = block * blockDim.x + threadIdx.x;
-  if (t >= a.num_small) return;
-  const int c = a.small_cells[t];
-  const std::int64_t i = position_index(a.g, static_cast<std::int64_t>(c));
-  const Footprint<T> f = cell_footprint(a.g, a.x[i], a.y[i], a.small_w[t], a.small_h[t]);
-  T sx = 0, sy = 0;
-  if (is_small_footprint(f)) {
-    EsVec2<T> e[3][3];
+struct alignas(4 * sizeof(T)) EsTileRow {
+  EsVec2<T> even, odd;  // columns 2j and 2j + 1
+};
+
+// Entries (p, q) of a footprint of up to 3 x 3 bins, 0 outside it. From the tiled map, footprint
+// row p loads the one or two tile rows its columns fall in (one vector load each instead of one
+// load per bin; H200, 2048^2: evaluate -4 us); column q is entry (n0 & 1) + q of those.
+template <typename T>
+__device__ __forceinline__ void load_small_field(const GatherArgs<T>& a, const Footprint<T>& f,
+                                                 EsVec2<T> (&e)[3][3]) {
+  const EsVec2<T> zero{T(0), T(0)};
+  if (a.e == nullptr) {
 #pragma unroll
     for (int p = 0; p < 3; ++p)
 #pragma unroll
       for (int q = 0; q < 3; ++q) {
         const bool in = f.m0 + p <= f.m1 && f.n0 + q <= f.n1;
-        e[p][q] = in ? field_at(a, f.m0 + p, f.n0 + q) : EsVec2<T>{T(0), T(0)};
+        e[p][q] = in ? field_at(a, f.m0 + p, f.n0 + q) : zero;
       }
+    return;
+  }
+  const int tiles_n = es_tiles_n(a.g.N);
+  const bool odd_start = (f.n0 & 1) != 0;
+  const bool second = 2 * ((f.n0 >> 1) + 1) <= f.n1;  // the footprint reaches the next tile column
+  const EsTileRow<T> zero_row{zero, zero};
+#pragma unroll
+  for (int p = 0; p < 3; ++p) {
+    const int m = f.m0 + p;
+    const bool row_in = m <= f.m1;
+    const EsTileRow<T>* r = reinterpret_cast<const EsTileRow<T>*>(
+        a.e + 4 * (static_cast<std::int64_t>(m >> 1) * tiles_n + (f.n0 >> 1)) + 2 * (m & 1));
+    const EsTileRow<T> t0 = row_in ? r[0] : zero_row;
+    const EsTileRow<T> t1 = row_in && second ? r[2] : zero_row;  // the same row of the next tile
+#pragma unroll
+    for (int q = 0; q < 3; ++q) {
+      EsVec2<T> v;
+      if (q == 0) v = odd_start ? t0.odd : t0.even;
+      else if (q == 1) v = odd_start ? t1.even : t0.odd;
+      else v = odd_start ? t1.odd : t1.even;
+      e[p][q] = f.n0 + q <= f.n1 ? v : zero;
+    }
+  }
+}
+
+template <typename T>
+__device__ __forceinline__ void gather_small(const GatherArgs<T>& a, int block) {
+  const std::int64_t t = static_cast<std::int64_t>(block) * blockDim.x + threadIdx.x;
+  if (t >= a.num_cells) return;
+  std::int64_t i;
+  Footprint<T> f;
+  if (!load_small_cell(a, t, &i, &f)) return;
+  T sx = 0, sy = 0;
+  if (is_small_footprint(f)) {
+    EsVec2<T> e[3][3];
+    load_small_field(a, f, e);
     const SmallFootprint<T> s = small_footprint(f, a.g);
 #pragma unroll
     for (int p = 0; p < 3; ++p)
@@ -62,8 +108,8 @@ __device__ __forceinline__ void gather_small(const GatherArgs<T>& a, int block) 
     for (int m = f.m0; m <= f.m1; ++m)
       for (int n = f.n0; n <= f.n1; ++n) accumulate_bin(a, f, m, n, &sx, &sy);
   }
-  a.grad_x[i] = -sx;
-  a.grad_y[i] = -sy;
+  __stcs(a.grad_x + i, -sx);
+  __stcs(a.grad_y + i, -sy);
 }
 
 template <typename T>
@@ -87,26 +133,51 @@ __device__ __forceinline__ void gather_large(const GatherArgs<T>& a, int block) 
   }
 }
 
-// One launch for both kinds: the first blocks take the small cells, the rest one large cell each
-// (the branch is uniform per block, so the large path's __syncthreads is safe).
+// One launch for both kinds: the first blocks take one cell per thread (large cells return at
+// once), the rest one large cell each (the branch is uniform per block, so the large path's
+// __syncthreads is safe).
 template <typename T>
-__global__ void gather_cells(GatherArgs<T> a, int small_blocks) {
+__global__ void __launch_bounds__(kEsThreads, kEsCellKernelMinBlocks<T>) gather_cells(GatherArgs<T> a,
+                                                                                       int small_blocks) {
   const int b = static_cast<int>(blockIdx.x);
   if (b < small_blocks) gather_small(a, b);
   else gather_large(a, b - small_blocks);
 }
 
-// kEsNaturalGather: one pass over both C2R outputs, a block per row (grid-stride over rows, no
-// 64-bit divisions), thread n owns natural bin (m, n). Adjacent threads read two interleaved
-// runs of one permuted row (q(2j) = j, q(2j+1) = N-1-j), so every sector read is used.
+// Two adjacent pairs of a tile, one 16-byte store in float.
 template <typename T>
-__global__ void field_interleave(const T* y_x, const T* y_y, EsVec2<T>* e, int M, int N) {
-  for (int m = static_cast<int>(blockIdx.x); m < M; m += static_cast<int>(gridDim.x)) {
-    const std::int64_t row = permuted_index(m, 0, M, N), out = static_cast<std::int64_t>(m) * N;
-    const T sign_m = alternating_sign<T>(m);
-    for (int n = static_cast<int>(threadIdx.x); n < N; n += static_cast<int>(blockDim.x)) {
-      const std::int64_t s = row + makhoul_position(n, N);
-      e[out + n] = {sign_m * y_x[s], alternating_sign<T>(n) * y_y[s]};
+__device__ __forceinline__ void store_tile_row(EsVec2<T>* p, EsVec2<T> even, EsVec2<T> odd) {
+  if constexpr (std::is_same_v<T, float>) {
+    *reinterpret_cast<float4*>(p) = make_float4(even.x, even.y, odd.x, odd.y);
+  } else {
+    p[0] = even;
+    p[1] = odd;
+  }
+}
+
+// kEsFieldTiles: one pass over both C2R outputs, a block per row pair (grid-stride, no 64-bit
+// divisions); thread j writes tile (i, j): bins (2i, 2j), (2i, 2j+1), (2i+1, 2j), (2i+1, 2j+1)
+// from columns q(2j) = j and q(2j+1) = N-1-j of rows p(2i), p(2i+1), so adjacent threads read
+// runs forwards and backwards and every sector read is used. Entries past an odd M or N stay as
+// zeroed at construction.
+template <typename T>
+__global__ void field_tiles(const T* y_x, const T* y_y, EsVec2<T>* e, int M, int N) {
+  const int tiles_m = (M + 1) / 2, tiles_n = es_tiles_n(N);
+  const EsVec2<T> zero{T(0), T(0)};
+  for (int i = static_cast<int>(blockIdx.x); i < tiles_m; i += static_cast<int>(gridDim.x)) {
+    const int m0 = 2 * i, m1 = 2 * i + 1;
+    const bool has_m1 = m1 < M;
+    const std::int64_t r0 = permuted_index(m0, 0, M, N), r1 = has_m1 ? permuted_index(m1, 0, M, N) : 0;
+    for (int j = static_cast<int>(threadIdx.x); j < tiles_n; j += static_cast<int>(blockDim.x)) {
+      const int n0 = 2 * j, n1 = 2 * j + 1;
+      const bool has_n1 = n1 < N;
+      const int c0 = makhoul_position(n0, N), c1 = has_n1 ? makhoul_position(n1, N) : 0;
+      EsVec2<T>* tile = e + 4 * (static_cast<std::int64_t>(i) * tiles_n + j);
+      store_tile_row(tile, permuted_field(y_x, y_y, r0 + c0, m0, n0),
+                     has_n1 ? permuted_field(y_x, y_y, r0 + c1, m0, n1) : zero);
+      if (has_m1)
+        store_tile_row(tile + 2, permuted_field(y_x, y_y, r1 + c0, m1, n0),
+                       has_n1 ? permuted_field(y_x, y_y, r1 + c1, m1, n1) : zero);
     }
   }
 }
@@ -114,23 +185,23 @@ __global__ void field_interleave(const T* y_x, const T* y_y, EsVec2<T>* e, int M
 }  // namespace
 
 template <typename T>
-void launch_field_interleave(const T* y_x, const T* y_y, EsVec2<T>* e, int M, int N, cudaStream_t stream) {
-  field_interleave<T><<<M < kEsMaxRowBlocks ? M : kEsMaxRowBlocks, kEsThreads, 0, stream>>>(y_x, y_y, e, M, N);
+void launch_field_tiles(const T* y_x, const T* y_y, EsVec2<T>* e, int M, int N, cudaStream_t stream) {
+  const int tiles_m = (M + 1) / 2;
+  field_tiles<T><<<tiles_m < kEsMaxRowBlocks ? tiles_m : kEsMaxRowBlocks, kEsThreads, 0, stream>>>(y_x, y_y, e, M, N);
   EFIELD_CUDA_CHECK_LAUNCH();
 }
 
 template <typename T>
 void launch_gather(const GatherArgs<T>& a, cudaStream_t stream) {
-  const int small_blocks = a.num_small > 0 ? es_blocks_for(a.num_small) : 0;
+  const int small_blocks = a.num_cells > 0 ? es_blocks_for(a.num_cells) : 0;
   const int blocks = small_blocks + a.num_large;
   if (blocks == 0) return;
   gather_cells<T><<<blocks, kEsThreads, 0, stream>>>(a, small_blocks);
   EFIELD_CUDA_CHECK_LAUNCH();
 }
 
-template void launch_field_interleave<float>(const float*, const float*, EsVec2<float>*, int, int, cudaStream_t);
-template void launch_field_interleave<double>(const double*, const double*, EsVec2<double>*, int, int,
-                                              cudaStream_t);
+template void launch_field_tiles<float>(const float*, const float*, EsVec2<float>*, int, int, cudaStream_t);
+template void launch_field_tiles<double>(const double*, const double*, EsVec2<double>*, int, int, cudaStream_t);
 template void launch_gather<float>(const GatherArgs<float>&, cudaStream_t);
 template void launch_gather<double>(const GatherArgs<double>&, cudaStream_t);
 

@@ -60,13 +60,13 @@ class CufftHandle {
   bool valid_ = false;
 };
 
-// The default variant (es_kernels.cuh EsVariant): natural layouts always, exact float maps in
+// The default variant (es_kernels.cuh EsVariant): the tiled field map and natural accumulator always, exact float maps in
 // float (packed bins where that flag is cleared), two 64-bit accumulators on grids up to 2^20 bins
 // (measured, bench_ispd/results/electrostatics.md). EFIELD_ES_VARIANT=<flags> overrides it (read
 // once per construction; the benchmark times variants side by side). Packing and exact float
 // maps imply the natural accumulator layout and are float only.
 unsigned choose_variant(std::int64_t bins, bool is_float) {
-  unsigned v = kEsNaturalGather | kEsNaturalAccum | kEsPacked32 | kEsExactFloat;
+  unsigned v = kEsFieldTiles | kEsNaturalAccum | kEsPacked32 | kEsExactFloat;
   if (bins <= (std::int64_t{1} << 20)) v |= kEsTwoMaps;
   if (const char* env = std::getenv("EFIELD_ES_VARIANT")) {
     char* end = nullptr;
@@ -136,7 +136,7 @@ class CudaPipeline final : public ElectrostaticBackend {
     bins_kind_ = float_atomics || exact_float_ ? Bins::Float : packed ? Bins::Packed : Bins::Wide;
     if (float_atomics) variant_ |= kEsNaturalAccum;  // the float maps and F are natural
     packed_words_ = static_cast<std::int64_t>(M_) * es_packed_words_per_row(N_);
-    float_map_ = es_float_map_floats(M_, N_);
+    float_map_ = es_tile_map_size(M_, N_);
     log().debug("ElectrostaticSystem (CUDA): pipeline variant {}", variant_);
     geom_ = make_cell_geometry<T>(d);
     grid_ = make_spectral_grid<T>(d);
@@ -163,7 +163,7 @@ class CudaPipeline final : public ElectrostaticBackend {
     grid_.tw_m = tw_m_.get();
     grid_.tw_n = tw_n_.get();
     std::vector<T> w(nc_), h(nc_);
-    std::vector<int> large;
+    std::vector<int> large;  // one block each (the kernels' threads skip them: is_large_cell)
     for (std::int64_t c = 0; c < nc_; ++c) {
       w[c] = static_cast<T>(d.width(c));
       h[c] = static_cast<T>(d.height(c));
@@ -176,28 +176,8 @@ class CudaPipeline final : public ElectrostaticBackend {
     upload(heights_.get(), h.data(), h.size());
     upload(large_.get(), large.data(), large.size());
     num_large_ = static_cast<int>(large.size());
-    // Small cells (one thread each) and large cells (one block each), both ascending, so the
-    // movable ones come first in each list: rasterize runs movable cells, then fillers.
-    std::vector<int> small;
-    small.reserve(static_cast<size_t>(nc_) - large.size());
-    for (std::int64_t c = 0, l = 0; c < nc_; ++c) {
-      if (l < num_large_ && large[l] == c) ++l;
-      else small.push_back(static_cast<int>(c));
-    }
-    num_small_ = static_cast<int>(small.size());
-    const std::int64_t nm = d.num_movable();
-    small_movable_ = static_cast<int>(std::lower_bound(small.begin(), small.end(), nm) - small.begin());
-    large_movable_ = static_cast<int>(std::lower_bound(large.begin(), large.end(), nm) - large.begin());
-    small_ = EsDeviceArray<int>(small.size());
-    upload(small_.get(), small.data(), small.size());
-    small_w_ = EsDeviceArray<T>(small.size());
-    small_h_ = EsDeviceArray<T>(small.size());
-    {
-      std::vector<T> sw(small.size()), sh(small.size());
-      for (size_t t = 0; t < small.size(); ++t) sw[t] = w[small[t]], sh[t] = h[small[t]];
-      upload(small_w_.get(), sw.data(), sw.size());
-      upload(small_h_.get(), sh.data(), sh.size());
-    }
+    // Ascending, so the movable ones come first: rasterize runs movable cells, then fillers.
+    large_movable_ = static_cast<int>(std::lower_bound(large.begin(), large.end(), d.num_movable()) - large.begin());
 
     // Maps and spectra.
     // The packed or float movable and filler maps share acc_ with the 64-bit map (each density
@@ -212,7 +192,10 @@ class CudaPipeline final : public ElectrostaticBackend {
       acc_filler_ = EsDeviceArray<EsAccum>(bins_);
       EFIELD_CUDA_CHECK(cudaMemset(acc_filler_.get(), 0, acc_filler_.bytes()));
     }
-    if (variant_ & kEsNaturalGather) e_map_ = EsDeviceArray<EsVec2<T>>(bins_);
+    if (variant_ & kEsFieldTiles) {
+      e_map_ = EsDeviceArray<EsVec2<T>>(es_tile_map_size(M_, N_));
+      EFIELD_CUDA_CHECK(cudaMemset(e_map_.get(), 0, e_map_.bytes()));  // the padding stays 0
+    }
     fixed_rho_ = EsDeviceArray<T>(bins_);
     rho_ = EsDeviceArray<T>(bins_);
     spectrum_ = EsDeviceArray<Cpx>(static_cast<size_t>(M_) * H_);
@@ -414,6 +397,7 @@ class CudaPipeline final : public ElectrostaticBackend {
   void enqueue_rasterize(const T* x, const T* y, std::int64_t fo, Bins bins) {
     const bool packed = bins == Bins::Packed, floats = bins == Bins::Float;
     const bool exact = floats && exact_float_;
+    const std::int64_t nm = design_.num_movable();
     // deterministic = false: float maps in bin areas
     const int bits = packed ? kEsPackedFractionBits : exact ? kEsExactFloatBits : floats ? 0 : FixedPointBits<T>::value;
     const bool two_maps = packed || floats || (variant_ & kEsTwoMaps) != 0;
@@ -436,11 +420,8 @@ class CudaPipeline final : public ElectrostaticBackend {
                        charge_filler,
                        exact,
                        static_cast<T>(std::ldexp(1.0, bits) / (design_.bx * design_.by)),
-                       small_.get(),
-                       small_w_.get(),
-                       small_h_.get(),
                        0,
-                       two_maps ? num_small_ : small_movable_,
+                       two_maps ? nc_ : nm,
                        large_.get(),
                        0,
                        two_maps ? num_large_ : large_movable_};
@@ -475,8 +456,8 @@ class CudaPipeline final : public ElectrostaticBackend {
       return;
     }
     launch_movable_stats(p, stream_);
-    r.small_begin = small_movable_;
-    r.small_end = num_small_;
+    r.cell_begin = nm;
+    r.cell_end = nc_;
     r.large_begin = large_movable_;
     r.large_end = num_large_;
     launch_rasterize(r, stream_);
@@ -505,7 +486,7 @@ class CudaPipeline final : public ElectrostaticBackend {
   void enqueue_gather_and_finalize(const T* x, const T* y, T* gx, T* gy, std::int64_t fo, Bins bins) {
     const T* y_x = y_fields_.get();
     const T* y_y = y_fields_.get() + bins_;
-    if (variant_ & kEsNaturalGather) launch_field_interleave(y_x, y_y, e_map_.get(), M_, N_, stream_);
+    if (variant_ & kEsFieldTiles) launch_field_tiles(y_x, y_y, e_map_.get(), M_, N_, stream_);
     GatherArgs<T> a{geometry(fo),
                     x,
                     y,
@@ -516,10 +497,7 @@ class CudaPipeline final : public ElectrostaticBackend {
                     e_map_.get(),
                     gx,
                     gy,
-                    small_.get(),
-                    small_w_.get(),
-                    small_h_.get(),
-                    num_small_,
+                    nc_,
                     large_.get(),
                     num_large_};
     launch_gather(a, stream_);
@@ -592,9 +570,8 @@ class CudaPipeline final : public ElectrostaticBackend {
   cudaEvent_t stage_events_[6] = {};
   EsDeviceArray<Cpx> tw_m_, tw_n_;
   EsDeviceArray<T> widths_, heights_;
-  EsDeviceArray<int> large_, small_;
-  EsDeviceArray<T> small_w_, small_h_;
-  int num_large_ = 0, num_small_ = 0, small_movable_ = 0, large_movable_ = 0;
+  EsDeviceArray<int> large_;
+  int num_large_ = 0, large_movable_ = 0;
   unsigned variant_ = 0;  // EsVariant flags
   Bins bins_kind_ = Bins::Wide;    // how evaluate accumulates (Packed may fall back to Wide)
   bool exact_float_ = false;       // Float bins are kEsExactFloat's (may fall back to Wide)

@@ -27,17 +27,17 @@ __device__ __forceinline__ T exact_float_weight(const RasterizeArgs<T>& a, T wei
 
 // Float maps: the map of cell c.
 template <typename T>
-__device__ __forceinline__ T* charge_map_of(const RasterizeArgs<T>& a, int c) {
+__device__ __forceinline__ T* charge_map_of(const RasterizeArgs<T>& a, std::int64_t c) {
   return c >= a.g.num_movable ? a.charge_filler : a.charge;
 }
 
 // Adds one bin's charge; `added` sums what was added (kEsPacked32's wrap check).
 template <typename T>
 __device__ __forceinline__ void add_charge(const RasterizeArgs<T>& a, EsAccum* acc, T weight, int m, int n,
-                                           EsAccum& added, int c) {
+                                           EsAccum& added, std::int64_t c) {
   if (a.charge != nullptr) {  // float maps
     const T v = exact_float_weight(a, weight);
-    if (v > T(0)) atomicAdd(charge_map_of(a, c) + es_float_index(m, n, a.g.N), v);
+    if (v > T(0)) atomicAdd(charge_map_of(a, c) + es_tile_index(m, n, a.g.N), v);
     return;
   }
   const std::int64_t q = to_fixed_point(weight, a.to_fixed);
@@ -75,7 +75,7 @@ __device__ __forceinline__ T footprint_entry(const T (&w)[3][3], int r, int c) {
 template <typename T>
 __device__ __forceinline__ void add_float_tiles(T* map, int m0, int n0, int N, const T (&w)[3][3]) {
   const bool om = (m0 & 1) != 0, on = (n0 & 1) != 0;
-  const int tiles_n = es_float_tiles_n(N);
+  const int tiles_n = es_tiles_n(N);
   const std::int64_t first = static_cast<std::int64_t>(m0 >> 1) * tiles_n + (n0 >> 1);
 #pragma unroll
   for (int dt = 0; dt < 2; ++dt)
@@ -109,19 +109,20 @@ __device__ __forceinline__ void add_float_tiles(T* map, int m0, int n0, int N, c
 
 // kEsTwoMaps, kEsPacked32: fillers (cell indices from num_movable on) have their own map.
 template <typename T>
-__device__ __forceinline__ EsAccum* map_of(const RasterizeArgs<T>& a, int c) {
+__device__ __forceinline__ EsAccum* map_of(const RasterizeArgs<T>& a, std::int64_t c) {
   return a.acc_filler != nullptr && c >= a.g.num_movable ? a.acc_filler : a.acc;
 }
 
-// One thread per small cell. Footprints of up to 3 x 3 bins (almost every standard cell and
-// filler: stretched cells span 2-3 bins per axis) take an unrolled path; larger ones loop.
+// One thread per cell (large cells return at once). Footprints of up to 3 x 3 bins (almost every
+// standard cell and filler: stretched cells span 2-3 bins per axis) take an unrolled path; larger
+// ones loop.
 template <typename T>
 __device__ __forceinline__ void rasterize_small(const RasterizeArgs<T>& a, int block, EsAccum& added) {
-  const int t = a.small_begin + static_cast<int>(block * blockDim.x + threadIdx.x);
-  if (t >= a.small_end) return;
-  const int c = a.small_cells[t];
-  const std::int64_t i = position_index(a.g, static_cast<std::int64_t>(c));
-  const Footprint<T> f = cell_footprint(a.g, a.x[i], a.y[i], a.small_w[t], a.small_h[t]);
+  const std::int64_t c = a.cell_begin + static_cast<std::int64_t>(block) * blockDim.x + threadIdx.x;
+  if (c >= a.cell_end) return;
+  std::int64_t i;
+  Footprint<T> f;
+  if (!load_small_cell(a, c, &i, &f)) return;
   EsAccum* acc = map_of(a, c);
   if (is_small_footprint(f)) {
     const SmallFootprint<T> s = small_footprint(f, a.g);
@@ -169,11 +170,12 @@ __device__ __forceinline__ void rasterize_large(const RasterizeArgs<T>& a, int b
   }
 }
 
-// One launch for both kinds: the first blocks take the small cells, the rest one large cell each.
-// kEsPacked32: each block adds the sum of its contributions into one of the total slots (integer
-// sums: the order does not matter).
+// One launch for both kinds: the first blocks take one cell per thread, the rest one large cell
+// each. kEsPacked32: each block adds the sum of its contributions into one of the total slots
+// (integer sums: the order does not matter).
 template <typename T>
-__global__ void rasterize_cells(RasterizeArgs<T> a, int small_blocks) {
+__global__ void __launch_bounds__(kEsThreads, kEsCellKernelMinBlocks<T>) rasterize_cells(RasterizeArgs<T> a,
+                                                                                         int small_blocks) {
   const int b = static_cast<int>(blockIdx.x);
   EsAccum added = 0;
   if (b < small_blocks) rasterize_small(a, b, added);
@@ -324,7 +326,7 @@ template <typename T>
 __global__ void density_float(DensityPassArgs<T> a, int N) {
   static_assert(std::is_same_v<T, float>, "float maps are float only");
   constexpr int kBatch = 4;
-  const int M = static_cast<int>(a.bins / N), tiles_n = es_float_tiles_n(N);
+  const int M = static_cast<int>(a.bins / N), tiles_n = es_tiles_n(N);
   const std::int64_t tiles = static_cast<std::int64_t>((M + 1) / 2) * tiles_n;
   const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
   double overflow = 0;
@@ -383,7 +385,7 @@ __global__ void density_float(DensityPassArgs<T> a, int N) {
 
 template <typename T>
 void launch_rasterize(const RasterizeArgs<T>& a, cudaStream_t stream) {
-  const int small_blocks = a.small_end > a.small_begin ? es_blocks_for(a.small_end - a.small_begin) : 0;
+  const int small_blocks = a.cell_end > a.cell_begin ? es_blocks_for(a.cell_end - a.cell_begin) : 0;
   const int blocks = small_blocks + (a.large_end - a.large_begin);
   if (blocks == 0) return;
   rasterize_cells<T><<<blocks, kEsThreads, 0, stream>>>(a, small_blocks);
