@@ -12,9 +12,9 @@
 //                 launch_rasterize     filler cells -> the same map
 //                 launch_density_finish map + F -> rho (R2C input); clears the map
 //   (cuFFT 2D R2C)
-//   spectral.cu   launch_spectral_fields  -> both C2R inputs, energy partials
-//   (cuFFT batched 2D C2R)
-//   gather.cu     [kEsFieldTiles: launch_field_tiles  C2R outputs -> (Ex, Ey) map in 2 x 2-bin tiles]
+//   spectral.cu   launch_spectral_fields  -> the C2C input (Ex + i Ey), energy partials
+//   (cuFFT 2D C2C inverse: Ex + i Ey, permuted)
+//   gather.cu     [kEsFieldTiles: launch_field_tiles  C2C output -> (Ex, Ey) map in 2 x 2-bin tiles]
 //                 launch_gather        Ex/Ey -> gradients
 //   finalize.cu   launch_finalize      partials -> {energy, overflow, max density, wrapped}
 // Every reduction is fixed-order (per-block CUB reductions into per-block partials, then one
@@ -221,14 +221,14 @@ template <typename T>
 struct SpectralArgs {
   SpectralGrid<T> g;  // twiddle pointers are device pointers
   const Complex<T>* spectrum;
-  Complex<T>* w_x;  // [M][half]
-  Complex<T>* w_y;  // [M][half], right after w_x (one batched C2R)
+  Complex<T>* z;      // spectral_fields: [M][N], the C2C input w_x + i w_y (Ex + i Ey out)
+  Complex<T>* w_phi;  // spectral_potential: [M][half], the C2R input
   double* part_energy;
   int blocks;
 };
 template <typename T>
 void launch_spectral_fields(const SpectralArgs<T>& a, cudaStream_t stream);
-// phi on request: writes a.w_x (as w_phi); no energy.
+// phi on request: writes a.w_phi; no energy.
 template <typename T>
 void launch_spectral_potential(const SpectralArgs<T>& a, cudaStream_t stream);
 
@@ -239,9 +239,8 @@ struct GatherArgs {
   const T* y;
   const T* w;
   const T* h;
-  const T* y_x;  // C2R output, Ex = (-1)^m y_x[p(m), q(n)]
-  const T* y_y;  // Ey = (-1)^n y_y[p(m), q(n)]
-  const EsVec2<T>* e;  // kEsFieldTiles: (Ex, Ey)[es_tile_index(m, n, N)] (else nullptr: read y_x, y_y)
+  const EsVec2<T>* z;  // C2C output: Ex = (-1)^m Re z[p(m), q(n)], Ey = (-1)^n Im z[p(m), q(n)]
+  const EsVec2<T>* e;  // kEsFieldTiles: (Ex, Ey)[es_tile_index(m, n, N)] (else nullptr: read z)
   T* grad_x;
   T* grad_y;
   std::int64_t num_cells;  // one thread each (large ones return at once)
@@ -250,9 +249,9 @@ struct GatherArgs {
 };
 template <typename T>
 void launch_gather(const GatherArgs<T>& a, cudaStream_t stream);
-// e[es_tile_index(m, n, N)] = ((-1)^m y_x[p(m), q(n)], (-1)^n y_y[p(m), q(n)]); padding untouched.
+// e[es_tile_index(m, n, N)] = ((-1)^m Re z[p(m), q(n)], (-1)^n Im z[p(m), q(n)]); padding untouched.
 template <typename T>
-void launch_field_tiles(const T* y_x, const T* y_y, EsVec2<T>* e, int M, int N, cudaStream_t stream);
+void launch_field_tiles(const EsVec2<T>* z, EsVec2<T>* e, int M, int N, cudaStream_t stream);
 
 // Cell t's position index and stretched footprint for the kernels with one thread per cell; false
 // for a large cell (those have a block each). Threads index cells directly, not through a list of

@@ -1,6 +1,6 @@
 // The gather: each movable and filler cell sums its stretched footprint's weights times Ex and
-// Ey (MATH.md 2.9), read either (kEsFieldTiles, the default) from an interleaved (Ex, Ey) map in
-// 2 x 2-bin tiles that field_tiles makes from the batched C2R's output, or straight from that
+// Ey (MATH.md 2.9), read either (kEsFieldTiles, the default) from an (Ex, Ey) map in 2 x 2-bin
+// tiles that field_tiles makes from the inverse C2C's output (Ex + i Ey), or straight from that
 // output in the permuted layout with the sine axis' sign (-1)^m / (-1)^n folded in. Footprints of
 // up to 3 x 3 bins issue all their loads before using any (memory-level parallelism: the loads
 // are L2/DRAM latency bound); large cells get a block each (fixed-order CUB reduction, so the sum
@@ -16,17 +16,18 @@
 namespace efield::detail {
 namespace {
 
-// (Ex, Ey) at bin (m, n) from the C2R outputs, k = permuted_index(m, n, M, N).
+// (Ex, Ey) at bin (m, n) from the C2C output, k = permuted_index(m, n, M, N).
 template <typename T>
-__device__ __forceinline__ EsVec2<T> permuted_field(const T* y_x, const T* y_y, std::int64_t k, int m, int n) {
-  return {alternating_sign<T>(m) * y_x[k], alternating_sign<T>(n) * y_y[k]};
+__device__ __forceinline__ EsVec2<T> permuted_field(const EsVec2<T>* z, std::int64_t k, int m, int n) {
+  const EsVec2<T> v = z[k];
+  return {alternating_sign<T>(m) * v.x, alternating_sign<T>(n) * v.y};
 }
 
 // (Ex, Ey) at bin (m, n), from whichever map the variant gathers from.
 template <typename T>
 __device__ __forceinline__ EsVec2<T> field_at(const GatherArgs<T>& a, int m, int n) {
   if (a.e != nullptr) return a.e[es_tile_index(m, n, a.g.N)];
-  return permuted_field(a.y_x, a.y_y, permuted_index(m, n, a.g.M, a.g.N), m, n);
+  return permuted_field(a.z, permuted_index(m, n, a.g.M, a.g.N), m, n);
 }
 
 template <typename T>
@@ -155,13 +156,13 @@ __device__ __forceinline__ void store_tile_row(EsVec2<T>* p, EsVec2<T> even, EsV
   }
 }
 
-// kEsFieldTiles: one pass over both C2R outputs, a block per row pair (grid-stride, no 64-bit
+// kEsFieldTiles: one pass over the C2C output, a block per row pair (grid-stride, no 64-bit
 // divisions); thread j writes tile (i, j): bins (2i, 2j), (2i, 2j+1), (2i+1, 2j), (2i+1, 2j+1)
 // from columns q(2j) = j and q(2j+1) = N-1-j of rows p(2i), p(2i+1), so adjacent threads read
 // runs forwards and backwards and every sector read is used. Entries past an odd M or N stay as
 // zeroed at construction.
 template <typename T>
-__global__ void field_tiles(const T* y_x, const T* y_y, EsVec2<T>* e, int M, int N) {
+__global__ void field_tiles(const EsVec2<T>* z, EsVec2<T>* e, int M, int N) {
   const int tiles_m = (M + 1) / 2, tiles_n = es_tiles_n(N);
   const EsVec2<T> zero{T(0), T(0)};
   for (int i = static_cast<int>(blockIdx.x); i < tiles_m; i += static_cast<int>(gridDim.x)) {
@@ -173,11 +174,10 @@ __global__ void field_tiles(const T* y_x, const T* y_y, EsVec2<T>* e, int M, int
       const bool has_n1 = n1 < N;
       const int c0 = makhoul_position(n0, N), c1 = has_n1 ? makhoul_position(n1, N) : 0;
       EsVec2<T>* tile = e + 4 * (static_cast<std::int64_t>(i) * tiles_n + j);
-      store_tile_row(tile, permuted_field(y_x, y_y, r0 + c0, m0, n0),
-                     has_n1 ? permuted_field(y_x, y_y, r0 + c1, m0, n1) : zero);
+      store_tile_row(tile, permuted_field(z, r0 + c0, m0, n0), has_n1 ? permuted_field(z, r0 + c1, m0, n1) : zero);
       if (has_m1)
-        store_tile_row(tile + 2, permuted_field(y_x, y_y, r1 + c0, m1, n0),
-                       has_n1 ? permuted_field(y_x, y_y, r1 + c1, m1, n1) : zero);
+        store_tile_row(tile + 2, permuted_field(z, r1 + c0, m1, n0),
+                       has_n1 ? permuted_field(z, r1 + c1, m1, n1) : zero);
     }
   }
 }
@@ -185,9 +185,9 @@ __global__ void field_tiles(const T* y_x, const T* y_y, EsVec2<T>* e, int M, int
 }  // namespace
 
 template <typename T>
-void launch_field_tiles(const T* y_x, const T* y_y, EsVec2<T>* e, int M, int N, cudaStream_t stream) {
+void launch_field_tiles(const EsVec2<T>* z, EsVec2<T>* e, int M, int N, cudaStream_t stream) {
   const int tiles_m = (M + 1) / 2;
-  field_tiles<T><<<tiles_m < kEsMaxRowBlocks ? tiles_m : kEsMaxRowBlocks, kEsThreads, 0, stream>>>(y_x, y_y, e, M, N);
+  field_tiles<T><<<tiles_m < kEsMaxRowBlocks ? tiles_m : kEsMaxRowBlocks, kEsThreads, 0, stream>>>(z, e, M, N);
   EFIELD_CUDA_CHECK_LAUNCH();
 }
 
@@ -200,8 +200,8 @@ void launch_gather(const GatherArgs<T>& a, cudaStream_t stream) {
   EFIELD_CUDA_CHECK_LAUNCH();
 }
 
-template void launch_field_tiles<float>(const float*, const float*, EsVec2<float>*, int, int, cudaStream_t);
-template void launch_field_tiles<double>(const double*, const double*, EsVec2<double>*, int, int, cudaStream_t);
+template void launch_field_tiles<float>(const EsVec2<float>*, EsVec2<float>*, int, int, cudaStream_t);
+template void launch_field_tiles<double>(const EsVec2<double>*, EsVec2<double>*, int, int, cudaStream_t);
 template void launch_gather<float>(const GatherArgs<float>&, cudaStream_t);
 template void launch_gather<double>(const GatherArgs<double>&, cudaStream_t);
 

@@ -1,6 +1,6 @@
 // The CUDA electrostatic pipeline: everything made at construction (cuFFT plans, buffers,
 // twiddles, the fixed map, pinned staging), then per evaluate one CUDA graph replay of
-//   rasterize -> density pass(es) -> R2C -> spectral -> batched C2R -> field interleave -> gather ->
+//   rasterize -> density pass(es) -> R2C -> spectral -> C2C (Ex + i Ey) -> field tiles -> gather ->
 //   finalize (layout variants: es_kernels.cuh EsVariant).
 // float rasterizes whole numbers of 2^-18 bin areas into float maps with vector atomics
 // (kEsExactFloat: exact sums, so deterministic) or packed 32-bit bins (kEsPacked32); when
@@ -43,13 +43,15 @@ class CufftHandle {
   }
   CufftHandle(const CufftHandle&) = delete;
   CufftHandle& operator=(const CufftHandle&) = delete;
-  // 2D M x N transforms, `batch` of them, contiguous.
+  // 2D M x N transforms, `batch` of them, contiguous (real: M N; Hermitian half: M (N/2 + 1);
+  // complex: M N).
   void make(int M, int N, int batch, cufftType type, cudaStream_t stream) {
     int n[2] = {M, N};
-    const int real = M * N, cpx = M * (N / 2 + 1);
+    const int real = M * N, half = M * (N / 2 + 1);
     const bool forward = (type == CUFFT_R2C || type == CUFFT_D2Z);
-    EFIELD_CUFFT_CHECK(cufftPlanMany(&handle_, 2, n, nullptr, 1, forward ? real : cpx, nullptr, 1,
-                                     forward ? cpx : real, type, batch));
+    const bool complex = (type == CUFFT_C2C || type == CUFFT_Z2Z);
+    const int in_dist = forward || complex ? real : half, out_dist = forward ? half : real;
+    EFIELD_CUFFT_CHECK(cufftPlanMany(&handle_, 2, n, nullptr, 1, in_dist, nullptr, 1, out_dist, type, batch));
     valid_ = true;
     EFIELD_CUFFT_CHECK(cufftSetStream(handle_, stream));
   }
@@ -199,13 +201,13 @@ class CudaPipeline final : public ElectrostaticBackend {
     fixed_rho_ = EsDeviceArray<T>(bins_);
     rho_ = EsDeviceArray<T>(bins_);
     spectrum_ = EsDeviceArray<Cpx>(static_cast<size_t>(M_) * H_);
-    w_fields_ = EsDeviceArray<Cpx>(2 * static_cast<size_t>(M_) * H_);
-    y_fields_ = EsDeviceArray<T>(2 * bins_);
+    z_in_ = EsDeviceArray<Cpx>(bins_);
+    z_out_ = EsDeviceArray<Cpx>(bins_);
     w_phi_ = EsDeviceArray<Cpx>(static_cast<size_t>(M_) * H_);
     y_phi_ = EsDeviceArray<T>(bins_);
     EFIELD_CUDA_CHECK(cudaMemset(rho_.get(), 0, rho_.bytes()));
     EFIELD_CUDA_CHECK(cudaMemset(spectrum_.get(), 0, spectrum_.bytes()));
-    EFIELD_CUDA_CHECK(cudaMemset(y_fields_.get(), 0, y_fields_.bytes()));
+    EFIELD_CUDA_CHECK(cudaMemset(z_out_.get(), 0, z_out_.bytes()));
     load_fixed_map();
 
     density_blocks_ = es_reduce_blocks(bins_);
@@ -233,7 +235,7 @@ class CudaPipeline final : public ElectrostaticBackend {
     pgy_ = EsPinnedArray<T>(nc_);
 
     forward_.make(M_, N_, 1, CufftReal<T>::r2c, stream_);
-    fields_.make(M_, N_, 2, CufftReal<T>::c2r, stream_);
+    fields_.make(M_, N_, 1, CufftReal<T>::c2c, stream_);
     potential_.make(M_, N_, 1, CufftReal<T>::c2r, stream_);
     EFIELD_CUDA_CHECK(cudaDeviceSynchronize());
   }
@@ -288,7 +290,7 @@ class CudaPipeline final : public ElectrostaticBackend {
       EFIELD_CUDA_CHECK(cudaEventRecord(e[2], stream_));
       enqueue_spectral();
       EFIELD_CUDA_CHECK(cudaEventRecord(e[3], stream_));
-      EFIELD_CUFFT_CHECK(CufftReal<T>::exec_c2r(fields_.get(), w_fields_.get(), y_fields_.get()));
+      EFIELD_CUFFT_CHECK(CufftReal<T>::exec_c2c_inverse(fields_.get(), z_in_.get(), z_out_.get()));
       EFIELD_CUDA_CHECK(cudaEventRecord(e[4], stream_));
       enqueue_gather_and_finalize(px, py, pgx, pgy, fo, bins);
       EFIELD_CUDA_CHECK(cudaEventRecord(e[5], stream_));
@@ -308,11 +310,12 @@ class CudaPipeline final : public ElectrostaticBackend {
   }
 
   std::vector<double> density_map() override { return download_unpermuted(rho_.get(), -1); }
-  std::vector<double> field_x_map() override { return download_unpermuted(y_fields_.get(), 0); }
-  std::vector<double> field_y_map() override { return download_unpermuted(y_fields_.get() + bins_, 1); }
+  // Ex and Ey are the real and imaginary parts of the C2C output.
+  std::vector<double> field_x_map() override { return download_unpermuted(&z_out_.get()->re, 0, 2); }
+  std::vector<double> field_y_map() override { return download_unpermuted(&z_out_.get()->im, 1, 2); }
   std::vector<double> potential_map() override {
     // From the spectrum of the latest evaluate (nothing else writes spectrum_).
-    SpectralArgs<T> a{grid_, spectrum_.get(), w_phi_.get(), nullptr, nullptr, 0};
+    SpectralArgs<T> a{grid_, spectrum_.get(), nullptr, w_phi_.get(), nullptr, 0};
     launch_spectral_potential(a, stream_);
     EFIELD_CUFFT_CHECK(CufftReal<T>::exec_c2r(potential_.get(), w_phi_.get(), y_phi_.get()));
     return download_unpermuted(y_phi_.get(), -1);
@@ -478,22 +481,19 @@ class CudaPipeline final : public ElectrostaticBackend {
   }
 
   void enqueue_spectral() {
-    SpectralArgs<T> a{grid_, spectrum_.get(), w_fields_.get(), w_fields_.get() + static_cast<size_t>(M_) * H_,
-                      part_energy_.get(), spectral_blocks_};
+    SpectralArgs<T> a{grid_, spectrum_.get(), z_in_.get(), nullptr, part_energy_.get(), spectral_blocks_};
     launch_spectral_fields(a, stream_);
   }
 
   void enqueue_gather_and_finalize(const T* x, const T* y, T* gx, T* gy, std::int64_t fo, Bins bins) {
-    const T* y_x = y_fields_.get();
-    const T* y_y = y_fields_.get() + bins_;
-    if (variant_ & kEsFieldTiles) launch_field_tiles(y_x, y_y, e_map_.get(), M_, N_, stream_);
+    const EsVec2<T>* z = reinterpret_cast<const EsVec2<T>*>(z_out_.get());  // the same layout
+    if (variant_ & kEsFieldTiles) launch_field_tiles(z, e_map_.get(), M_, N_, stream_);
     GatherArgs<T> a{geometry(fo),
                     x,
                     y,
                     widths_.get(),
                     heights_.get(),
-                    y_x,
-                    y_y,
+                    z,
                     e_map_.get(),
                     gx,
                     gy,
@@ -508,7 +508,7 @@ class CudaPipeline final : public ElectrostaticBackend {
     enqueue_rasterize(x, y, fo, bins);
     EFIELD_CUFFT_CHECK(CufftReal<T>::exec_r2c(forward_.get(), rho_.get(), spectrum_.get()));
     enqueue_spectral();
-    EFIELD_CUFFT_CHECK(CufftReal<T>::exec_c2r(fields_.get(), w_fields_.get(), y_fields_.get()));
+    EFIELD_CUFFT_CHECK(CufftReal<T>::exec_c2c_inverse(fields_.get(), z_in_.get(), z_out_.get()));
     enqueue_gather_and_finalize(x, y, gx, gy, fo, bins);
   }
 
@@ -580,8 +580,8 @@ class CudaPipeline final : public ElectrostaticBackend {
   EsDeviceArray<EsAccum> acc_, acc_filler_;
   EsDeviceArray<EsAccum> part_held_, totals_;  // checks_bins(): kEsPacked32 wrap, kEsExactFloat limit
   EsDeviceArray<EsVec2<T>> e_map_;
-  EsDeviceArray<T> fixed_rho_, rho_, y_fields_, y_phi_;
-  EsDeviceArray<Cpx> spectrum_, w_fields_, w_phi_;
+  EsDeviceArray<T> fixed_rho_, rho_, y_phi_;
+  EsDeviceArray<Cpx> spectrum_, z_in_, z_out_, w_phi_;  // z: C2C input and output (Ex + i Ey)
   std::vector<double> fixed_natural_;
   int density_blocks_ = 1, spectral_blocks_ = 1;
   EsDeviceArray<double> part_overflow_, part_energy_;

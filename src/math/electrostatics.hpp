@@ -9,8 +9,10 @@
 //      axis reads the cosine input with its index reversed (X'[k] = X[K-k], X'[0] = 0), which
 //      within the four owned coefficients is a swap; the output sign (-1)^m is applied by the
 //      reader of the inverse FFT's output (field_sign below);
-//   4. writes the Hermitian-half inputs w(u,v) and w(M-u,v) of both inverse real FFTs.
-// Together the calls cover every coefficient once and every Hermitian-half input once.
+//   4. writes the Hermitian-half inputs w(u,v) and w(M-u,v) of both inverse real FFTs (CPU), or
+//      (CUDA) the input w_x + i w_y of one complex inverse FFT whose output is Ex + i Ey, at the
+//      four points (u,v), (M-u,v), (u,N-v), (M-u,N-v) of the Hermitian extensions.
+// Together the calls cover every coefficient once and every inverse FFT input once.
 #include "math/complex.hpp"
 #include "math/dct2d.hpp"
 #include "math/host_device.hpp"
@@ -85,15 +87,28 @@ EFIELD_HD double energy_terms(const CoefQuad<T>& a, const QuadFactors<T>& inv, c
   return e;
 }
 
-// idct2 preprocess (dct2d.hpp idct2_pre) of the inputs w(u,v) and w(M-u,v) of one inverse real
-// FFT, from the four coefficients X of the cosine-cosine transform; w is [M][half].
+// The inputs w(u,v) and w(M-u,v) of one inverse real FFT (Hermitian half), from the four
+// coefficients X of the cosine-cosine transform: idct2 preprocess (dct2d.hpp idct2_pre).
+// w(M-u,v) is a distinct input only if u != 0 and M-u != u.
 template <typename T>
-EFIELD_HD void write_idct2_inputs(const CoefQuad<T>& x, const SpectralGrid<T>& g, int u, int v,
-                                  Complex<T>* w) {
+struct HalfPair {
+  Complex<T> u, Mu;
+};
+template <typename T>
+EFIELD_HD HalfPair<T> idct2_inputs(const CoefQuad<T>& x, const SpectralGrid<T>& g, int u, int v) {
+  return {idct2_pre(x.uv, x.Mu_Nv, x.Mu_v, x.u_Nv, g.tw_m[u], g.tw_n[v]),
+          idct2_pre(x.Mu_v, x.u_Nv, x.uv, x.Mu_Nv, g.tw_m[g.M - u], g.tw_n[v])};
+}
+// ... written into w [M][half].
+template <typename T>
+EFIELD_HD void write_half_pair(const HalfPair<T>& p, const SpectralGrid<T>& g, int u, int v, Complex<T>* w) {
   const int Mu = g.M - u;
-  w[static_cast<long long>(u) * g.half + v] = idct2_pre(x.uv, x.Mu_Nv, x.Mu_v, x.u_Nv, g.tw_m[u], g.tw_n[v]);
-  if (u != 0 && Mu != u)
-    w[static_cast<long long>(Mu) * g.half + v] = idct2_pre(x.Mu_v, x.u_Nv, x.uv, x.Mu_Nv, g.tw_m[Mu], g.tw_n[v]);
+  w[static_cast<long long>(u) * g.half + v] = p.u;
+  if (u != 0 && Mu != u) w[static_cast<long long>(Mu) * g.half + v] = p.Mu;
+}
+template <typename T>
+EFIELD_HD void write_idct2_inputs(const CoefQuad<T>& x, const SpectralGrid<T>& g, int u, int v, Complex<T>* w) {
+  write_half_pair(idct2_inputs(x, g, u, v), g, u, v, w);
 }
 
 // Sine along the first axis: X'[u,.] = X[M-u,.] for u >= 1, X'[0,.] = 0 (and X'[M,.] = 0).
@@ -121,11 +136,15 @@ EFIELD_HD void quad_frequencies(const SpectralGrid<T>& g, int u, int v, QuadFact
           inverse_wavenumber_sq(wu1, wv1)};
 }
 
-// Steps 1-4 for one thread: writes w_x(u,v), w_x(M-u,v) (Ex) and w_y likewise (Ey); returns the
-// energy terms.
+// Steps 1-3 for one thread: the inverse real FFTs' inputs w_x(u,v), w_x(M-u,v) (Ex) and w_y
+// likewise (Ey), and the energy terms.
 template <typename T>
-EFIELD_HD double spectral_field_step(const Complex<T>* V, Complex<T>* w_x, Complex<T>* w_y,
-                                     const SpectralGrid<T>& g, int u, int v) {
+struct FieldInputs {
+  HalfPair<T> x, y;
+  double energy;
+};
+template <typename T>
+EFIELD_HD FieldInputs<T> spectral_field_inputs(const Complex<T>* V, const SpectralGrid<T>& g, int u, int v) {
   const CoefQuad<T> a = dct2_quad(V, g, u, v);
   QuadFactors<T> wu, wv, inv;
   quad_frequencies(g, u, v, &wu, &wv, &inv);
@@ -133,9 +152,45 @@ EFIELD_HD double spectral_field_step(const Complex<T>* V, Complex<T>* w_x, Compl
   const QuadFactors<T> half{T(0.5), T(0.5), T(0.5), T(0.5)};
   const CoefQuad<T> ex = scale_quad(scale_quad(a_inv, wu), half);  // a wu inv / 2
   const CoefQuad<T> ey = scale_quad(scale_quad(a_inv, wv), half);  // a wv inv / 2
-  write_idct2_inputs(sine_rows(ex, u), g, u, v, w_x);
-  write_idct2_inputs(sine_cols(ey, v), g, u, v, w_y);
-  return energy_terms(a, inv, g, u, v);
+  return {idct2_inputs(sine_rows(ex, u), g, u, v), idct2_inputs(sine_cols(ey, v), g, u, v),
+          energy_terms(a, inv, g, u, v)};
+}
+
+// Step 4 for two inverse real FFTs (Hermitian halves w_x, w_y [M][half]); returns the energy terms.
+template <typename T>
+EFIELD_HD double spectral_field_step(const Complex<T>* V, Complex<T>* w_x, Complex<T>* w_y,
+                                     const SpectralGrid<T>& g, int u, int v) {
+  const FieldInputs<T> f = spectral_field_inputs(V, g, u, v);
+  write_half_pair(f.x, g, u, v, w_x);
+  write_half_pair(f.y, g, u, v, w_y);
+  return f.energy;
+}
+
+// a + j b for complex a, b: the input of one complex inverse FFT whose output's real part is the
+// inverse of a and its imaginary part the inverse of b (both inverses real).
+template <typename T>
+EFIELD_HD Complex<T> pack_pair(Complex<T> a, Complex<T> b) {
+  return {a.re - b.im, a.im + b.re};
+}
+
+// Step 4 for one complex inverse FFT of z [M][N] = w_x + j w_y over the full grid: the Hermitian
+// extension w(-u mod M, N-v) = conj(w(u,v)) fills the columns past the half. Returns the energy
+// terms. (At v = 0 and v = N/2 the extension is in the half itself; a rounding difference from
+// exact symmetry there leaks into the other part at the level of the rounding error.)
+template <typename T>
+EFIELD_HD double spectral_field_step_packed(const Complex<T>* V, Complex<T>* z, const SpectralGrid<T>& g, int u,
+                                            int v) {
+  const FieldInputs<T> f = spectral_field_inputs(V, g, u, v);
+  const int Mu = g.M - u, Nv = g.N - v;
+  const bool row2 = u != 0 && Mu != u, col2 = v != 0 && Nv != v;
+  const long long N = g.N, ru = u, rMu = u == 0 ? 0 : Mu;  // rMu: row -u mod M
+  z[ru * N + v] = pack_pair(f.x.u, f.y.u);
+  if (row2) z[rMu * N + v] = pack_pair(f.x.Mu, f.y.Mu);
+  if (col2) {
+    z[rMu * N + Nv] = pack_pair(conj(f.x.u), conj(f.y.u));
+    if (row2) z[ru * N + Nv] = pack_pair(conj(f.x.Mu), conj(f.y.Mu));
+  }
+  return f.energy;
 }
 
 // The potential phi = idct2(a inv) (MATH.md 2.7), only on request: writes w_phi(u,v), w_phi(M-u,v).
