@@ -297,7 +297,7 @@ int main(int argc, char** argv) {
     md += "\nVariants (EFIELD_ES_VARIANT flags: 1 (Ex,Ey) map in 2x2-bin tiles for the gather, 2 natural-layout accumulator, 4 two "
           "accumulator maps, 8 packed 32-bit bins (float), 16 exact float maps (float, over 8); evaluate = graph replay, stages as above):\n\n"
           "| design | variant | evaluate ms | rasterize + density | forward FFT | spectral | inverse FFT | gather (+ "
-          "interleave, finalize) | energy | overflow | max density |\n"
+          "field tiles, finalize) | energy | overflow | max density |\n"
           "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n";
     for (const Row& r : rows)
       for (const VariantRow& v : r.variants) {

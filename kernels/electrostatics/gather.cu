@@ -16,11 +16,15 @@
 namespace efield::detail {
 namespace {
 
-// (Ex, Ey) at bin (m, n) from the C2C output, k = permuted_index(m, n, M, N).
+// (Ex, Ey) at bin (m, n) from the C2C output's element v there: the sine axes' signs.
+template <typename T>
+__device__ __forceinline__ EsVec2<T> signed_field(EsVec2<T> v, int m, int n) {
+  return {alternating_sign<T>(m) * v.x, alternating_sign<T>(n) * v.y};
+}
+// ... read at k = permuted_index(m, n, M, N).
 template <typename T>
 __device__ __forceinline__ EsVec2<T> permuted_field(const EsVec2<T>* z, std::int64_t k, int m, int n) {
-  const EsVec2<T> v = z[k];
-  return {alternating_sign<T>(m) * v.x, alternating_sign<T>(n) * v.y};
+  return signed_field(z[k], m, n);
 }
 
 // (Ex, Ey) at bin (m, n), from whichever map the variant gathers from.
@@ -156,29 +160,27 @@ __device__ __forceinline__ void store_tile_row(EsVec2<T>* p, EsVec2<T> even, EsV
   }
 }
 
-// kEsFieldTiles: one pass over the C2C output, a block per row pair (grid-stride, no 64-bit
-// divisions); thread j writes tile (i, j): bins (2i, 2j), (2i, 2j+1), (2i+1, 2j), (2i+1, 2j+1)
-// from columns q(2j) = j and q(2j+1) = N-1-j of rows p(2i), p(2i+1), so adjacent threads read
-// runs forwards and backwards and every sector read is used. Entries past an odd M or N stay as
-// zeroed at construction.
+// kEsFieldTiles: one pass over the C2C output, one thread per tile row (block row blockIdx.x
+// strides over row pairs, blockIdx.y picks a run of tiles; no 64-bit divisions): thread 2j + h
+// writes row h of tile (i, j), bins (2i+h, 2j) and (2i+h, 2j+1), from columns q(2j) = j and
+// q(2j+1) = N-1-j of row p(2i+h), so a warp stores 512 contiguous bytes and reads runs forwards
+// and backwards. Entries past an odd M or N stay as zeroed at construction.
 template <typename T>
 __global__ void field_tiles(const EsVec2<T>* z, EsVec2<T>* e, int M, int N) {
   const int tiles_m = (M + 1) / 2, tiles_n = es_tiles_n(N);
+  const int t = static_cast<int>(blockIdx.y * blockDim.x + threadIdx.x);
+  const int j = t >> 1, h = t & 1;
+  if (j >= tiles_n) return;
+  const int n0 = 2 * j, n1 = 2 * j + 1;
+  const bool has_n1 = n1 < N;
+  const int c0 = makhoul_position(n0, N), c1 = has_n1 ? makhoul_position(n1, N) : 0;
   const EsVec2<T> zero{T(0), T(0)};
   for (int i = static_cast<int>(blockIdx.x); i < tiles_m; i += static_cast<int>(gridDim.x)) {
-    const int m0 = 2 * i, m1 = 2 * i + 1;
-    const bool has_m1 = m1 < M;
-    const std::int64_t r0 = permuted_index(m0, 0, M, N), r1 = has_m1 ? permuted_index(m1, 0, M, N) : 0;
-    for (int j = static_cast<int>(threadIdx.x); j < tiles_n; j += static_cast<int>(blockDim.x)) {
-      const int n0 = 2 * j, n1 = 2 * j + 1;
-      const bool has_n1 = n1 < N;
-      const int c0 = makhoul_position(n0, N), c1 = has_n1 ? makhoul_position(n1, N) : 0;
-      EsVec2<T>* tile = e + 4 * (static_cast<std::int64_t>(i) * tiles_n + j);
-      store_tile_row(tile, permuted_field(z, r0 + c0, m0, n0), has_n1 ? permuted_field(z, r0 + c1, m0, n1) : zero);
-      if (has_m1)
-        store_tile_row(tile + 2, permuted_field(z, r1 + c0, m1, n0),
-                       has_n1 ? permuted_field(z, r1 + c1, m1, n1) : zero);
-    }
+    const int m = 2 * i + h;
+    if (m >= M) continue;  // an odd M's padding row
+    const std::int64_t r = permuted_index(m, 0, M, N);
+    store_tile_row(e + 4 * (static_cast<std::int64_t>(i) * tiles_n + j) + 2 * h, permuted_field(z, r + c0, m, n0),
+                   has_n1 ? permuted_field(z, r + c1, m, n1) : zero);
   }
 }
 
@@ -187,7 +189,9 @@ __global__ void field_tiles(const EsVec2<T>* z, EsVec2<T>* e, int M, int N) {
 template <typename T>
 void launch_field_tiles(const EsVec2<T>* z, EsVec2<T>* e, int M, int N, cudaStream_t stream) {
   const int tiles_m = (M + 1) / 2;
-  field_tiles<T><<<tiles_m < kEsMaxRowBlocks ? tiles_m : kEsMaxRowBlocks, kEsThreads, 0, stream>>>(z, e, M, N);
+  const int row_blocks = tiles_m < kEsMaxRowBlocks ? tiles_m : kEsMaxRowBlocks;
+  field_tiles<T><<<dim3(row_blocks, es_blocks_for(2 * static_cast<std::int64_t>(es_tiles_n(N)))), kEsThreads, 0,
+                   stream>>>(z, e, M, N);
   EFIELD_CUDA_CHECK_LAUNCH();
 }
 
