@@ -214,7 +214,7 @@ class CudaPipeline final : public ElectrostaticBackend {
     load_fixed_map();
 
     density_blocks_ = es_reduce_blocks(bins_);
-    spectral_blocks_ = es_reduce_blocks(spectral_items(M_, N_));
+    spectral_blocks_ = std::min(M_ / 2 + 1, kEsMaxReduceBlocks);  // a row u each (spectral.cu)
     part_overflow_ = EsDeviceArray<double>(density_blocks_);
     part_max_ = EsDeviceArray<T>(density_blocks_);
     part_energy_ = EsDeviceArray<double>(spectral_blocks_);

@@ -326,54 +326,56 @@ template <typename T>
 __global__ void density_float(DensityPassArgs<T> a, int N) {
   static_assert(std::is_same_v<T, float>, "float maps are float only");
   constexpr int kBatch = 4;
-  const int M = static_cast<int>(a.bins / N), tiles_n = es_tiles_n(N);
-  const std::int64_t tiles = static_cast<std::int64_t>((M + 1) / 2) * tiles_n;
-  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+  const int M = static_cast<int>(a.bins / N), tiles_m = (M + 1) / 2, tiles_n = es_tiles_n(N);
   double overflow = 0;
   T mx = T(0);
   EsAccum flagged = 0;
-  for (std::int64_t k0 = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k0 < tiles;
-       k0 += kBatch * stride) {
-    float4 movable[kBatch], filler[kBatch];
-    T fixed[kBatch][4];
-    int row[kBatch], col[kBatch];  // the tile's first bin
+  // Blocks stride over tile rows, threads over a row's tiles, kBatch at a time (no 64-bit divisions).
+  for (int ti = static_cast<int>(blockIdx.x); ti < tiles_m; ti += static_cast<int>(gridDim.x)) {
+    const int m0 = 2 * ti;
+    const std::int64_t row_first = static_cast<std::int64_t>(ti) * tiles_n;
+    for (int j0 = static_cast<int>(threadIdx.x); j0 < tiles_n; j0 += kBatch * static_cast<int>(blockDim.x)) {
+      float4 movable[kBatch], filler[kBatch];
+      T fixed[kBatch][4];
+      int col[kBatch];  // the tile's first column
 #pragma unroll
-    for (int i = 0; i < kBatch; ++i) {
-      const std::int64_t k = k0 + i * stride;
-      if (k >= tiles) break;
-      const int ti = static_cast<int>(k / tiles_n);
-      row[i] = 2 * ti;
-      col[i] = 2 * static_cast<int>(k - static_cast<std::int64_t>(ti) * tiles_n);
-      movable[i] = *reinterpret_cast<const float4*>(a.charge + 4 * k);
-      filler[i] = *reinterpret_cast<const float4*>(a.charge_filler + 4 * k);
+      for (int i = 0; i < kBatch; ++i) {
+        const int j = j0 + i * static_cast<int>(blockDim.x);
+        if (j >= tiles_n) break;
+        const std::int64_t k = row_first + j;
+        col[i] = 2 * j;
+        movable[i] = *reinterpret_cast<const float4*>(a.charge + 4 * k);
+        filler[i] = *reinterpret_cast<const float4*>(a.charge_filler + 4 * k);
 #pragma unroll
-      for (int h = 0; h < 4; ++h) {
-        const int m = row[i] + h / 2, n = col[i] + h % 2;
-        fixed[i][h] = m < M && n < N ? a.fixed_rho[static_cast<std::int64_t>(m) * N + n] : T(0);
-      }
-    }
-#pragma unroll
-    for (int i = 0; i < kBatch; ++i) {
-      const std::int64_t k = k0 + i * stride;
-      if (k >= tiles) break;
-      *reinterpret_cast<float4*>(a.charge + 4 * k) = make_float4(0.f, 0.f, 0.f, 0.f);
-      *reinterpret_cast<float4*>(a.charge_filler + 4 * k) = make_float4(0.f, 0.f, 0.f, 0.f);
-      const T mv[4] = {movable[i].x, movable[i].y, movable[i].z, movable[i].w};
-      const T fl[4] = {filler[i].x, filler[i].y, filler[i].z, filler[i].w};
-#pragma unroll
-      for (int h = 0; h < 4; ++h) {
-        const int m = row[i] + h / 2, n = col[i] + h % 2;
-        if (m >= M || n >= N) continue;
-        BinDensity<T> b;
-        if (a.exact) {
-          flagged += (mv[h] > kEsExactFloatLimit || fl[h] > kEsExactFloatLimit) ? 1u : 0u;
-          b = bin_density(static_cast<std::int64_t>(mv[h]), static_cast<std::int64_t>(fl[h]), fixed[i][h], a.inv_scale);
-        } else {
-          b = bin_density(mv[h], fl[h], fixed[i][h]);
+        for (int h = 0; h < 4; ++h) {
+          const int m = m0 + h / 2, n = col[i] + h % 2;
+          fixed[i][h] = m < M && n < N ? a.fixed_rho[static_cast<std::int64_t>(m) * N + n] : T(0);
         }
-        overflow += static_cast<double>(bin_overflow(b.movable_rho, a.target_density));
-        mx = b.movable_rho > mx ? b.movable_rho : mx;
-        a.rho[permuted_index(m, n, M, N)] = b.rho;
+      }
+#pragma unroll
+      for (int i = 0; i < kBatch; ++i) {
+        const int j = j0 + i * static_cast<int>(blockDim.x);
+        if (j >= tiles_n) break;
+        const std::int64_t k = row_first + j;
+        *reinterpret_cast<float4*>(a.charge + 4 * k) = make_float4(0.f, 0.f, 0.f, 0.f);
+        *reinterpret_cast<float4*>(a.charge_filler + 4 * k) = make_float4(0.f, 0.f, 0.f, 0.f);
+        const T mv[4] = {movable[i].x, movable[i].y, movable[i].z, movable[i].w};
+        const T fl[4] = {filler[i].x, filler[i].y, filler[i].z, filler[i].w};
+#pragma unroll
+        for (int h = 0; h < 4; ++h) {
+          const int m = m0 + h / 2, n = col[i] + h % 2;
+          if (m >= M || n >= N) continue;
+          BinDensity<T> b;
+          if (a.exact) {
+            flagged += (mv[h] > kEsExactFloatLimit || fl[h] > kEsExactFloatLimit) ? 1u : 0u;
+            b = bin_density(static_cast<std::int64_t>(mv[h]), static_cast<std::int64_t>(fl[h]), fixed[i][h], a.inv_scale);
+          } else {
+            b = bin_density(mv[h], fl[h], fixed[i][h]);
+          }
+          overflow += static_cast<double>(bin_overflow(b.movable_rho, a.target_density));
+          mx = b.movable_rho > mx ? b.movable_rho : mx;
+          a.rho[permuted_index(m, n, M, N)] = b.rho;
+        }
       }
     }
   }

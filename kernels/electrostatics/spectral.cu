@@ -13,15 +13,14 @@
 namespace efield::detail {
 namespace {
 
+// Blocks stride over the rows u <= M/2, threads over the columns v <= N/2 (no 64-bit divisions).
 template <typename T>
 __global__ void spectral_fields(SpectralArgs<T> a) {
-  const int v_count = a.g.N / 2 + 1;
-  const std::int64_t items = static_cast<std::int64_t>(a.g.M / 2 + 1) * v_count;
+  const int u_count = a.g.M / 2 + 1, v_count = a.g.N / 2 + 1;
   double energy = 0;
-  for (std::int64_t k = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < items;
-       k += static_cast<std::int64_t>(gridDim.x) * blockDim.x)
-    energy += spectral_field_step_packed(a.spectrum, a.z, a.g, static_cast<int>(k / v_count),
-                                         static_cast<int>(k % v_count));
+  for (int u = static_cast<int>(blockIdx.x); u < u_count; u += static_cast<int>(gridDim.x))
+    for (int v = static_cast<int>(threadIdx.x); v < v_count; v += static_cast<int>(blockDim.x))
+      energy += spectral_field_step_packed(a.spectrum, a.z, a.g, u, v);
   using Reduce = cub::BlockReduce<double, kEsThreads>;
   __shared__ typename Reduce::TempStorage storage;
   const double block_energy = Reduce(storage).Sum(energy);
