@@ -7,8 +7,9 @@
 //
 // One evaluate = one rasterization (density, overflow, max density) -> one 2D real FFT -> one
 // spectral kernel (DCT postprocess, scaling, energy, preprocess of both field transforms) -> one
-// batched inverse real FFT (Ex and Ey) -> one gather (gradient). No potential transform runs in
-// evaluate; potential_map() computes it on request.
+// inverse FFT for both fields (CUDA: one complex FFT whose output is Ex + i Ey; CPU: two real
+// ones) -> one gather (gradient). No potential transform runs in evaluate; potential_map()
+// computes it on request.
 //
 // Positions are lower-left corners. Index layout of the position and gradient arrays:
 //   movable cell i (0 <= i < num_movable)  -> x[i], y[i]
@@ -81,8 +82,8 @@ struct StageTimes {
   double rasterize_ms = 0;    // density map, overflow and max density
   double forward_fft_ms = 0;  // the 2D R2C
   double spectral_ms = 0;     // postprocess, scaling, energy, preprocess of both inverses
-  double inverse_fft_ms = 0;  // the batched C2R (Ex and Ey)
-  double gather_ms = 0;       // gradients
+  double inverse_fft_ms = 0;  // the inverse FFT of both fields (one C2C: Ex + i Ey)
+  double gather_ms = 0;       // gradients (CUDA: with the field tiles pass and finalize)
   double total_ms = 0;        // one evaluate (graph replay when enabled), including the result copy
   int repetitions = 0;
 };
