@@ -62,11 +62,12 @@ class CufftHandle {
   bool valid_ = false;
 };
 
-// The default variant (es_kernels.cuh EsVariant): the tiled field map and natural accumulator always, exact float maps in
-// float (packed bins where that flag is cleared), two 64-bit accumulators on grids up to 2^20 bins
-// (measured, bench_ispd/results/electrostatics.md). EFIELD_ES_VARIANT=<flags> overrides it (read
-// once per construction; the benchmark times variants side by side). Packing and exact float
-// maps imply the natural accumulator layout and are float only.
+// The default variant (es_kernels.cuh EsVariant): the tiled field map and the natural accumulator
+// always, exact float maps in float (packed bins where that flag is cleared), two 64-bit
+// accumulators on grids up to 2^20 bins (measured, bench_ispd/results/electrostatics.md).
+// EFIELD_ES_VARIANT=<flags> overrides it (read once per construction; the benchmark times variants
+// side by side). Packing and exact float maps imply the natural accumulator layout and are float
+// only.
 unsigned choose_variant(std::int64_t bins, bool is_float) {
   unsigned v = kEsFieldTiles | kEsNaturalAccum | kEsPacked32 | kEsExactFloat;
   if (bins <= (std::int64_t{1} << 20)) v |= kEsTwoMaps;

@@ -368,7 +368,8 @@ __global__ void density_float(DensityPassArgs<T> a, int N) {
           BinDensity<T> b;
           if (a.exact) {
             flagged += (mv[h] > kEsExactFloatLimit || fl[h] > kEsExactFloatLimit) ? 1u : 0u;
-            b = bin_density(static_cast<std::int64_t>(mv[h]), static_cast<std::int64_t>(fl[h]), fixed[i][h], a.inv_scale);
+            b = bin_density(static_cast<std::int64_t>(mv[h]), static_cast<std::int64_t>(fl[h]), fixed[i][h],
+                            a.inv_scale);
           } else {
             b = bin_density(mv[h], fl[h], fixed[i][h]);
           }

@@ -32,7 +32,8 @@ __global__ void spectral_potential(SpectralArgs<T> a) {
   const int v_count = a.g.N / 2 + 1;
   const std::int64_t items = static_cast<std::int64_t>(a.g.M / 2 + 1) * v_count;
   const std::int64_t k = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (k < items) spectral_potential_step(a.spectrum, a.w_phi, a.g, static_cast<int>(k / v_count), static_cast<int>(k % v_count));
+  if (k < items)
+    spectral_potential_step(a.spectrum, a.w_phi, a.g, static_cast<int>(k / v_count), static_cast<int>(k % v_count));
 }
 
 }  // namespace
