@@ -21,6 +21,8 @@
 // block over the partials), so a run is bitwise reproducible (except with the float maps).
 #include <cuda_runtime.h>
 
+#include <cub/block/block_reduce.cuh>
+
 #include <cstdint>
 #include <type_traits>
 
@@ -270,6 +272,16 @@ __device__ __forceinline__ bool load_small_cell(const Args& a, std::int64_t t, s
 
 template <typename T>
 void launch_finalize(const FinalizeArgs<T>& a, cudaStream_t stream);
+
+// The block's sum of `value` (fixed-order CUB reduction) into partials[blockIdx.x], for finalize
+// to sum in a fixed order. Every thread of the block calls it.
+template <typename U>
+__device__ __forceinline__ void es_write_block_sum(U value, U* partials) {
+  using Reduce = cub::BlockReduce<U, kEsThreads>;
+  __shared__ typename Reduce::TempStorage storage;
+  const U block_value = Reduce(storage).Sum(value);
+  if (threadIdx.x == 0) partials[blockIdx.x] = block_value;
+}
 
 inline int es_blocks_for(std::int64_t items) {
   const std::int64_t b = (items + kEsThreads - 1) / kEsThreads;

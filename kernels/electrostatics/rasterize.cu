@@ -201,16 +201,6 @@ __device__ __forceinline__ void write_partials(const DensityPassArgs<T>& a, doub
   }
 }
 
-// The bin check's per-block partial (kEsPacked32: charge held; kEsExactFloat: bins flagged),
-// summed in a fixed order by finalize.
-template <typename T>
-__device__ __forceinline__ void write_held(const DensityPassArgs<T>& a, EsAccum value) {
-  using Reduce = cub::BlockReduce<EsAccum, kEsThreads>;
-  __shared__ typename Reduce::TempStorage storage;
-  const EsAccum block_value = Reduce(storage).Sum(value);
-  if (threadIdx.x == 0) a.part_held[blockIdx.x] = block_value;
-}
-
 // Movable + fixed density per bin (MATH.md 2.10): overflow and max-density partials per block.
 template <typename T>
 __global__ void movable_stats(DensityPassArgs<T> a) {
@@ -315,7 +305,7 @@ __global__ void density_packed(DensityPassArgs<T> a, int N) {
     }
   }
   write_partials(a, overflow, mx);
-  write_held(a, held);
+  es_write_block_sum(held, a.part_held);  // the bin check: charge held
 }
 
 // Float maps (float only): one thread per 2 x 2-bin tile of both float maps (one float4 load
@@ -381,7 +371,7 @@ __global__ void density_float(DensityPassArgs<T> a, int N) {
     }
   }
   write_partials(a, overflow, mx);
-  if (a.exact) write_held(a, flagged);
+  if (a.exact) es_write_block_sum(flagged, a.part_held);  // the bin check: bins flagged
 }
 
 }  // namespace
