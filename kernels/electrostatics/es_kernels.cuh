@@ -13,7 +13,7 @@
 //                 launch_density_finish map + F -> rho (R2C input); clears the map
 //   (cuFFT 2D R2C)
 //   spectral.cu   launch_spectral_fields  -> the C2C input (Ex + i Ey), energy partials
-//   (cuFFT 2D C2C inverse: Ex + i Ey, permuted)
+//   (cuFFT 2D C2C inverse, in place: Ex + i Ey, permuted)
 //   gather.cu     [kEsFieldTiles: launch_field_tiles  C2C output -> (Ex, Ey) map in 2 x 2-bin tiles]
 //                 launch_gather        Ex/Ey -> gradients
 //   finalize.cu   launch_finalize      partials -> {energy, overflow, max density, wrapped}
@@ -122,6 +122,15 @@ template <typename T>
 struct alignas(2 * sizeof(T)) EsVec2 {
   T x, y;
 };
+
+// The two T at `pair` (a Complex<T> or an EsVec2<T>) read for the last time, evict-first, so that
+// dead data leaves L2 before what the next kernels read (as float2 / double2).
+template <typename T>
+using EsNativePair = std::conditional_t<std::is_same_v<T, float>, float2, double2>;
+template <typename T>
+__device__ __forceinline__ EsNativePair<T> es_load_pair_last_use(const T* pair) {
+  return __ldcs(reinterpret_cast<const EsNativePair<T>*>(pair));
+}
 
 // Flat index of bin (m, n) in the natural or the Makhoul-permuted layout.
 __device__ __forceinline__ std::int64_t es_map_index(bool natural, int m, int n, int M, int N) {
@@ -259,10 +268,19 @@ void launch_field_tiles(const EsVec2<T>* z, EsVec2<T>* e, int M, int N, cudaStre
 // for a large cell (those have a block each). Threads index cells directly, not through a list of
 // the small ones: one dependent load less (evaluate -5 us at 2048^2 on the H200). Sizes and
 // positions are read once per pass, with evict-first hints so that they do not displace the maps
-// in L2 (the gradients are stored the same way). Args: RasterizeArgs or GatherArgs.
+// in L2 (the gradients are stored the same way). Fillers of one size (make_fillers' are) read no
+// sizes (CellGeometry::uniform_fillers; evaluate -2 us at 2048^2). Args: RasterizeArgs or
+// GatherArgs.
 template <typename T, typename Args>
 __device__ __forceinline__ bool load_small_cell(const Args& a, std::int64_t t, std::int64_t* i, Footprint<T>* f) {
-  const T w = __ldcs(a.w + t), h = __ldcs(a.h + t);
+  T w, h;
+  if (a.g.uniform_fillers && t >= a.g.num_movable) {
+    w = a.g.filler_w;
+    h = a.g.filler_h;
+  } else {
+    w = __ldcs(a.w + t);
+    h = __ldcs(a.h + t);
+  }
   *i = position_index(a.g, t);
   const T x = __ldcs(a.x + *i), y = __ldcs(a.y + *i);
   if (is_large_cell(a.g, w, h)) return false;

@@ -309,7 +309,9 @@ __global__ void density_packed(DensityPassArgs<T> a, int N) {
 }
 
 // Float maps (float only): one thread per 2 x 2-bin tile of both float maps (one float4 load
-// each), loads batched as in density_packed. kEsExactFloat: the maps hold whole numbers, converted
+// each), loads batched as in density_packed. The maps and F are read, and the maps cleared, with
+// evict-first hints: none of it is read again in this evaluate, while rho is (by the R2C next;
+// H200, 2048^2: 30 -> 26 us). kEsExactFloat: the maps hold whole numbers, converted
 // exactly to integers and scaled like fixed-point bins; a bin above 2^24 is counted (its sum may
 // have rounded) and finalize reports it.
 template <typename T>
@@ -334,12 +336,12 @@ __global__ void density_float(DensityPassArgs<T> a, int N) {
         if (j >= tiles_n) break;
         const std::int64_t k = row_first + j;
         col[i] = 2 * j;
-        movable[i] = *reinterpret_cast<const float4*>(a.charge + 4 * k);
-        filler[i] = *reinterpret_cast<const float4*>(a.charge_filler + 4 * k);
+        movable[i] = __ldcs(reinterpret_cast<const float4*>(a.charge + 4 * k));
+        filler[i] = __ldcs(reinterpret_cast<const float4*>(a.charge_filler + 4 * k));
 #pragma unroll
         for (int h = 0; h < 4; ++h) {
           const int m = m0 + h / 2, n = col[i] + h % 2;
-          fixed[i][h] = m < M && n < N ? a.fixed_rho[static_cast<std::int64_t>(m) * N + n] : T(0);
+          fixed[i][h] = m < M && n < N ? __ldcs(a.fixed_rho + static_cast<std::int64_t>(m) * N + n) : T(0);
         }
       }
 #pragma unroll
@@ -347,8 +349,8 @@ __global__ void density_float(DensityPassArgs<T> a, int N) {
         const int j = j0 + i * static_cast<int>(blockDim.x);
         if (j >= tiles_n) break;
         const std::int64_t k = row_first + j;
-        *reinterpret_cast<float4*>(a.charge + 4 * k) = make_float4(0.f, 0.f, 0.f, 0.f);
-        *reinterpret_cast<float4*>(a.charge_filler + 4 * k) = make_float4(0.f, 0.f, 0.f, 0.f);
+        __stcs(reinterpret_cast<float4*>(a.charge + 4 * k), make_float4(0.f, 0.f, 0.f, 0.f));
+        __stcs(reinterpret_cast<float4*>(a.charge_filler + 4 * k), make_float4(0.f, 0.f, 0.f, 0.f));
         const T mv[4] = {movable[i].x, movable[i].y, movable[i].z, movable[i].w};
         const T fl[4] = {filler[i].x, filler[i].y, filler[i].z, filler[i].w};
 #pragma unroll

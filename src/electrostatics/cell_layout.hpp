@@ -23,6 +23,10 @@ struct CellGeometry {
   // Cells whose stretched footprint spans more than this many bins on an axis are "large": the
   // CUDA backend gives each of them a thread block instead of one thread.
   T large_span = 0;
+  // Every filler has the size (filler_w, filler_h) and is not large: the CUDA kernels then read no
+  // filler sizes (set by the CUDA pipeline at construction).
+  bool uniform_fillers = false;
+  T filler_w = 0, filler_h = 0;
 };
 
 // Array index of cell c (movable cells first, then fillers) in the caller's x / y / gradient.

@@ -43,20 +43,31 @@ struct CoefQuad {
   T uv, Mu_v, u_Nv, Mu_Nv;
 };
 
-// Step 1: a = 4/(MN) dct2(rho) at the four points, from the R2C spectrum V [M][half].
+// Step 1: a = 4/(MN) dct2(rho) at the four points, from the two values of the R2C spectrum
+// V [M][half] that the quad reads: va = V[u, v] and vb = V[(M-u) mod M, v] (spectrum_rows).
+template <typename T>
+struct SpectrumRows {
+  long long u, Mu;  // offsets of V[u, v] and V[(M-u) mod M, v]
+};
+template <typename T>
+EFIELD_HD SpectrumRows<T> spectrum_rows(const SpectralGrid<T>& g, int u, int v) {
+  return {static_cast<long long>(u) * g.half + v, static_cast<long long>(u == 0 ? 0 : g.M - u) * g.half + v};
+}
+template <typename T>
+EFIELD_HD CoefQuad<T> dct2_quad(Complex<T> va, Complex<T> vb, const SpectralGrid<T>& g, int u, int v) {
+  // The four postprocesses share their products (dct2_post_quad: 4 complex products, not 16).
+  const Dct2Quad<T> d = dct2_post_quad(va, vb, g.tw_m[u], g.tw_n[v]);
+  CoefQuad<T> q;
+  q.uv = g.coef_scale * d.uv;
+  q.Mu_v = (u == 0) ? T(0) : g.coef_scale * d.Mu_v;  // row M is out of range: 0
+  q.u_Nv = (v == 0) ? T(0) : g.coef_scale * d.u_Nv;
+  q.Mu_Nv = (u == 0 || v == 0) ? T(0) : g.coef_scale * d.Mu_Nv;
+  return q;
+}
 template <typename T>
 EFIELD_HD CoefQuad<T> dct2_quad(const Complex<T>* V, const SpectralGrid<T>& g, int u, int v) {
-  const int Mu = g.M - u;  // == M when u == 0 (out of range: reads 0)
-  const int Nv = g.N - v;
-  const Complex<T> a = V[static_cast<long long>(u) * g.half + v];
-  const Complex<T> b = V[static_cast<long long>(u == 0 ? 0 : Mu) * g.half + v];
-  const Complex<T> tu = g.tw_m[u], tMu = g.tw_m[Mu], tv = g.tw_n[v], tNv = g.tw_n[Nv];
-  CoefQuad<T> q;
-  q.uv = g.coef_scale * dct2_post(a, b, tu, tv);
-  q.Mu_v = (u == 0) ? T(0) : g.coef_scale * dct2_post(b, a, tMu, tv);
-  q.u_Nv = (v == 0) ? T(0) : g.coef_scale * dct2_post(conj(b), conj(a), tu, tNv);
-  q.Mu_Nv = (u == 0 || v == 0) ? T(0) : g.coef_scale * dct2_post(conj(a), conj(b), tMu, tNv);
-  return q;
+  const SpectrumRows<T> r = spectrum_rows(g, u, v);
+  return dct2_quad(V[r.u], V[r.Mu], g, u, v);
 }
 
 // The four values scaled pointwise by f(row, col) (used for inv, wu inv / 2, wv inv / 2).
@@ -144,8 +155,7 @@ struct FieldInputs {
   double energy;
 };
 template <typename T>
-EFIELD_HD FieldInputs<T> spectral_field_inputs(const Complex<T>* V, const SpectralGrid<T>& g, int u, int v) {
-  const CoefQuad<T> a = dct2_quad(V, g, u, v);
+EFIELD_HD FieldInputs<T> spectral_field_inputs(const CoefQuad<T>& a, const SpectralGrid<T>& g, int u, int v) {
   QuadFactors<T> wu, wv, inv;
   quad_frequencies(g, u, v, &wu, &wv, &inv);
   const CoefQuad<T> a_inv = scale_quad(a, inv);
@@ -160,7 +170,7 @@ EFIELD_HD FieldInputs<T> spectral_field_inputs(const Complex<T>* V, const Spectr
 template <typename T>
 EFIELD_HD double spectral_field_step(const Complex<T>* V, Complex<T>* w_x, Complex<T>* w_y,
                                      const SpectralGrid<T>& g, int u, int v) {
-  const FieldInputs<T> f = spectral_field_inputs(V, g, u, v);
+  const FieldInputs<T> f = spectral_field_inputs(dct2_quad(V, g, u, v), g, u, v);
   write_half_pair(f.x, g, u, v, w_x);
   write_half_pair(f.y, g, u, v, w_y);
   return f.energy;
@@ -173,14 +183,15 @@ EFIELD_HD Complex<T> pack_pair(Complex<T> a, Complex<T> b) {
   return {a.re - b.im, a.im + b.re};
 }
 
-// Step 4 for one complex inverse FFT of z [M][N] = w_x + j w_y over the full grid: the Hermitian
-// extension w(-u mod M, N-v) = conj(w(u,v)) fills the columns past the half. Returns the energy
-// terms. (At v = 0 and v = N/2 the extension is in the half itself; a rounding difference from
-// exact symmetry there leaks into the other part at the level of the rounding error.)
+// Step 4 for one complex inverse FFT of z [M][N] = w_x + j w_y over the full grid, from the quad's
+// two spectrum values (spectrum_rows): the Hermitian extension w(-u mod M, N-v) = conj(w(u,v))
+// fills the columns past the half. Returns the energy terms. (At v = 0 and v = N/2 the extension
+// is in the half itself; a rounding difference from exact symmetry there leaks into the other
+// part at the level of the rounding error.)
 template <typename T>
-EFIELD_HD double spectral_field_step_packed(const Complex<T>* V, Complex<T>* z, const SpectralGrid<T>& g, int u,
-                                            int v) {
-  const FieldInputs<T> f = spectral_field_inputs(V, g, u, v);
+EFIELD_HD double spectral_field_step_packed(Complex<T> va, Complex<T> vb, Complex<T>* z, const SpectralGrid<T>& g,
+                                            int u, int v) {
+  const FieldInputs<T> f = spectral_field_inputs(dct2_quad(va, vb, g, u, v), g, u, v);
   const int Mu = g.M - u, Nv = g.N - v;
   const bool row2 = u != 0 && Mu != u, col2 = v != 0 && Nv != v;
   const long long N = g.N, ru = u, rMu = u == 0 ? 0 : Mu;  // rMu: row -u mod M

@@ -64,6 +64,27 @@ TEST(ElectrostaticCuda, DoubleMatchesReference) {
   expect_cuda_matches_reference<double>(Precision::Double, 1e-10);
 }
 
+// Fillers of one size are read from the geometry instead of the size arrays (CellGeometry
+// uniform_fillers); fillers of mixed sizes, among them one that spans many bins, take the arrays.
+TEST(ElectrostaticCuda, FillersOfMixedSizesMatchReference) {
+  EFIELD_REQUIRE_GPU();
+  for (const DesignSpec& spec : reference_specs()) {
+    const std::uint64_t seed = next_seed();
+    SCOPED_TRACE("seed " + std::to_string(seed) + " grid " + std::to_string(spec.M) + "x" + std::to_string(spec.N));
+    TestDesign d = make_random_design(spec, seed);
+    const size_t nf = d.fillers.widths.size();
+    ASSERT_GE(nf, 3u);
+    for (size_t i = 0; i < nf; i += 3) d.fillers.widths[i] *= 1.7;  // every third filler wider
+    d.fillers.heights[nf / 2] *= 9.0;                                  // one tall filler
+    const ReferenceResult ref = reference_of(d);
+    for (const Precision p : {Precision::Float, Precision::Double}) {
+      ElectrostaticSystem es(with(d.options, Backend::Cuda, p), d.movable, d.fillers, d.fixed);
+      if (p == Precision::Float) expect_matches_reference(run_device<float>(es, d), ref, 1e-4, "cuda float");
+      else expect_matches_reference(run_device<double>(es, d), ref, 1e-10, "cuda double");
+    }
+  }
+}
+
 // A larger design (no dense reference: too slow) checked against the CPU backend.
 TEST(ElectrostaticCuda, AgreesWithCpuOnALargerDesign) {
   EFIELD_REQUIRE_GPU();
