@@ -26,7 +26,7 @@ __global__ void spectral_fields(SpectralArgs<T> a) {
   double energy = 0;
   for (int u = static_cast<int>(blockIdx.x); u < u_count; u += static_cast<int>(gridDim.x))
     for (int v = static_cast<int>(threadIdx.x); v < v_count; v += static_cast<int>(blockDim.x)) {
-      const SpectrumRows<T> r = spectrum_rows(a.g, u, v);
+      const SpectrumRows r = spectrum_rows(a.g, u, v);
       energy += spectral_field_step_packed(load_spectrum(a.spectrum + r.u),
                                            load_spectrum(a.spectrum + r.Mu), a.z, a.g, u, v);
     }

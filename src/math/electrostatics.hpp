@@ -45,12 +45,11 @@ struct CoefQuad {
 
 // Step 1: a = 4/(MN) dct2(rho) at the four points, from the two values of the R2C spectrum
 // V [M][half] that the quad reads: va = V[u, v] and vb = V[(M-u) mod M, v] (spectrum_rows).
-template <typename T>
 struct SpectrumRows {
   long long u, Mu;  // offsets of V[u, v] and V[(M-u) mod M, v]
 };
 template <typename T>
-EFIELD_HD SpectrumRows<T> spectrum_rows(const SpectralGrid<T>& g, int u, int v) {
+EFIELD_HD SpectrumRows spectrum_rows(const SpectralGrid<T>& g, int u, int v) {
   return {static_cast<long long>(u) * g.half + v, static_cast<long long>(u == 0 ? 0 : g.M - u) * g.half + v};
 }
 template <typename T>
@@ -66,7 +65,7 @@ EFIELD_HD CoefQuad<T> dct2_quad(Complex<T> va, Complex<T> vb, const SpectralGrid
 }
 template <typename T>
 EFIELD_HD CoefQuad<T> dct2_quad(const Complex<T>* V, const SpectralGrid<T>& g, int u, int v) {
-  const SpectrumRows<T> r = spectrum_rows(g, u, v);
+  const SpectrumRows r = spectrum_rows(g, u, v);
   return dct2_quad(V[r.u], V[r.Mu], g, u, v);
 }
 

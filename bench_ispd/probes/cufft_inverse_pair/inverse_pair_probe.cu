@@ -1,5 +1,6 @@
-// Probe: the two real fields Ex, Ey from one evaluate, as today's batched 2D C2R (two M x N real
-// outputs) or as one 2D C2C whose complex output holds Ex + i Ey (interleaved pairs). Standalone:
+// Probe: the two real fields Ex, Ey from one evaluate, as a batched 2D C2R (two M x N real
+// outputs) or as one 2D C2C whose complex output holds Ex + i Ey (interleaved pairs), the C2C and
+// the forward R2C also in place (the R2C's rows padded to 2 (n/2 + 1) reals). Standalone:
 //   nvcc -O3 -arch=sm_90 -std=c++17 inverse_pair_probe.cu -lcufft -o probe && ./probe
 #include <cuda_runtime.h>
 #include <cufft.h>
