@@ -3,14 +3,16 @@
 // tiles that field_tiles makes from the inverse C2C's output (Ex + i Ey), or straight from that
 // output in the permuted layout with the sine axis' sign (-1)^m / (-1)^n folded in. Footprints of
 // up to 3 x 3 bins issue all their loads before using any (memory-level parallelism: the loads
-// are L2/DRAM latency bound); large cells get a block each (fixed-order CUB reduction, so the sum
-// is reproducible).
+// are L2/DRAM latency bound); large cells get a warp each (fixed-order shuffle sum) or, beyond
+// kWarpCellSpan bins a side, a block each (fixed-order CUB reduction), so every sum is
+// reproducible.
 #include <cub/block/block_reduce.cuh>
 
 #include <type_traits>
 
 #include "common/cuda_check.cuh"
 #include "electrostatics/es_kernels.cuh"
+#include "electrostatics/es_launch.cuh"
 #include "math/dct2d.hpp"
 
 namespace efield::detail {
@@ -96,6 +98,7 @@ __device__ __forceinline__ void gather_small(const GatherArgs<T>& a, int block) 
   std::int64_t i;
   Footprint<T> f;
   if (!load_small_cell(a, t, &i, &f)) return;
+  es_wait_for_previous();  // the field is complete from here on
   T sx = 0, sy = 0;
   if (is_small_footprint(f)) {
     EsVec2<T> e[3][3];
@@ -119,11 +122,12 @@ __device__ __forceinline__ void gather_small(const GatherArgs<T>& a, int block) 
 
 template <typename T>
 __device__ __forceinline__ void gather_large(const GatherArgs<T>& a, int block) {
-  const int c = a.large_cells[block];
+  const int c = a.large_cells[a.num_warp_cells + block];
   const std::int64_t i = position_index(a.g, static_cast<std::int64_t>(c));
   const Footprint<T> f = cell_footprint(a.g, a.x[i], a.y[i], a.w[c], a.h[c]);
   const int cols = f.n1 - f.n0 + 1;
   const std::int64_t count = static_cast<std::int64_t>(f.m1 - f.m0 + 1) * cols;
+  es_wait_for_previous();
   T sx = 0, sy = 0;
   for (std::int64_t k = threadIdx.x; k < count; k += blockDim.x)
     accumulate_bin(a, f, f.m0 + static_cast<int>(k / cols), f.n0 + static_cast<int>(k % cols), &sx, &sy);
@@ -138,15 +142,44 @@ __device__ __forceinline__ void gather_large(const GatherArgs<T>& a, int block) 
   }
 }
 
-// One launch for both kinds: the first blocks take one cell per thread (large cells return at
-// once), the rest one large cell each (the branch is uniform per block, so the large path's
-// __syncthreads is safe).
+// One warp per large cell of up to kWarpCellSpan bins a side: its lanes stride over the bins, and
+// a butterfly of shuffles sums them (a fixed order, so the sum is reproducible).
+template <typename T>
+__device__ __forceinline__ void gather_warp_cell(const GatherArgs<T>& a, int block) {
+  const int k = block * kEsWarpsPerBlock + static_cast<int>(threadIdx.x / 32);
+  if (k >= a.num_warp_cells) return;
+  const int c = a.large_cells[k];
+  const std::int64_t i = position_index(a.g, static_cast<std::int64_t>(c));
+  const Footprint<T> f = cell_footprint(a.g, a.x[i], a.y[i], a.w[c], a.h[c]);
+  const int cols = f.n1 - f.n0 + 1;
+  const int count = (f.m1 - f.m0 + 1) * cols;
+  es_wait_for_previous();
+  T sx = 0, sy = 0;
+  for (int q = static_cast<int>(threadIdx.x % 32); q < count; q += 32)
+    accumulate_bin(a, f, f.m0 + q / cols, f.n0 + q % cols, &sx, &sy);
+#pragma unroll
+  for (int lanes = 16; lanes > 0; lanes /= 2) {
+    sx += __shfl_xor_sync(0xffffffffu, sx, lanes);
+    sy += __shfl_xor_sync(0xffffffffu, sy, lanes);
+  }
+  if (threadIdx.x % 32 == 0) {
+    a.grad_x[i] = -sx;
+    a.grad_y[i] = -sy;
+  }
+}
+
+// One launch for all cells: the first blocks take one cell per thread (large cells return at
+// once), the next kEsWarpsPerBlock large cells each (a warp each), the rest one large cell each
+// (the branch is uniform per block, so the block path's __syncthreads is safe). Launched with
+// overlap after field_tiles: every path reads its cell before it waits for the field.
 template <typename T>
 __global__ void __launch_bounds__(kEsThreads, kEsCellKernelMinBlocks<T>) gather_cells(GatherArgs<T> a,
-                                                                                       int small_blocks) {
+                                                                                       int small_blocks,
+                                                                                       int warp_blocks) {
   const int b = static_cast<int>(blockIdx.x);
   if (b < small_blocks) gather_small(a, b);
-  else gather_large(a, b - small_blocks);
+  else if (b < small_blocks + warp_blocks) gather_warp_cell(a, b - small_blocks);
+  else gather_large(a, b - small_blocks - warp_blocks);
 }
 
 // Two adjacent pairs of a tile, one 16-byte store in float.
@@ -175,6 +208,8 @@ __device__ __forceinline__ EsVec2<T> load_last_use(const EsVec2<T>* z) {
 // and backwards. Entries past an odd M or N stay as zeroed at construction.
 template <typename T>
 __global__ void field_tiles(const EsVec2<T>* z, EsVec2<T>* e, int M, int N) {
+  es_wait_for_previous();  // launched with overlap after the C2C
+  es_let_next_start();     // the gather reads its cells until it waits for this grid
   const int tiles_m = (M + 1) / 2, tiles_n = es_tiles_n(N);
   const int t = static_cast<int>(blockIdx.y * blockDim.x + threadIdx.x);
   const int j = t >> 1, h = t & 1;
@@ -196,26 +231,25 @@ __global__ void field_tiles(const EsVec2<T>* z, EsVec2<T>* e, int M, int N) {
 }  // namespace
 
 template <typename T>
-void launch_field_tiles(const EsVec2<T>* z, EsVec2<T>* e, int M, int N, cudaStream_t stream) {
+void launch_field_tiles(const EsVec2<T>* z, EsVec2<T>* e, int M, int N, cudaStream_t stream, bool overlap) {
   const int tiles_m = (M + 1) / 2;
   const int row_blocks = tiles_m < kEsMaxRowBlocks ? tiles_m : kEsMaxRowBlocks;
-  field_tiles<T><<<dim3(row_blocks, es_blocks_for(2 * static_cast<std::int64_t>(es_tiles_n(N)))), kEsThreads, 0,
-                   stream>>>(z, e, M, N);
-  EFIELD_CUDA_CHECK_LAUNCH();
+  es_launch(overlap, field_tiles<T>, dim3(row_blocks, es_blocks_for(2 * static_cast<std::int64_t>(es_tiles_n(N)))),
+            kEsThreads, stream, z, e, M, N);
 }
 
 template <typename T>
-void launch_gather(const GatherArgs<T>& a, cudaStream_t stream) {
+void launch_gather(const GatherArgs<T>& a, cudaStream_t stream, bool overlap) {
   const int small_blocks = a.num_cells > 0 ? es_blocks_for(a.num_cells) : 0;
-  const int blocks = small_blocks + a.num_large;
+  const int warp_blocks = es_blocks_for_warps(a.num_warp_cells);
+  const int blocks = small_blocks + warp_blocks + (a.num_large - a.num_warp_cells);
   if (blocks == 0) return;
-  gather_cells<T><<<blocks, kEsThreads, 0, stream>>>(a, small_blocks);
-  EFIELD_CUDA_CHECK_LAUNCH();
+  es_launch(overlap, gather_cells<T>, blocks, kEsThreads, stream, a, small_blocks, warp_blocks);
 }
 
-template void launch_field_tiles<float>(const EsVec2<float>*, EsVec2<float>*, int, int, cudaStream_t);
-template void launch_field_tiles<double>(const EsVec2<double>*, EsVec2<double>*, int, int, cudaStream_t);
-template void launch_gather<float>(const GatherArgs<float>&, cudaStream_t);
-template void launch_gather<double>(const GatherArgs<double>&, cudaStream_t);
+template void launch_field_tiles<float>(const EsVec2<float>*, EsVec2<float>*, int, int, cudaStream_t, bool);
+template void launch_field_tiles<double>(const EsVec2<double>*, EsVec2<double>*, int, int, cudaStream_t, bool);
+template void launch_gather<float>(const GatherArgs<float>&, cudaStream_t, bool);
+template void launch_gather<double>(const GatherArgs<double>&, cudaStream_t, bool);
 
 }  // namespace efield::detail

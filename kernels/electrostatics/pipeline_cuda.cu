@@ -157,6 +157,10 @@ class CudaPipeline final : public ElectrostaticBackend {
     EFIELD_CUDA_CHECK(cudaEventCreateWithFlags(&fork_, cudaEventDisableTiming));
     EFIELD_CUDA_CHECK(cudaEventCreateWithFlags(&join_, cudaEventDisableTiming));
     for (cudaEvent_t& e : stage_events_) EFIELD_CUDA_CHECK(cudaEventCreate(&e));
+    int device = 0, major = 0;
+    EFIELD_CUDA_CHECK(cudaGetDevice(&device));
+    EFIELD_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+    overlap_ = major >= 9;  // programmatic dependent launch (es_launch.cuh)
     if (!d.options.deterministic && !float_atomics)
       log().debug("ElectrostaticSystem (CUDA): deterministic=false in double runs the fixed-point pipeline");
 
@@ -169,12 +173,23 @@ class CudaPipeline final : public ElectrostaticBackend {
     grid_.tw_m = tw_m_.get();
     grid_.tw_n = tw_n_.get();
     std::vector<T> w(nc_), h(nc_);
-    std::vector<int> large;  // one block each (the kernels' threads skip them: is_large_cell)
+    // Large cells (the kernels' threads skip them: is_large_cell), a warp each, then a block each
+    // (es_kernels.cuh kEsWarpsPerBlock); each part ascending, so movable cells come first.
+    std::vector<int> large, block_cells;
     for (std::int64_t c = 0; c < nc_; ++c) {
       w[c] = static_cast<T>(d.width(c));
       h[c] = static_cast<T>(d.height(c));
-      if (is_large_cell(geom_, w[c], h[c])) large.push_back(static_cast<int>(c));
+      if (!is_large_cell(geom_, w[c], h[c])) continue;
+      if (stretched_span_bins(geom_, w[c], h[c]) <= static_cast<T>(kWarpCellSpan)) large.push_back(static_cast<int>(c));
+      else block_cells.push_back(static_cast<int>(c));
     }
+    const auto first_filler = [&](auto begin, auto end) {
+      return static_cast<int>(std::lower_bound(begin, end, d.num_movable()) - large.begin());
+    };
+    num_warp_cells_ = static_cast<int>(large.size());
+    warp_movable_ = first_filler(large.begin(), large.end());
+    large.insert(large.end(), block_cells.begin(), block_cells.end());
+    large_movable_ = first_filler(large.begin() + num_warp_cells_, large.end());
     widths_ = EsDeviceArray<T>(nc_);
     heights_ = EsDeviceArray<T>(nc_);
     large_ = EsDeviceArray<int>(large.size());
@@ -190,8 +205,6 @@ class CudaPipeline final : public ElectrostaticBackend {
       geom_.filler_w = w[nm];
       geom_.filler_h = h[nm];
     }
-    // Ascending, so the movable ones come first: rasterize runs movable cells, then fillers.
-    large_movable_ = static_cast<int>(std::lower_bound(large.begin(), large.end(), d.num_movable()) - large.begin());
 
     // Maps and spectra.
     // The packed or float movable and filler maps share acc_ with the 64-bit map (each density
@@ -211,6 +224,7 @@ class CudaPipeline final : public ElectrostaticBackend {
       EFIELD_CUDA_CHECK(cudaMemset(e_map_.get(), 0, e_map_.bytes()));  // the padding stays 0
     }
     fixed_rho_ = EsDeviceArray<T>(bins_);
+    if (bins_kind_ == Bins::Float) fixed_tiles_ = EsDeviceArray<T>(float_map_);
     rho_ = EsDeviceArray<T>(bins_);
     spectrum_ = EsDeviceArray<Cpx>(static_cast<size_t>(M_) * H_);
     z_ = EsDeviceArray<Cpx>(bins_);
@@ -394,6 +408,14 @@ class CudaPipeline final : public ElectrostaticBackend {
       for (size_t k = 0; k < f.size(); ++k) f[k] = static_cast<T>(fixed_natural_[k] * inv_area);
     }
     upload(fixed_rho_.get(), f.data(), f.size());
+    if (fixed_tiles_.get() != nullptr) {  // density_float's copy: F / (bx by) in 2 x 2-bin tiles
+      std::vector<T> tiles(float_map_, T(0));
+      const double inv_area = 1.0 / (design_.bx * design_.by);
+      for (int m = 0; m < M_; ++m)
+        for (int n = 0; n < N_; ++n)
+          tiles[es_tile_index(m, n, N_)] = static_cast<T>(fixed_natural_[static_cast<size_t>(m) * N_ + n] * inv_area);
+      upload(fixed_tiles_.get(), tiles.data(), tiles.size());
+    }
   }
 
   void order_after_caller() {
@@ -442,6 +464,8 @@ class CudaPipeline final : public ElectrostaticBackend {
                        two_maps ? nc_ : nm,
                        large_.get(),
                        0,
+                       two_maps ? num_warp_cells_ : warp_movable_,
+                       num_warp_cells_,
                        two_maps ? num_large_ : large_movable_};
     launch_rasterize(r, stream_);
     DensityPassArgs<T> p{bins_,
@@ -458,14 +482,15 @@ class CudaPipeline final : public ElectrostaticBackend {
                          charge,
                          charge_filler,
                          exact,
-                         density_blocks_};
+                         density_blocks_,
+                         fixed_tiles_.get()};
     if constexpr (std::is_same_v<T, float>) {  // packed and float bins are float only
       if (packed) {
         launch_density_packed(p, N_, stream_);
         return;
       }
       if (floats) {
-        launch_density_float(p, N_, stream_);
+        launch_density_float(p, N_, stream_, overlap_);
         return;
       }
     }
@@ -476,6 +501,8 @@ class CudaPipeline final : public ElectrostaticBackend {
     launch_movable_stats(p, stream_);
     r.cell_begin = nm;
     r.cell_end = nc_;
+    r.warp_begin = warp_movable_;
+    r.warp_end = num_warp_cells_;
     r.large_begin = large_movable_;
     r.large_end = num_large_;
     launch_rasterize(r, stream_);
@@ -497,12 +524,12 @@ class CudaPipeline final : public ElectrostaticBackend {
 
   void enqueue_spectral() {
     SpectralArgs<T> a{grid_, spectrum_.get(), z_.get(), nullptr, part_energy_.get(), spectral_blocks_};
-    launch_spectral_fields(a, stream_);
+    launch_spectral_fields(a, stream_, overlap_);
   }
 
   void enqueue_gather(const T* x, const T* y, T* gx, T* gy, std::int64_t fo) {
     const EsVec2<T>* z = reinterpret_cast<const EsVec2<T>*>(z_.get());  // the same layout
-    if (variant_ & kEsFieldTiles) launch_field_tiles(z, e_map_.get(), M_, N_, stream_);
+    if (variant_ & kEsFieldTiles) launch_field_tiles(z, e_map_.get(), M_, N_, stream_, overlap_);
     GatherArgs<T> a{geometry(fo),
                     x,
                     y,
@@ -514,8 +541,9 @@ class CudaPipeline final : public ElectrostaticBackend {
                     gy,
                     nc_,
                     large_.get(),
+                    num_warp_cells_,
                     num_large_};
-    launch_gather(a, stream_);
+    launch_gather(a, stream_, overlap_);
   }
 
   void enqueue_pipeline(const T* x, const T* y, T* gx, T* gy, std::int64_t fo, Bins bins) {
@@ -595,8 +623,11 @@ class CudaPipeline final : public ElectrostaticBackend {
   EsDeviceArray<Cpx> tw_m_, tw_n_;
   EsDeviceArray<T> widths_, heights_;
   EsDeviceArray<int> large_;
-  int num_large_ = 0, large_movable_ = 0;
+  // large_: cells [0, num_warp_cells_) a warp each, [num_warp_cells_, num_large_) a block each;
+  // the fillers among them start at warp_movable_ and at large_movable_.
+  int num_warp_cells_ = 0, warp_movable_ = 0, num_large_ = 0, large_movable_ = 0;
   unsigned variant_ = 0;  // EsVariant flags
+  bool overlap_ = false;  // launch our kernels that follow another one with overlap (es_launch.cuh)
   Bins bins_kind_ = Bins::Wide;    // how evaluate accumulates (Packed may fall back to Wide)
   bool exact_float_ = false;       // Float bins are kEsExactFloat's (may fall back to Wide)
   std::int64_t packed_words_ = 0;  // words of one packed map
@@ -605,6 +636,7 @@ class CudaPipeline final : public ElectrostaticBackend {
   EsDeviceArray<EsAccum> part_held_, totals_;  // checks_bins(): kEsPacked32 wrap, kEsExactFloat limit
   EsDeviceArray<EsVec2<T>> e_map_;
   EsDeviceArray<T> fixed_rho_, rho_, y_phi_;
+  EsDeviceArray<T> fixed_tiles_;  // float maps: F / (bx by) in 2 x 2-bin tiles (density_float)
   // z_: the C2C input w_x + i w_y, transformed in place into Ex + i Ey (in place: 0.054 -> 0.048 ms
   // at 2048^2 on the H200, bench_ispd/probes/cufft_inverse_pair).
   EsDeviceArray<Cpx> spectrum_, z_, w_phi_;

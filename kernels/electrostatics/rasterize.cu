@@ -13,6 +13,7 @@
 
 #include "common/cuda_check.cuh"
 #include "electrostatics/es_kernels.cuh"
+#include "electrostatics/es_launch.cuh"
 
 namespace efield::detail {
 namespace {
@@ -155,7 +156,7 @@ __device__ __forceinline__ void rasterize_small(const RasterizeArgs<T>& a, int b
     for (int n = f.n0; n <= f.n1; ++n) add_charge(a, acc, footprint_weight(f, a.g, m, n), m, n, added, c);
 }
 
-// One block per large cell, its threads striding over the cell's bins.
+// One block per large cell beyond kWarpCellSpan bins a side, its threads striding over the bins.
 template <typename T>
 __device__ __forceinline__ void rasterize_large(const RasterizeArgs<T>& a, int block, EsAccum& added) {
   const int c = a.large_cells[a.large_begin + block];
@@ -170,16 +171,36 @@ __device__ __forceinline__ void rasterize_large(const RasterizeArgs<T>& a, int b
   }
 }
 
-// One launch for both kinds: the first blocks take one cell per thread, the rest one large cell
-// each. kEsPacked32: each block adds the sum of its contributions into one of the total slots
-// (integer sums: the order does not matter).
+// One warp per large cell of up to kWarpCellSpan bins a side, its lanes striding over the bins.
+template <typename T>
+__device__ __forceinline__ void rasterize_warp_cell(const RasterizeArgs<T>& a, int block, EsAccum& added) {
+  const int k = a.warp_begin + block * kEsWarpsPerBlock + static_cast<int>(threadIdx.x / 32);
+  if (k >= a.warp_end) return;
+  const int c = a.large_cells[k];
+  const std::int64_t i = position_index(a.g, static_cast<std::int64_t>(c));
+  const Footprint<T> f = cell_footprint(a.g, a.x[i], a.y[i], a.w[c], a.h[c]);
+  EsAccum* acc = map_of(a, c);
+  const int cols = f.n1 - f.n0 + 1;
+  const int count = (f.m1 - f.m0 + 1) * cols;
+  for (int q = static_cast<int>(threadIdx.x % 32); q < count; q += 32) {
+    const int m = f.m0 + q / cols, n = f.n0 + q % cols;
+    add_charge(a, acc, footprint_weight(f, a.g, m, n), m, n, added, c);
+  }
+}
+
+// One launch for all cells: the first blocks take one cell per thread, the next kEsWarpsPerBlock
+// large cells each (a warp each), the rest one large cell each. kEsPacked32: each block adds the
+// sum of its contributions into one of the total slots (integer sums: the order does not matter).
 template <typename T>
 __global__ void __launch_bounds__(kEsThreads, kEsCellKernelMinBlocks<T>) rasterize_cells(RasterizeArgs<T> a,
-                                                                                         int small_blocks) {
+                                                                                         int small_blocks,
+                                                                                         int warp_blocks) {
+  es_let_next_start();  // the density pass waits for the whole grid anyway
   const int b = static_cast<int>(blockIdx.x);
   EsAccum added = 0;
   if (b < small_blocks) rasterize_small(a, b, added);
-  else rasterize_large(a, b - small_blocks, added);
+  else if (b < small_blocks + warp_blocks) rasterize_warp_cell(a, b - small_blocks, added);
+  else rasterize_large(a, b - small_blocks - warp_blocks, added);
   if (a.totals == nullptr) return;
   using Reduce = cub::BlockReduce<EsAccum, kEsThreads>;
   __shared__ typename Reduce::TempStorage storage;
@@ -308,15 +329,18 @@ __global__ void density_packed(DensityPassArgs<T> a, int N) {
   es_write_block_sum(held, a.part_held);  // the bin check: charge held
 }
 
-// Float maps (float only): one thread per 2 x 2-bin tile of both float maps (one float4 load
-// each), loads batched as in density_packed. The maps and F are read, and the maps cleared, with
-// evict-first hints: none of it is read again in this evaluate, while rho is (by the R2C next;
-// H200, 2048^2: 30 -> 26 us). kEsExactFloat: the maps hold whole numbers, converted
-// exactly to integers and scaled like fixed-point bins; a bin above 2^24 is counted (its sum may
-// have rounded) and finalize reports it.
+// Float maps (float only): one thread per 2 x 2-bin tile of both float maps and of F, kept in the
+// same tiles (one float4 load each; F in the natural layout took four scalar loads: evaluate
+// -1.6 us at 2048^2 on the H200), loads batched as in density_packed. The maps and F are read,
+// and the maps cleared, with evict-first hints: none of it is read again in this evaluate, while
+// rho is (by the R2C next; H200, 2048^2: 30 -> 26 us). kEsExactFloat: the maps hold whole
+// numbers, converted exactly to integers and scaled like fixed-point bins; a bin above 2^24 is
+// counted (its sum may have rounded) and finalize reports it. Launched with overlap after
+// rasterize, which it waits for before anything else.
 template <typename T>
 __global__ void density_float(DensityPassArgs<T> a, int N) {
   static_assert(std::is_same_v<T, float>, "float maps are float only");
+  es_wait_for_previous();
   constexpr int kBatch = 4;
   const int M = static_cast<int>(a.bins / N), tiles_m = (M + 1) / 2, tiles_n = es_tiles_n(N);
   double overflow = 0;
@@ -327,8 +351,7 @@ __global__ void density_float(DensityPassArgs<T> a, int N) {
     const int m0 = 2 * ti;
     const std::int64_t row_first = static_cast<std::int64_t>(ti) * tiles_n;
     for (int j0 = static_cast<int>(threadIdx.x); j0 < tiles_n; j0 += kBatch * static_cast<int>(blockDim.x)) {
-      float4 movable[kBatch], filler[kBatch];
-      T fixed[kBatch][4];
+      float4 movable[kBatch], filler[kBatch], fixed[kBatch];
       int col[kBatch];  // the tile's first column
 #pragma unroll
       for (int i = 0; i < kBatch; ++i) {
@@ -338,11 +361,7 @@ __global__ void density_float(DensityPassArgs<T> a, int N) {
         col[i] = 2 * j;
         movable[i] = __ldcs(reinterpret_cast<const float4*>(a.charge + 4 * k));
         filler[i] = __ldcs(reinterpret_cast<const float4*>(a.charge_filler + 4 * k));
-#pragma unroll
-        for (int h = 0; h < 4; ++h) {
-          const int m = m0 + h / 2, n = col[i] + h % 2;
-          fixed[i][h] = m < M && n < N ? __ldcs(a.fixed_rho + static_cast<std::int64_t>(m) * N + n) : T(0);
-        }
+        fixed[i] = __ldcs(reinterpret_cast<const float4*>(a.fixed_tiles + 4 * k));
       }
 #pragma unroll
       for (int i = 0; i < kBatch; ++i) {
@@ -353,6 +372,7 @@ __global__ void density_float(DensityPassArgs<T> a, int N) {
         __stcs(reinterpret_cast<float4*>(a.charge_filler + 4 * k), make_float4(0.f, 0.f, 0.f, 0.f));
         const T mv[4] = {movable[i].x, movable[i].y, movable[i].z, movable[i].w};
         const T fl[4] = {filler[i].x, filler[i].y, filler[i].z, filler[i].w};
+        const T fx[4] = {fixed[i].x, fixed[i].y, fixed[i].z, fixed[i].w};
 #pragma unroll
         for (int h = 0; h < 4; ++h) {
           const int m = m0 + h / 2, n = col[i] + h % 2;
@@ -360,10 +380,10 @@ __global__ void density_float(DensityPassArgs<T> a, int N) {
           BinDensity<T> b;
           if (a.exact) {
             flagged += (mv[h] > kEsExactFloatLimit || fl[h] > kEsExactFloatLimit) ? 1u : 0u;
-            b = bin_density(static_cast<std::int64_t>(mv[h]), static_cast<std::int64_t>(fl[h]), fixed[i][h],
+            b = bin_density(static_cast<std::int64_t>(mv[h]), static_cast<std::int64_t>(fl[h]), fx[h],
                             a.inv_scale);
           } else {
-            b = bin_density(mv[h], fl[h], fixed[i][h]);
+            b = bin_density(mv[h], fl[h], fx[h]);
           }
           overflow += static_cast<double>(bin_overflow(b.movable_rho, a.target_density));
           mx = b.movable_rho > mx ? b.movable_rho : mx;
@@ -381,9 +401,10 @@ __global__ void density_float(DensityPassArgs<T> a, int N) {
 template <typename T>
 void launch_rasterize(const RasterizeArgs<T>& a, cudaStream_t stream) {
   const int small_blocks = a.cell_end > a.cell_begin ? es_blocks_for(a.cell_end - a.cell_begin) : 0;
-  const int blocks = small_blocks + (a.large_end - a.large_begin);
+  const int warp_blocks = es_blocks_for_warps(a.warp_end - a.warp_begin);
+  const int blocks = small_blocks + warp_blocks + (a.large_end - a.large_begin);
   if (blocks == 0) return;
-  rasterize_cells<T><<<blocks, kEsThreads, 0, stream>>>(a, small_blocks);
+  rasterize_cells<T><<<blocks, kEsThreads, 0, stream>>>(a, small_blocks, warp_blocks);
   EFIELD_CUDA_CHECK_LAUNCH();
 }
 
@@ -412,9 +433,8 @@ void launch_density_packed(const DensityPassArgs<T>& a, int N, cudaStream_t stre
 }
 
 template <typename T>
-void launch_density_float(const DensityPassArgs<T>& a, int N, cudaStream_t stream) {
-  density_float<T><<<a.blocks, kEsThreads, 0, stream>>>(a, N);
-  EFIELD_CUDA_CHECK_LAUNCH();
+void launch_density_float(const DensityPassArgs<T>& a, int N, cudaStream_t stream, bool overlap) {
+  es_launch(overlap, density_float<T>, a.blocks, kEsThreads, stream, a, N);
 }
 
 template void launch_rasterize<float>(const RasterizeArgs<float>&, cudaStream_t);
@@ -426,6 +446,6 @@ template void launch_density_finish<double>(const DensityPassArgs<double>&, int,
 template void launch_density_combined<float>(const DensityPassArgs<float>&, int, cudaStream_t);
 template void launch_density_combined<double>(const DensityPassArgs<double>&, int, cudaStream_t);
 template void launch_density_packed<float>(const DensityPassArgs<float>&, int, cudaStream_t);
-template void launch_density_float<float>(const DensityPassArgs<float>&, int, cudaStream_t);
+template void launch_density_float<float>(const DensityPassArgs<float>&, int, cudaStream_t, bool);
 
 }  // namespace efield::detail

@@ -93,12 +93,17 @@ EFIELD_HD SmallFootprint<T> small_footprint(const Footprint<T>& f, const CellGeo
   return s;
 }
 
+// The longer side of a cell of size (w, h) once stretched, in bins.
+template <typename T>
+EFIELD_HD T stretched_span_bins(const CellGeometry<T>& g, T w, T h) {
+  const T sx = (w > g.min_w ? w : g.min_w) * g.inv_bx;
+  const T sy = (h > g.min_h ? h : g.min_h) * g.inv_by;
+  return sx > sy ? sx : sy;
+}
 // Whether a cell of size (w, h) is handled as "large" (depends on sizes only, fixed at construction).
 template <typename T>
 EFIELD_HD bool is_large_cell(const CellGeometry<T>& g, T w, T h) {
-  const T ws = w > g.min_w ? w : g.min_w;
-  const T hs = h > g.min_h ? h : g.min_h;
-  return ws * g.inv_bx > g.large_span || hs * g.inv_by > g.large_span;
+  return stretched_span_bins(g, w, h) > g.large_span;
 }
 
 }  // namespace efield::detail

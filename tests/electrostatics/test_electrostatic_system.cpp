@@ -85,6 +85,39 @@ TEST(ElectrostaticCuda, FillersOfMixedSizesMatchReference) {
   }
 }
 
+// Large cells take a warp each up to 16 bins a side (kWarpCellSpan) and a block each beyond: movable
+// cells and fillers of both kinds (some partly outside the region) against the reference, in both
+// precisions (double also covers the two rasterize launches of the 64-bit bins).
+TEST(ElectrostaticCuda, LargeCellsOfEverySizeMatchReference) {
+  EFIELD_REQUIRE_GPU();
+  DesignSpec spec;  // 64 x 48 bins of 5 x 10
+  spec.M = 64;
+  spec.N = 48;
+  spec.xh = 320;
+  spec.yh = 480;
+  spec.num_movable = 300;
+  spec.num_fillers = 60;
+  spec.num_fixed = 8;
+  const std::uint64_t seed = next_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  TestDesign d = make_random_design(spec, seed);
+  const double bx = 5, by = 10;
+  const size_t nm = d.movable.widths.size();
+  for (size_t i = 0; i < nm; i += 10) d.movable.widths[i] = static_cast<double>(6 + i % 9) * bx;  // a warp each
+  for (size_t i = 5; i < nm; i += 25) {  // a block each
+    d.movable.widths[i] = static_cast<double>(18 + i % 13) * bx;
+    d.movable.heights[i] = static_cast<double>(17 + i % 4) * by;
+  }
+  d.fillers.widths[1] = 10 * bx;   // a warp
+  d.fillers.heights[2] = 20 * by;  // a block
+  const ReferenceResult ref = reference_of(d);
+  for (const Precision p : {Precision::Float, Precision::Double}) {
+    ElectrostaticSystem es(with(d.options, Backend::Cuda, p), d.movable, d.fillers, d.fixed);
+    if (p == Precision::Float) expect_matches_reference(run_device<float>(es, d), ref, 1e-4, "cuda float");
+    else expect_matches_reference(run_device<double>(es, d), ref, 1e-10, "cuda double");
+  }
+}
+
 // A larger design (no dense reference: too slow) checked against the CPU backend.
 TEST(ElectrostaticCuda, AgreesWithCpuOnALargerDesign) {
   EFIELD_REQUIRE_GPU();
