@@ -266,8 +266,8 @@ struct GatherArgs {
   T* grad_x;
   T* grad_y;
   std::int64_t num_cells;  // one thread each (large ones return at once)
-  const int* large_cells;  // the large cells (see kEsWarpsPerBlock): the first num_warp_cells a warp each
-  int num_warp_cells;
+  const int* large_cells;  // the large cells (see kEsWarpsPerBlock):
+  int num_warp_cells;      //   the first num_warp_cells a warp each, the rest a block each
   int num_large;
 };
 template <typename T>
@@ -277,11 +277,11 @@ template <typename T>
 void launch_field_tiles(const EsVec2<T>* z, EsVec2<T>* e, int M, int N, cudaStream_t stream, bool overlap);
 
 // Cell t's position index and stretched footprint for the kernels with one thread per cell; false
-// for a large cell (those have a warp or a block each). Threads index cells directly, not through a list of
-// the small ones: one dependent load less (evaluate -5 us at 2048^2 on the H200). Sizes and
-// positions are read once per pass, with evict-first hints so that they do not displace the maps
-// in L2 (the gradients are stored the same way). Fillers of one size (make_fillers' are) read no
-// sizes (CellGeometry::uniform_fillers; evaluate -2 us at 2048^2). Args: RasterizeArgs or
+// for a large cell (those have a warp or a block each). Threads index cells directly, not through
+// a list of the small ones: one dependent load less (evaluate -5 us at 2048^2 on the H200). Sizes
+// and positions are read once per pass, with evict-first hints so that they do not displace the
+// maps in L2 (the gradients are stored the same way). Fillers of one size (make_fillers' are) read
+// no sizes (CellGeometry::uniform_fillers; evaluate -2 us at 2048^2). Args: RasterizeArgs or
 // GatherArgs.
 template <typename T, typename Args>
 __device__ __forceinline__ bool load_small_cell(const Args& a, std::int64_t t, std::int64_t* i, Footprint<T>* f) {

@@ -2,8 +2,8 @@
 // Internal: programmatic dependent launch (sm_90) between the kernels of one evaluate. A kernel
 // launched with overlap = true may start while the kernel before it in the stream finishes (its
 // blocks take the SMs that the earlier kernel's last blocks leave): launch latency and the earlier
-// kernel's tail overlap the new kernel's start (H200, CUDA graph: evaluate -2.5 us at 512^2 and
-// at 2048^2). Such a kernel calls es_wait_for_previous() before it reads anything an earlier
+// kernel's tail overlap the new kernel's start (H200, CUDA graph: evaluate -2.5 us at 512^2; 0 or
+// -2.5 us at 2048^2, depending on the machine). Such a kernel calls es_wait_for_previous() before it reads anything an earlier
 // kernel of the evaluate writes, or writes anything one reads; before that it may read only the
 // evaluate's inputs (cell positions and sizes). Both device calls are no-ops in a kernel launched
 // without overlap, and before sm_90.

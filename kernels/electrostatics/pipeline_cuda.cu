@@ -180,8 +180,8 @@ class CudaPipeline final : public ElectrostaticBackend {
       w[c] = static_cast<T>(d.width(c));
       h[c] = static_cast<T>(d.height(c));
       if (!is_large_cell(geom_, w[c], h[c])) continue;
-      if (stretched_span_bins(geom_, w[c], h[c]) <= static_cast<T>(kWarpCellSpan)) large.push_back(static_cast<int>(c));
-      else block_cells.push_back(static_cast<int>(c));
+      const bool warp = stretched_span_bins(geom_, w[c], h[c]) <= static_cast<T>(kWarpCellSpan);
+      (warp ? large : block_cells).push_back(static_cast<int>(c));
     }
     const auto first_filler = [&](auto begin, auto end) {
       return static_cast<int>(std::lower_bound(begin, end, d.num_movable()) - large.begin());

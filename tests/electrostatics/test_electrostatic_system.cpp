@@ -85,39 +85,6 @@ TEST(ElectrostaticCuda, FillersOfMixedSizesMatchReference) {
   }
 }
 
-// Large cells take a warp each up to 16 bins a side (kWarpCellSpan) and a block each beyond: movable
-// cells and fillers of both kinds (some partly outside the region) against the reference, in both
-// precisions (double also covers the two rasterize launches of the 64-bit bins).
-TEST(ElectrostaticCuda, LargeCellsOfEverySizeMatchReference) {
-  EFIELD_REQUIRE_GPU();
-  DesignSpec spec;  // 64 x 48 bins of 5 x 10
-  spec.M = 64;
-  spec.N = 48;
-  spec.xh = 320;
-  spec.yh = 480;
-  spec.num_movable = 300;
-  spec.num_fillers = 60;
-  spec.num_fixed = 8;
-  const std::uint64_t seed = next_seed();
-  SCOPED_TRACE("seed " + std::to_string(seed));
-  TestDesign d = make_random_design(spec, seed);
-  const double bx = 5, by = 10;
-  const size_t nm = d.movable.widths.size();
-  for (size_t i = 0; i < nm; i += 10) d.movable.widths[i] = static_cast<double>(6 + i % 9) * bx;  // a warp each
-  for (size_t i = 5; i < nm; i += 25) {  // a block each
-    d.movable.widths[i] = static_cast<double>(18 + i % 13) * bx;
-    d.movable.heights[i] = static_cast<double>(17 + i % 4) * by;
-  }
-  d.fillers.widths[1] = 10 * bx;   // a warp
-  d.fillers.heights[2] = 20 * by;  // a block
-  const ReferenceResult ref = reference_of(d);
-  for (const Precision p : {Precision::Float, Precision::Double}) {
-    ElectrostaticSystem es(with(d.options, Backend::Cuda, p), d.movable, d.fillers, d.fixed);
-    if (p == Precision::Float) expect_matches_reference(run_device<float>(es, d), ref, 1e-4, "cuda float");
-    else expect_matches_reference(run_device<double>(es, d), ref, 1e-10, "cuda double");
-  }
-}
-
 // A larger design (no dense reference: too slow) checked against the CPU backend.
 TEST(ElectrostaticCuda, AgreesWithCpuOnALargerDesign) {
   EFIELD_REQUIRE_GPU();
@@ -301,6 +268,7 @@ TEST(ElectrostaticCuda, ProfileStagesReportsEveryStage) {
 constexpr unsigned kLastVariant = 31;  // EsVariant flags 1 | 2 | 4 | 8 | 16
 constexpr unsigned kPackedFlag = 8;    // kEsPacked32 (float only)
 constexpr unsigned kExactFloatFlag = 16;  // kEsExactFloat (float only; takes precedence over packing)
+constexpr unsigned kTwoMapsFlag = 4;      // kEsTwoMaps
 constexpr unsigned kDefaultSmallGridVariant = 31;  // every flag: the default on grids <= 2^20 bins
 // How a float variant accumulates the density map: 0 64-bit bins, 1 packed, 2 exact float maps.
 int bins_kind(unsigned v) { return (v & kExactFloatFlag) ? 2 : (v & kPackedFlag) ? 1 : 0; }
@@ -314,6 +282,44 @@ class ScopedVariant {
   ScopedVariant(const ScopedVariant&) = delete;
   ScopedVariant& operator=(const ScopedVariant&) = delete;
 };
+
+// Large cells take a warp each up to 16 bins a side (kWarpCellSpan) and a block each beyond: movable
+// cells and fillers of both kinds (some partly outside the region) against the reference, in both
+// precisions, with one accumulator map and with two (double with one map rasterizes movable cells
+// and fillers in two launches, each with its own ranges of both kinds).
+TEST(ElectrostaticCuda, LargeCellsOfEverySizeMatchReference) {
+  EFIELD_REQUIRE_GPU();
+  DesignSpec spec;  // 64 x 48 bins of 5 x 10
+  spec.M = 64;
+  spec.N = 48;
+  spec.xh = 320;
+  spec.yh = 480;
+  spec.num_movable = 300;
+  spec.num_fillers = 60;
+  spec.num_fixed = 8;
+  const std::uint64_t seed = next_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  TestDesign d = make_random_design(spec, seed);
+  const double bx = 5, by = 10;
+  const size_t nm = d.movable.widths.size();
+  for (size_t i = 0; i < nm; i += 10) d.movable.widths[i] = static_cast<double>(6 + i % 9) * bx;  // a warp each
+  for (size_t i = 5; i < nm; i += 25) {  // a block each
+    d.movable.widths[i] = static_cast<double>(18 + i % 13) * bx;
+    d.movable.heights[i] = static_cast<double>(17 + i % 4) * by;
+  }
+  d.fillers.widths[1] = 10 * bx;   // a warp
+  d.fillers.heights[2] = 20 * by;  // a block
+  const ReferenceResult ref = reference_of(d);
+  for (const unsigned v : {kDefaultSmallGridVariant, kDefaultSmallGridVariant & ~kTwoMapsFlag}) {
+    const ScopedVariant variant(v);
+    SCOPED_TRACE("variant " + std::to_string(v));
+    for (const Precision p : {Precision::Float, Precision::Double}) {
+      ElectrostaticSystem es(with(d.options, Backend::Cuda, p), d.movable, d.fillers, d.fixed);
+      if (p == Precision::Float) expect_matches_reference(run_device<float>(es, d), ref, 1e-4, "cuda float");
+      else expect_matches_reference(run_device<double>(es, d), ref, 1e-10, "cuda double");
+    }
+  }
+}
 
 // Every variant of the CUDA pipeline against the float64 reference (odd and even grids, cells
 // outside the region, macros), in both precisions, and bitwise repeatable.
