@@ -120,17 +120,27 @@ __device__ __forceinline__ void gather_small(const GatherArgs<T>& a, int block) 
   __stcs(a.grad_y + i, -sy);
 }
 
+// Large cell c: its position index, and this thread's share of its sums (the footprint's bins
+// split among `lanes` threads, this one is `lane`). The cell is read before the wait for the field.
 template <typename T>
-__device__ __forceinline__ void gather_large(const GatherArgs<T>& a, int block) {
-  const int c = a.large_cells[a.num_warp_cells + block];
+__device__ __forceinline__ std::int64_t gather_large_cell(const GatherArgs<T>& a, int c, int lane, int lanes, T* sx,
+                                                          T* sy) {
   const std::int64_t i = position_index(a.g, static_cast<std::int64_t>(c));
   const Footprint<T> f = cell_footprint(a.g, a.x[i], a.y[i], a.w[c], a.h[c]);
   const int cols = f.n1 - f.n0 + 1;
   const std::int64_t count = static_cast<std::int64_t>(f.m1 - f.m0 + 1) * cols;
   es_wait_for_previous();
+  for (std::int64_t k = lane; k < count; k += lanes)
+    accumulate_bin(a, f, f.m0 + static_cast<int>(k / cols), f.n0 + static_cast<int>(k % cols), sx, sy);
+  return i;
+}
+
+// One block per large cell beyond kWarpCellSpan bins a side (fixed-order CUB reduction).
+template <typename T>
+__device__ __forceinline__ void gather_large(const GatherArgs<T>& a, int block) {
   T sx = 0, sy = 0;
-  for (std::int64_t k = threadIdx.x; k < count; k += blockDim.x)
-    accumulate_bin(a, f, f.m0 + static_cast<int>(k / cols), f.n0 + static_cast<int>(k % cols), &sx, &sy);
+  const std::int64_t i = gather_large_cell(a, a.large_cells[a.num_warp_cells + block], static_cast<int>(threadIdx.x),
+                                           static_cast<int>(blockDim.x), &sx, &sy);
   using Reduce = cub::BlockReduce<T, kEsThreads>;
   __shared__ typename Reduce::TempStorage storage;
   const T bx = Reduce(storage).Sum(sx);
@@ -142,21 +152,14 @@ __device__ __forceinline__ void gather_large(const GatherArgs<T>& a, int block) 
   }
 }
 
-// One warp per large cell of up to kWarpCellSpan bins a side: its lanes stride over the bins, and
-// a butterfly of shuffles sums them (a fixed order, so the sum is reproducible).
+// One warp per large cell of up to kWarpCellSpan bins a side: a butterfly of shuffles sums the
+// lanes' shares (a fixed order, so the sum is reproducible).
 template <typename T>
 __device__ __forceinline__ void gather_warp_cell(const GatherArgs<T>& a, int block) {
   const int k = block * kEsWarpsPerBlock + static_cast<int>(threadIdx.x / 32);
   if (k >= a.num_warp_cells) return;
-  const int c = a.large_cells[k];
-  const std::int64_t i = position_index(a.g, static_cast<std::int64_t>(c));
-  const Footprint<T> f = cell_footprint(a.g, a.x[i], a.y[i], a.w[c], a.h[c]);
-  const int cols = f.n1 - f.n0 + 1;
-  const int count = (f.m1 - f.m0 + 1) * cols;
-  es_wait_for_previous();
   T sx = 0, sy = 0;
-  for (int q = static_cast<int>(threadIdx.x % 32); q < count; q += 32)
-    accumulate_bin(a, f, f.m0 + q / cols, f.n0 + q % cols, &sx, &sy);
+  const std::int64_t i = gather_large_cell(a, a.large_cells[k], static_cast<int>(threadIdx.x % 32), 32, &sx, &sy);
 #pragma unroll
   for (int lanes = 16; lanes > 0; lanes /= 2) {
     sx += __shfl_xor_sync(0xffffffffu, sx, lanes);

@@ -183,13 +183,13 @@ class CudaPipeline final : public ElectrostaticBackend {
       const bool warp = stretched_span_bins(geom_, w[c], h[c]) <= static_cast<T>(kWarpCellSpan);
       (warp ? large : block_cells).push_back(static_cast<int>(c));
     }
-    const auto first_filler = [&](auto begin, auto end) {
-      return static_cast<int>(std::lower_bound(begin, end, d.num_movable()) - large.begin());
+    const auto movable_in = [&](const std::vector<int>& cells) {  // ascending: a prefix
+      return static_cast<int>(std::lower_bound(cells.begin(), cells.end(), d.num_movable()) - cells.begin());
     };
     num_warp_cells_ = static_cast<int>(large.size());
-    warp_movable_ = first_filler(large.begin(), large.end());
+    warp_movable_ = movable_in(large);
+    large_movable_ = num_warp_cells_ + movable_in(block_cells);
     large.insert(large.end(), block_cells.begin(), block_cells.end());
-    large_movable_ = first_filler(large.begin() + num_warp_cells_, large.end());
     widths_ = EsDeviceArray<T>(nc_);
     heights_ = EsDeviceArray<T>(nc_);
     large_ = EsDeviceArray<int>(large.size());

@@ -156,36 +156,33 @@ __device__ __forceinline__ void rasterize_small(const RasterizeArgs<T>& a, int b
     for (int n = f.n0; n <= f.n1; ++n) add_charge(a, acc, footprint_weight(f, a.g, m, n), m, n, added, c);
 }
 
-// One block per large cell beyond kWarpCellSpan bins a side, its threads striding over the bins.
+// Large cell c's footprint, its bins split among `lanes` threads (this one is `lane`).
 template <typename T>
-__device__ __forceinline__ void rasterize_large(const RasterizeArgs<T>& a, int block, EsAccum& added) {
-  const int c = a.large_cells[a.large_begin + block];
+__device__ __forceinline__ void rasterize_large_cell(const RasterizeArgs<T>& a, int c, int lane, int lanes,
+                                                     EsAccum& added) {
   const std::int64_t i = position_index(a.g, static_cast<std::int64_t>(c));
   const Footprint<T> f = cell_footprint(a.g, a.x[i], a.y[i], a.w[c], a.h[c]);
   EsAccum* acc = map_of(a, c);
   const int cols = f.n1 - f.n0 + 1;
   const std::int64_t count = static_cast<std::int64_t>(f.m1 - f.m0 + 1) * cols;
-  for (std::int64_t k = threadIdx.x; k < count; k += blockDim.x) {
+  for (std::int64_t k = lane; k < count; k += lanes) {
     const int m = f.m0 + static_cast<int>(k / cols), n = f.n0 + static_cast<int>(k % cols);
     add_charge(a, acc, footprint_weight(f, a.g, m, n), m, n, added, c);
   }
 }
 
-// One warp per large cell of up to kWarpCellSpan bins a side, its lanes striding over the bins.
+// One warp per large cell of up to kWarpCellSpan bins a side.
 template <typename T>
 __device__ __forceinline__ void rasterize_warp_cell(const RasterizeArgs<T>& a, int block, EsAccum& added) {
   const int k = a.warp_begin + block * kEsWarpsPerBlock + static_cast<int>(threadIdx.x / 32);
-  if (k >= a.warp_end) return;
-  const int c = a.large_cells[k];
-  const std::int64_t i = position_index(a.g, static_cast<std::int64_t>(c));
-  const Footprint<T> f = cell_footprint(a.g, a.x[i], a.y[i], a.w[c], a.h[c]);
-  EsAccum* acc = map_of(a, c);
-  const int cols = f.n1 - f.n0 + 1;
-  const int count = (f.m1 - f.m0 + 1) * cols;
-  for (int q = static_cast<int>(threadIdx.x % 32); q < count; q += 32) {
-    const int m = f.m0 + q / cols, n = f.n0 + q % cols;
-    add_charge(a, acc, footprint_weight(f, a.g, m, n), m, n, added, c);
-  }
+  if (k < a.warp_end) rasterize_large_cell(a, a.large_cells[k], static_cast<int>(threadIdx.x % 32), 32, added);
+}
+
+// One block per large cell beyond kWarpCellSpan bins a side.
+template <typename T>
+__device__ __forceinline__ void rasterize_large(const RasterizeArgs<T>& a, int block, EsAccum& added) {
+  rasterize_large_cell(a, a.large_cells[a.large_begin + block], static_cast<int>(threadIdx.x),
+                       static_cast<int>(blockDim.x), added);
 }
 
 // One launch for all cells: the first blocks take one cell per thread, the next kEsWarpsPerBlock

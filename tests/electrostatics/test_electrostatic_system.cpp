@@ -39,6 +39,14 @@ SystemOutput run_device(ElectrostaticSystem& es, const TestDesign& d) {
   return collect_output(es, d, result, gx.download(), gy.download());
 }
 
+// One design on CUDA, float and double, device pointers, against its float64 reference.
+void expect_both_precisions_match(const TestDesign& d, const ReferenceResult& ref) {
+  ElectrostaticSystem f(with(d.options, Backend::Cuda, Precision::Float), d.movable, d.fillers, d.fixed);
+  expect_matches_reference(run_device<float>(f, d), ref, 1e-4, "cuda float");
+  ElectrostaticSystem g(with(d.options, Backend::Cuda, Precision::Double), d.movable, d.fillers, d.fixed);
+  expect_matches_reference(run_device<double>(g, d), ref, 1e-10, "cuda double");
+}
+
 // CUDA against the float64 reference on every reference design, with host and device pointers.
 template <typename T>
 void expect_cuda_matches_reference(Precision precision, double tolerance) {
@@ -76,12 +84,7 @@ TEST(ElectrostaticCuda, FillersOfMixedSizesMatchReference) {
     ASSERT_GE(nf, 3u);
     for (size_t i = 0; i < nf; i += 3) d.fillers.widths[i] *= 1.7;  // every third filler wider
     d.fillers.heights[nf / 2] *= 9.0;                                  // one tall filler
-    const ReferenceResult ref = reference_of(d);
-    for (const Precision p : {Precision::Float, Precision::Double}) {
-      ElectrostaticSystem es(with(d.options, Backend::Cuda, p), d.movable, d.fillers, d.fixed);
-      if (p == Precision::Float) expect_matches_reference(run_device<float>(es, d), ref, 1e-4, "cuda float");
-      else expect_matches_reference(run_device<double>(es, d), ref, 1e-10, "cuda double");
-    }
+    expect_both_precisions_match(d, reference_of(d));
   }
 }
 
@@ -313,11 +316,7 @@ TEST(ElectrostaticCuda, LargeCellsOfEverySizeMatchReference) {
   for (const unsigned v : {kDefaultSmallGridVariant, kDefaultSmallGridVariant & ~kTwoMapsFlag}) {
     const ScopedVariant variant(v);
     SCOPED_TRACE("variant " + std::to_string(v));
-    for (const Precision p : {Precision::Float, Precision::Double}) {
-      ElectrostaticSystem es(with(d.options, Backend::Cuda, p), d.movable, d.fillers, d.fixed);
-      if (p == Precision::Float) expect_matches_reference(run_device<float>(es, d), ref, 1e-4, "cuda float");
-      else expect_matches_reference(run_device<double>(es, d), ref, 1e-10, "cuda double");
-    }
+    expect_both_precisions_match(d, ref);
   }
 }
 
