@@ -134,23 +134,25 @@ void gpu_rows(Size s, const bench::TimingOptions& topt, Table& table) {
   PlanOptions o;
   o.backend = Backend::Cuda;
   for (Transform2D kind : {Transform2D::Dct2, Transform2D::Idct2, Transform2D::IdctIdxst, Transform2D::IdxstIdct}) {
-    double t_fused;
-    {
-      efield::Plan2D<T> plan(kind, s.rows, s.cols, o);
-      t_fused = bench::time_cuda([&] { plan.execute(in.p, out.p, st); }, st, topt).median_ms;
-    }
-    // The experimental Cuda2DMethod::AxisPasses where it applies (powers of two).
-    std::string axis_time = "n/a", axis_ratio = "n/a";
-    try {
-      PlanOptions axis = o;
-      axis.cuda_2d_method = efield::Cuda2DMethod::AxisPasses;
-      efield::Plan2D<T> plan(kind, s.rows, s.cols, axis);
-      const double t_axis = bench::time_cuda([&] { plan.execute(in.p, out.p, st); }, st, topt).median_ms;
-      axis_time = us(t_axis);
-      axis_ratio = ratio(t_axis, kind == Transform2D::Dct2 ? t_r2c : t_c2r);
-    } catch (const efield::Error&) {
-      // not a power-of-two shape: n/a
-    }
+    const bool fwd = kind == Transform2D::Dct2;
+    const double t_fft = fwd ? t_r2c : t_c2r;
+    // One Cuda2DMethod of Plan2D: its time, or a negative value where it does not apply.
+    auto time_method = [&](efield::Cuda2DMethod method) {
+      PlanOptions m = o;
+      m.cuda_2d_method = method;
+      try {
+        efield::Plan2D<T> plan(kind, s.rows, s.cols, m);
+        return bench::time_cuda([&] { plan.execute(in.p, out.p, st); }, st, topt).median_ms;
+      } catch (const efield::Error&) {
+        return -1.0;  // the method does not take this shape
+      }
+    };
+    const double t_fused = time_method(efield::Cuda2DMethod::Auto);
+    const std::string method = efield::to_string(efield::Plan2D<T>(kind, s.rows, s.cols, o).cuda_2d_method());
+    const double t_one = time_method(efield::Cuda2DMethod::OneFft);
+    const double t_axis = time_method(efield::Cuda2DMethod::AxisPasses);
+    auto time_or_na = [](double t) { return t < 0 ? std::string("n/a") : us(t); };
+    auto ratio_or_na = [](double t, double ref) { return t < 0 ? std::string("n/a") : ratio(t, ref); };
     std::string rc_time = "n/a", rc_ratio = "n/a";
     if (kind == Transform2D::Dct2 || kind == Transform2D::Idct2) {
       try {
@@ -162,16 +164,16 @@ void gpu_rows(Size s, const bench::TimingOptions& topt, Table& table) {
         std::fprintf(stderr, "row-column %s %s: %s\n", efield::to_string(kind), size_name(s).c_str(), e.what());
       }
     }
-    const bool fwd = kind == Transform2D::Dct2;
-    const double t_fft = fwd ? t_r2c : t_c2r;
-    table.rows.push_back({size_name(s), type_name<T>(), efield::to_string(kind), us(t_fused),
-                          std::string(fwd ? "R2C " : "C2R ") + us(t_fft), ratio(t_fused, t_fft), axis_time,
-                          axis_ratio, rc_time, rc_ratio});
-    std::printf("%-11s %-6s %-11s fused %9s us  %s %9s us  ratio %6s  axis passes %9s us (%6s)  row-col %9s us  "
-                "speedup %s\n",
-                size_name(s).c_str(), type_name<T>(), efield::to_string(kind), us(t_fused).c_str(),
-                fwd ? "R2C" : "C2R", us(t_fft).c_str(), ratio(t_fused, t_fft).c_str(), axis_time.c_str(),
-                axis_ratio.c_str(), rc_time.c_str(), rc_ratio.c_str());
+    table.rows.push_back({size_name(s), type_name<T>(), efield::to_string(kind), method, us(t_fused),
+                          std::string(fwd ? "R2C " : "C2R ") + us(t_fft), ratio(t_fused, t_fft), time_or_na(t_one),
+                          ratio_or_na(t_one, t_fft), time_or_na(t_axis), ratio_or_na(t_axis, t_fft), rc_time,
+                          rc_ratio});
+    std::printf("%-11s %-6s %-11s fused (%s) %9s us  %s %9s us  ratio %6s  one_fft %9s us (%6s)  axis passes %9s us "
+                "(%6s)  row-col %9s us  speedup %s\n",
+                size_name(s).c_str(), type_name<T>(), efield::to_string(kind), method.c_str(), us(t_fused).c_str(),
+                fwd ? "R2C" : "C2R", us(t_fft).c_str(), ratio(t_fused, t_fft).c_str(), time_or_na(t_one).c_str(),
+                ratio_or_na(t_one, t_fft).c_str(), time_or_na(t_axis).c_str(), ratio_or_na(t_axis, t_fft).c_str(),
+                rc_time.c_str(), rc_ratio.c_str());
     std::fflush(stdout);
   }
   cudaStreamDestroy(stream);
@@ -272,8 +274,9 @@ int main(int argc, char** argv) {
       bench::TimingOptions topt;
       topt.warmup = 10;
       topt.repetitions = quick ? 50 : 200;
-      Table t{{"size", "type", "transform", "fused (us)", "cuFFT alone (us)", "fused / cuFFT",
-               "axis passes (us)", "axis passes / cuFFT", "row-column (us)", "row-column / fused"}};
+      Table t{{"size", "type", "transform", "Auto runs", "fused (us)", "cuFFT alone (us)", "fused / cuFFT",
+               "one_fft (us)", "one_fft / cuFFT", "axis passes (us)", "axis passes / cuFFT", "row-column (us)",
+               "row-column / fused"}};
       for (Size s : sizes) {
         gpu_rows<float>(s, topt, t);
         gpu_rows<double>(s, topt, t);
@@ -283,8 +286,11 @@ int main(int argc, char** argv) {
          << " warm-up runs, CUDA events; device pointers, out of place. `fused / cuFFT` compares dct2 "
             "with R2C and the inverses with C2R of the same size (target <= 1.10x at >= 2048^2); "
             "`row-column / fused` is the speedup over RowColumnPlan2D (target >= 2x; it supports only "
-            "dct2 and idct2). `fused` is Plan2D's default (Cuda2DMethod::Auto = OneFft: reorder, one "
-            "cuFFT 2D real FFT, postprocess); the `axis passes` columns time the experimental "
+            "dct2 and idct2). `fused` is Plan2D's default, Cuda2DMethod::Auto, which runs the method in "
+            "`Auto runs`: row_fft_column_pass (reorder, cuFFT's batched row FFTs, one own column pass "
+            "with the 2D postprocess fused; inverses the other way round) where the row count is a "
+            "power of two in 64..8192, else one_fft (reorder, one cuFFT 2D real FFT, postprocess). The "
+            "`one_fft` and `axis passes` columns time Cuda2DMethod::OneFft and the experimental "
             "Cuda2DMethod::AxisPasses (one shared-memory pass per axis with efield's own FFT; powers "
             "of two only) on the same data.\n\n"
          << t.markdown() << "\n";

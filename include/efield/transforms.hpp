@@ -37,12 +37,16 @@ enum class DctAlgorithm {
 
 // How the CUDA backend of Plan2D computes a 2D transform (the CPU backend always runs OneFft).
 enum class Cuda2DMethod {
-  Auto,        // the fastest measured: OneFft today
+  Auto,        // the fastest measured: RowFftColumnPass or OneFft (rule in the README)
   OneFft,      // the DCT paper's Algorithm 2: reorder, one 2D cuFFT real FFT, postprocess; any size
   AxisPasses,  // one pass per axis, each a whole 1D transform of a tile in shared memory (own
                // FFT): the array crosses memory twice. Both sizes powers of two in 2..8192 (float)
                // or 2..4096 (double); a plan asking for it at other sizes throws. Experimental:
                // on par with OneFft at 2048^2 float, slower elsewhere (see the README).
+  RowFftColumnPass,  // Algorithm 2 with the 2D FFT split: cuFFT's batched row FFTs, then one own
+                     // pass down the columns (column FFT in shared memory) that also runs the
+                     // postprocess (dct2) or preprocess (inverses): one pass fewer than OneFft.
+                     // Row count a power of two in 64..8192; any column count; throws otherwise.
 };
 
 struct PlanOptions {
@@ -106,6 +110,8 @@ class Plan2D {
   int rows() const noexcept;
   int cols() const noexcept;
   Backend backend() const noexcept;
+  // The CUDA method this plan runs, with Auto resolved; Cuda2DMethod::Auto for a CPU plan.
+  Cuda2DMethod cuda_2d_method() const noexcept;
 
  private:
   std::unique_ptr<detail::Plan2DImpl<T>> impl_;

@@ -151,6 +151,7 @@ class AxisPassPlan2D final : public Plan2DImpl<T> {
   }
 
   Backend backend() const noexcept override { return Backend::Cuda; }
+  Cuda2DMethod cuda_2d_method() const noexcept override { return Cuda2DMethod::AxisPasses; }
 
  private:
   T zero_below_;

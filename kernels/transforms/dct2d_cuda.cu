@@ -1,7 +1,9 @@
 // The CUDA backend of Plan2D, Cuda2DMethod::OneFft: Makhoul reorder -> one cuFFT R2C -> quad
 // postprocess (dct2), and quad preprocess -> one cuFFT C2R -> inverse reorder (idct2,
-// idct_idxst, idxst_idct). make_cuda_plan2d hands Cuda2DMethod::AxisPasses to
-// dct2d_axis_passes.cu instead.
+// idct_idxst, idxst_idct). Cuda2DMethod::RowFftColumnPass is the same plan with the 2D FFT
+// split: cuFFT's batched row FFTs, and the column FFTs done in our own pass that also runs the
+// postprocess or preprocess (dct2d_column_pass.cuh), so one pass fewer. make_cuda_plan2d hands
+// Cuda2DMethod::AxisPasses to dct2d_axis_passes.cu instead.
 // Buffers, twiddle tables and the cuFFT plan are made at construction; execute() only enqueues
 // three operations on the caller's stream (capturable in a CUDA graph).
 #include <cstdint>
@@ -12,8 +14,10 @@
 #include "common/host_staging.cuh"
 #include "math/twiddle.hpp"
 #include "transforms/dct2d_axis_passes.hpp"
+#include "transforms/dct2d_column_pass.hpp"
 #include "transforms/dct2d_cufft.cuh"
 #include "transforms/dct2d_kernels.cuh"
+#include "transforms/register_fft.cuh"
 #include "transforms/plan2d_impl.hpp"
 
 namespace efield::detail {
@@ -37,16 +41,26 @@ inline bool quad_aligned(const void* p, int N) {
 template <typename T>
 class CudaPlan2D final : public Plan2DImpl<T> {
  public:
-  CudaPlan2D(Transform2D kind, int rows, int cols, const PlanOptions& options)
+  CudaPlan2D(Transform2D kind, int rows, int cols, const PlanOptions& options, bool column_pass)
       : Plan2DImpl<T>(kind, rows, cols),
         shape_(canonical_2d_shape(kind, rows, cols)),
+        column_pass_(column_pass),
         zero_below_(static_cast<T>(options.zero_below)),
         real_(static_cast<std::size_t>(shape_.rows) * shape_.cols),
         spectrum_(static_cast<std::size_t>(shape_.rows) * shape_.half_cols()),
         io_(static_cast<std::size_t>(rows) * cols),
         tu_(quarter_twiddles<T>(shape_.rows)),
         tv_(quarter_twiddles<T>(shape_.cols)),
-        fft_(fft_dims(), shape_.rows == 1 ? 1 : 2, shape_.forward()) {
+        fft_(fft_dims(), fft_rank(), shape_.forward(), column_pass ? shape_.rows : 1) {
+    if (column_pass_) {
+      const int M = shape_.rows, N = shape_.cols;
+      fft_twiddles_ = DeviceBuffer<Complex<T>>(cuda_nd::line_twiddles<T>(M));
+      if (shape_.forward()) {
+        dct2_column_ = cuda_nd::dct2_column_kernel<T>(M, N, column_launch_);
+      } else {
+        idct2_column_ = cuda_nd::idct2_column_kernel<T>(shape_.kind, M, N, column_launch_);
+      }
+    }
     EFIELD_CUDA_CHECK(cudaStreamCreateWithFlags(&host_stream_, cudaStreamNonBlocking));
   }
   ~CudaPlan2D() override {
@@ -72,13 +86,19 @@ class CudaPlan2D final : public Plan2DImpl<T> {
   }
 
   Backend backend() const noexcept override { return Backend::Cuda; }
+  Cuda2DMethod cuda_2d_method() const noexcept override {
+    return column_pass_ ? Cuda2DMethod::RowFftColumnPass : Cuda2DMethod::OneFft;
+  }
 
  private:
+  // The cuFFT plan: 2D over the whole array; 1D along the row when there is one row, or when the
+  // column pass does the columns (then batched over the rows).
   const int* fft_dims() {
-    dims_[0] = shape_.rows == 1 ? shape_.cols : shape_.rows;
+    dims_[0] = shape_.rows == 1 || column_pass_ ? shape_.cols : shape_.rows;
     dims_[1] = shape_.cols;
     return dims_;
   }
+  int fft_rank() const { return shape_.rows == 1 || column_pass_ ? 1 : 2; }
 
   void forward(const T* in, T* out, cudaStream_t s) {
     const int M = shape_.rows, N = shape_.cols;
@@ -105,6 +125,12 @@ class CudaPlan2D final : public Plan2DImpl<T> {
 
   void postprocess(T* out, cudaStream_t s) {
     const int M = shape_.rows, N = shape_.cols;
+    if (column_pass_) {
+      dct2_column_<<<column_launch_.blocks, column_launch_.threads, column_launch_.shared_bytes, s>>>(
+          spectrum_.get(), out, N, tu_.get(), tv_.get(), fft_twiddles_.get(), zero_below_);
+      EFIELD_CUDA_CHECK_LAUNCH();
+      return;
+    }
     const auto post = launch_2d(N / 2 + 1, M / 2 + 1);
     cuda_nd::dct2_postprocess<T><<<post.grid, post.block, 0, s>>>(spectrum_.get(), out, M, N, tu_.get(),
                                                                   tv_.get(), zero_below_);
@@ -114,9 +140,14 @@ class CudaPlan2D final : public Plan2DImpl<T> {
   template <bool SineRows, bool SineCols>
   void inverse(const T* in, T* out, cudaStream_t s) {
     const int M = shape_.rows, N = shape_.cols;
-    const auto pre = launch_2d(N / 2 + 1, M / 2 + 1);
-    cuda_nd::idct2_preprocess<T, SineRows, SineCols>
-        <<<pre.grid, pre.block, 0, s>>>(in, spectrum_.get(), M, N, tu_.get(), tv_.get());
+    if (column_pass_) {
+      idct2_column_<<<column_launch_.blocks, column_launch_.threads, column_launch_.shared_bytes, s>>>(
+          in, spectrum_.get(), N, tu_.get(), tv_.get(), fft_twiddles_.get());
+    } else {
+      const auto pre = launch_2d(N / 2 + 1, M / 2 + 1);
+      cuda_nd::idct2_preprocess<T, SineRows, SineCols>
+          <<<pre.grid, pre.block, 0, s>>>(in, spectrum_.get(), M, N, tu_.get(), tv_.get());
+    }
     EFIELD_CUDA_CHECK_LAUNCH();
     fft_.run(real_.get(), spectrum_.get(), s);
     if constexpr (std::is_same_v<T, float>) {
@@ -137,6 +168,7 @@ class CudaPlan2D final : public Plan2DImpl<T> {
   }
 
   Dct2dShape shape_;
+  bool column_pass_;  // Cuda2DMethod::RowFftColumnPass
   T zero_below_;
   int dims_[2] = {0, 0};
   DeviceBuffer<T> real_;
@@ -145,6 +177,11 @@ class CudaPlan2D final : public Plan2DImpl<T> {
   DeviceBuffer<Complex<T>> tu_;
   DeviceBuffer<Complex<T>> tv_;
   RealFft<T> fft_;
+  // The column pass: its shared FFT's twiddles, its kernel (one of the two) and launch shape.
+  DeviceBuffer<Complex<T>> fft_twiddles_;
+  cuda_nd::Dct2ColumnKernel<T> dct2_column_ = nullptr;
+  cuda_nd::Idct2ColumnKernel<T> idct2_column_ = nullptr;
+  cuda_nd::ColumnPassLaunch column_launch_;
   cudaStream_t host_stream_ = nullptr;
 };
 
@@ -153,12 +190,13 @@ class CudaPlan2D final : public Plan2DImpl<T> {
 template <typename T>
 std::unique_ptr<Plan2DImpl<T>> make_cuda_plan2d(Transform2D kind, int rows, int cols,
                                                 const PlanOptions& options) {
-  // Auto runs OneFft: on the H200, AxisPasses was measured faster only at 2048^2 in float (by
-  // 2-6 %) and slower everywhere else (bench_ispd/results/transforms2d.md).
+  // Auto never picks AxisPasses (bench_ispd/results/transforms2d.md).
   if (options.cuda_2d_method == Cuda2DMethod::AxisPasses) {
     return make_cuda_axis_pass_plan2d<T>(kind, rows, cols, options);
   }
-  return std::make_unique<CudaPlan2D<T>>(kind, rows, cols, options);
+  const bool column_pass =
+      resolve_cuda_2d_method<T>(options.cuda_2d_method, kind, rows, cols) == Cuda2DMethod::RowFftColumnPass;
+  return std::make_unique<CudaPlan2D<T>>(kind, rows, cols, options, column_pass);
 }
 
 template std::unique_ptr<Plan2DImpl<float>> make_cuda_plan2d<float>(Transform2D, int, int, const PlanOptions&);

@@ -16,21 +16,22 @@
 
 namespace efield::detail::cuda_nd {
 
-// A cuFFT real plan (R2C or C2R) over `rank` dimensions (last fastest). With a single element
+// A cuFFT real plan (R2C or C2R) over `rank` dimensions (last fastest), `batch` contiguous
+// transforms of that shape one after the other. With a single element
 // there is nothing to transform and no plan is made (cuFFT does not promise length-1 plans);
 // run() then copies the one value (the DFT of one sample is the sample).
 template <typename T>
 class RealFft {
  public:
-  RealFft(const int* dims, int rank, bool forward) : forward_(forward) {
-    long long total = 1;
+  RealFft(const int* dims, int rank, bool forward, int batch = 1) : forward_(forward) {
+    long long total = batch;
     for (int i = 0; i < rank; ++i) total *= dims[i];
     if (total == 1) return;
     std::vector<int> n(dims, dims + rank);
     EFIELD_CUFFT_CHECK(cufftCreate(&plan_));
     std::size_t work = 0;
     const cufftResult made = cufftMakePlanMany(plan_, rank, n.data(), nullptr, 1, 0, nullptr, 1, 0,
-                                               forward ? CufftReal<T>::r2c : CufftReal<T>::c2r, 1, &work);
+                                               forward ? CufftReal<T>::r2c : CufftReal<T>::c2r, batch, &work);
     if (made != CUFFT_SUCCESS) {
       cufftDestroy(plan_);  // the destructor does not run for a constructor that throws
       EFIELD_CUFFT_CHECK(made);

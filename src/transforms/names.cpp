@@ -45,6 +45,7 @@ const char* to_string(Cuda2DMethod method) noexcept {
     case Cuda2DMethod::Auto: return "auto";
     case Cuda2DMethod::OneFft: return "one_fft";
     case Cuda2DMethod::AxisPasses: return "axis_passes";
+    case Cuda2DMethod::RowFftColumnPass: return "row_fft_column_pass";
   }
   return "unknown";
 }

@@ -41,6 +41,13 @@ Plan2D<T>::Plan2D(Transform2D kind, int rows, int cols, const PlanOptions& optio
                 ": Cuda2DMethod::AxisPasses needs both sizes to be powers of two in 2.." +
                 std::to_string(detail::axis_passes_max_length<T>()) + "; use Auto or OneFft");
   }
+  if (backend == Backend::Cuda && options.cuda_2d_method == Cuda2DMethod::RowFftColumnPass &&
+      !detail::column_pass_applies(kind, rows, cols)) {
+    throw Error(who + " " + to_string(kind) + " " + std::to_string(rows) + "x" + std::to_string(cols) +
+                ": Cuda2DMethod::RowFftColumnPass needs a power-of-two row count in " +
+                std::to_string(detail::kColumnPassMinRows) + ".." + std::to_string(detail::kColumnPassMaxRows) +
+                " (a single column counts as a single row); use Auto or OneFft");
+  }
   impl_ = backend == Backend::Cuda ? detail::make_cuda_plan2d<T>(kind, rows, cols, options)
                                    : detail::make_cpu_plan2d<T>(kind, rows, cols, options);
   detail::log().debug("{} {} {}x{} on {}", who, to_string(kind), rows, cols, to_string(backend));
@@ -79,6 +86,11 @@ template <typename T>
 int Plan2D<T>::cols() const noexcept {
   return impl_ ? impl_->cols() : 0;
 }
+template <typename T>
+Cuda2DMethod Plan2D<T>::cuda_2d_method() const noexcept {
+  return impl_ ? impl_->cuda_2d_method() : Cuda2DMethod::Auto;
+}
+
 template <typename T>
 Backend Plan2D<T>::backend() const noexcept {
   return impl_ ? impl_->backend() : Backend::Auto;

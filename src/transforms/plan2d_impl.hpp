@@ -44,6 +44,31 @@ bool axis_passes_apply(int rows, int cols) {
   return fits(rows) && fits(cols);
 }
 
+// Where the CUDA backend's Cuda2DMethod::RowFftColumnPass applies: the planned shape
+// (canonical_2d_shape) has a power-of-two row count in [kColumnPassMinRows, kColumnPassMaxRows],
+// the column length its own column FFT is compiled for; any column count.
+constexpr int kColumnPassMinRows = 64;
+constexpr int kColumnPassMaxRows = 8192;
+inline bool column_pass_applies(Transform2D kind, int rows, int cols) {
+  const int m = canonical_2d_shape(kind, rows, cols).rows;
+  return m >= kColumnPassMinRows && m <= kColumnPassMaxRows && (m & (m - 1)) == 0;
+}
+
+// The method a CUDA plan runs. Auto takes RowFftColumnPass where it was measured faster than
+// OneFft on the H200 (bench_ispd/results/transforms2d.md): planned rows 512..2048 and at least
+// 512 columns (its blocks own 8 spectrum columns each, so narrower arrays leave SMs idle), for
+// dct2 in float and double and for the inverses in float (in double they were 1-7 % slower).
+// Everywhere else OneFft.
+template <typename T>
+Cuda2DMethod resolve_cuda_2d_method(Cuda2DMethod requested, Transform2D kind, int rows, int cols) {
+  if (requested != Cuda2DMethod::Auto) return requested;
+  const Dct2dShape shape = canonical_2d_shape(kind, rows, cols);
+  const bool measured_faster = shape.rows >= 512 && shape.rows <= 2048 && shape.cols >= 512 &&
+                               (shape.forward() || sizeof(T) == sizeof(float));
+  return measured_faster && column_pass_applies(kind, rows, cols) ? Cuda2DMethod::RowFftColumnPass
+                                                                  : Cuda2DMethod::OneFft;
+}
+
 template <typename T>
 class Plan2DImpl {
  public:
@@ -57,6 +82,8 @@ class Plan2DImpl {
   // Host pointers; synchronous.
   virtual void execute_host(const T* in, T* out) = 0;
   virtual Backend backend() const noexcept = 0;
+  // The CUDA method run (Auto resolved); Auto for the CPU backend.
+  virtual Cuda2DMethod cuda_2d_method() const noexcept { return Cuda2DMethod::Auto; }
 
   // The caller's view (before canonical_2d_shape).
   Transform2D kind() const noexcept { return kind_; }

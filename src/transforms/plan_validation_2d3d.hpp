@@ -43,7 +43,8 @@ inline void require_valid_options(const std::string& who, const PlanOptions& opt
     throw Error(who + ": PlanOptions::backend is not a valid efield::Backend value");
   }
   if (options.cuda_2d_method != Cuda2DMethod::Auto && options.cuda_2d_method != Cuda2DMethod::OneFft &&
-      options.cuda_2d_method != Cuda2DMethod::AxisPasses) {
+      options.cuda_2d_method != Cuda2DMethod::AxisPasses &&
+      options.cuda_2d_method != Cuda2DMethod::RowFftColumnPass) {
     throw Error(who + ": PlanOptions::cuda_2d_method is not a valid efield::Cuda2DMethod value");
   }
 }

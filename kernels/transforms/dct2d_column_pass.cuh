@@ -1,0 +1,162 @@
+#pragma once
+// The column half of Cuda2DMethod::RowFftColumnPass: the 2D real FFT of Algorithm 2 split into
+// cuFFT's batched 1D real FFTs along the rows and one pass of our own down the columns, with
+// the 2D postprocess (dct2) or preprocess (inverses) fused into that pass. The spectrum's
+// column axis then never makes a separate trip through memory:
+//   dct2:     reorder -> row R2C (cuFFT) -> dct2_column_pass: column FFT + quad postprocess
+//   inverses: idct2_column_pass: quad preprocess + column inverse FFT -> row C2R (cuFFT) -> reorder
+//
+// A block owns kCols consecutive spectrum columns v0 .. v0 + kCols - 1 of the M x (N/2 + 1)
+// half spectrum (the last block may own fewer) and keeps them whole in shared memory between
+// the stages of their FFTs (register_fft.cuh: radix-16 butterflies in registers). The column
+// length M = 2^kLog2M and the block shape are template constants, so the index arithmetic
+// folds at compile time.
+//
+// The postprocess needs V[u, v] and V[M-u, v], both in column v; its four outputs (u|M-u,
+// v|N-v) land in rows u and M-u, so the block writes kCols values at v0 and kCols values at
+// N - v0 - kCols + 1 of every row (32 bytes each in float at kCols = 8). The preprocess of
+// column n reads X'[m|M-m, n|N-n], again columns n and N-n only. Formulas: math/dct2d.hpp.
+#include <cuda_runtime.h>
+
+#include "math/complex.hpp"
+#include "math/dct2d.hpp"
+#include "transforms/register_fft.cuh"
+#include "transforms/shared_fft.cuh"
+
+namespace efield::detail::cuda_nd {
+
+// Thread t of a block works on column l = t % kCols, butterfly j = t / kCols (16 values of the
+// column each, register_fft.cuh): consecutive lanes take consecutive columns, so a warp's global
+// loads and stores cover kCols consecutive values of a few rows.
+template <typename T, int kLog2M, int kCols>
+struct ColumnPassShape {
+  static constexpr int kRows = 1 << kLog2M;
+  static constexpr int kJ = kRows / 16;  // threads per column
+  static constexpr int kThreads = kCols * kJ;
+  // Column l starts at l * kStride in shared memory. A shared-memory wavefront serves
+  // kWave = 128 / sizeof(Complex<T>) lanes: kCols columns times kWave / kCols consecutive j. With
+  // kStride = kWave / kCols (mod kWave) those lanes hit distinct banks (element p sits at
+  // shared_fft_slot(p), which spreads the stride-16 writes of the first stage too).
+  static constexpr int kWave = 128 / static_cast<int>(sizeof(Complex<T>));
+  static constexpr int kStrideResidue = (kCols >= kWave ? 1 : kWave / kCols) % kWave;
+  static constexpr int kStride =
+      shared_fft_slot(kRows) + ((kStrideResidue - shared_fft_slot(kRows)) % kWave + kWave) % kWave;
+  static_assert(kRows >= 64 && kThreads <= 1024, "column pass: block shape out of range");
+  // The pre/postprocess quads (u, col) with 0 <= u < M/2: thread (l, j) takes rows
+  // quad_row(j, b), b < kQuadsPerThread, of its own column (row M/2 goes to thread j = 0).
+  static constexpr int kQuadsPerThread = kRows / 2 / kJ;  // 8
+  __device__ __forceinline__ static int quad_row(int j, int b) { return j + b * kJ; }
+};
+
+// Launch: gridDim.x = ceil((N/2 + 1) / kCols), blockDim.x = kThreads, dynamic shared memory
+// kCols * kStride complex values. V: the row R2C of the reordered input, M x (N/2 + 1).
+// tu, tv: quarter_twiddles(M), quarter_twiddles(N); twiddles: line_twiddles(M).
+template <typename T, int kLog2M, int kCols>
+__global__ void __launch_bounds__(ColumnPassShape<T, kLog2M, kCols>::kThreads)
+    dct2_column_pass(const Complex<T>* __restrict__ V, T* __restrict__ X, int N, const Complex<T>* __restrict__ tu,
+                     const Complex<T>* __restrict__ tv, const Complex<T>* __restrict__ twiddles, T zero_below) {
+  using Shape = ColumnPassShape<T, kLog2M, kCols>;
+  constexpr int M = Shape::kRows, J = Shape::kJ;
+  extern __shared__ __align__(16) unsigned char column_pass_shared[];
+  Complex<T>* buf = reinterpret_cast<Complex<T>*>(column_pass_shared);
+  const int H = N / 2 + 1;
+  const int v0 = blockIdx.x * kCols;
+  const int here = min(kCols, H - v0);  // columns this block owns
+  const int l = threadIdx.x % kCols, j = threadIdx.x / kCols;
+  Complex<T>* line = buf + l * Shape::kStride;
+
+  // The first stage's inputs straight from global memory: V[j + q J, v0 + l].
+  Complex<T> v[16];
+  const Complex<T>* column = V + v0 + l;
+#pragma unroll
+  for (int q = 0; q < 16; ++q) {
+    v[q] = l < here ? column[static_cast<long long>(j + q * J) * H] : Complex<T>{T(0), T(0)};
+  }
+  register_line_fft<false, M>(v, j, line, twiddles);
+  __syncthreads();  // the last stage's inputs are read: the line takes the spectrum
+#pragma unroll
+  for (int q = 0; q < 16; ++q) line[shared_fft_slot(j + q * J)] = v[q];
+  __syncthreads();
+
+  // Quads (u, col), 0 <= u <= M/2, of this thread's column: rows Shape::quad_row(j, b), and row
+  // M/2 for j = 0. Consecutive lanes write consecutive columns of one row.
+  if (l >= here) return;
+  const int col = v0 + l;
+  const Complex<T> t_col = tv[col];
+  const bool mirror_v = has_distinct_mirror(col, N);
+  auto write_quad = [&](int u, Complex<T> t_u) {
+    const int Mu = (M - u) & (M - 1);
+    const Dct2Quad<T> q = dct2_post_quad(line[shared_fft_slot(u)], line[shared_fft_slot(Mu)], t_u, t_col);
+    const bool mirror_u = has_distinct_mirror(u, M);
+    T* row_u = X + static_cast<long long>(u) * N;
+    T* row_Mu = X + static_cast<long long>(Mu) * N;
+    row_u[col] = threshold_coefficient(q.uv, zero_below);
+    if (mirror_u) row_Mu[col] = threshold_coefficient(q.Mu_v, zero_below);
+    if (mirror_v) row_u[N - col] = threshold_coefficient(q.u_Nv, zero_below);
+    if (mirror_u && mirror_v) row_Mu[N - col] = threshold_coefficient(q.Mu_Nv, zero_below);
+  };
+  Complex<T> t_u[Shape::kQuadsPerThread];
+#pragma unroll
+  for (int b = 0; b < Shape::kQuadsPerThread; ++b) t_u[b] = tu[Shape::quad_row(j, b)];
+#pragma unroll
+  for (int b = 0; b < Shape::kQuadsPerThread; ++b) write_quad(Shape::quad_row(j, b), t_u[b]);
+  if (j == 0) write_quad(M / 2, tu[M / 2]);
+}
+
+// The inverse: W (M x (N/2 + 1), the row C2R's input) from the coefficients X (M x N).
+// tm, tn: quarter_twiddles(M), quarter_twiddles(N). Launch as dct2_column_pass.
+template <typename T, int kLog2M, int kCols, bool SineRows, bool SineCols>
+__global__ void __launch_bounds__(ColumnPassShape<T, kLog2M, kCols>::kThreads)
+    idct2_column_pass(const T* __restrict__ X, Complex<T>* __restrict__ W, int N, const Complex<T>* __restrict__ tm,
+                      const Complex<T>* __restrict__ tn, const Complex<T>* __restrict__ twiddles) {
+  using Shape = ColumnPassShape<T, kLog2M, kCols>;
+  constexpr int M = Shape::kRows, J = Shape::kJ;
+  extern __shared__ __align__(16) unsigned char column_pass_shared[];
+  Complex<T>* buf = reinterpret_cast<Complex<T>*>(column_pass_shared);
+  const int H = N / 2 + 1;
+  const int n0 = blockIdx.x * kCols;
+  const int here = min(kCols, H - n0);
+
+  const int l = threadIdx.x % kCols, j = threadIdx.x / kCols;
+  Complex<T>* line = buf + l * Shape::kStride;
+  // Quads (m, n), 0 <= m <= M/2, of this thread's column n: the two column inputs w[m, n] and
+  // w[M-m, n] from X'[m|M-m, n|N-n]. All loads first, so they are in flight together.
+  const int n = n0 + l;
+  const bool live = l < here;  // a column past N/2 keeps zeros, so its FFT's input is defined
+  const Complex<T> t_n = live ? tn[n] : Complex<T>{T(1), T(0)};
+  auto load_quad = [&](int m, T* x) {
+    x[0] = live ? idct2_input<SineRows, SineCols>(X, m, n, M, N) : T(0);
+    x[1] = live ? idct2_input<SineRows, SineCols>(X, M - m, N - n, M, N) : T(0);
+    x[2] = live ? idct2_input<SineRows, SineCols>(X, M - m, n, M, N) : T(0);
+    x[3] = live ? idct2_input<SineRows, SineCols>(X, m, N - n, M, N) : T(0);
+  };
+  auto store_pair = [&](int m, const T* x) {
+    const Idct2Pair<T> w = idct2_pre_pair(x[0], x[1], x[2], x[3], tm[m], tm[M - m], t_n);
+    line[shared_fft_slot(m)] = w.m_n;
+    if (has_distinct_mirror(m, M)) line[shared_fft_slot(M - m)] = w.Mm_n;
+  };
+  T x[Shape::kQuadsPerThread][4];
+#pragma unroll
+  for (int b = 0; b < Shape::kQuadsPerThread; ++b) load_quad(Shape::quad_row(j, b), x[b]);
+#pragma unroll
+  for (int b = 0; b < Shape::kQuadsPerThread; ++b) store_pair(Shape::quad_row(j, b), x[b]);
+  if (j == 0) {
+    T middle[4];
+    load_quad(M / 2, middle);
+    store_pair(M / 2, middle);
+  }
+  __syncthreads();
+
+  Complex<T> v[16];
+#pragma unroll
+  for (int q = 0; q < 16; ++q) v[q] = line[shared_fft_slot(j + q * J)];
+  register_line_fft<true, M>(v, j, line, twiddles);
+  // The last stage leaves natural order: v[q] = w-hat[j + q J], stored straight to global memory.
+  if (l < here) {
+    Complex<T>* column = W + n0 + l;
+#pragma unroll
+    for (int q = 0; q < 16; ++q) column[static_cast<long long>(j + q * J) * H] = v[q];
+  }
+}
+
+}  // namespace efield::detail::cuda_nd

@@ -1,0 +1,166 @@
+#pragma once
+// Building blocks of the column pass's FFT (dct2d_column_pass.cuh): a thread holds 16 complex
+// values of one line in registers and runs whole radix-16 butterflies on them (Stockham stages,
+// the form of shared_fft.cuh), so a length-2048 line takes three stages (16, 16, 8) and three
+// trips through shared memory instead of shared_fft's four stages of radix 8 plus the load.
+//
+// Stage with radix R after stages whose radices multiply to ns (Stockham autosort):
+//   butterfly j in [0, L/R), k = j mod ns:
+//     v[r] = x[j + r L/R] * w^(r k),  w = exp(-+ 2 pi i / (ns R)),  v = DFT_R(v),
+//     x'[(j - k) R + k + r ns] = v[r].
+// Forward exp(-i...), inverse exp(+i...) without the 1/L (cuFFT's convention).
+//
+// Twiddles: one table t[q] = exp(-2 pi i q / L), q < L, made at plan construction
+// (line_twiddles below); a butterfly reads its base w = t[k L / (ns R)] once and forms the other
+// powers by products (at most four deep, so float keeps about 1e-7 relative accuracy).
+#include <cuda_runtime.h>
+
+#include <cmath>
+#include <vector>
+
+#include "math/complex.hpp"
+#include "transforms/shared_fft.cuh"
+
+namespace efield::detail::cuda_nd {
+
+// exp(-+ 2 pi i e / 16) * z for a compile-time e in [0, 9] (the radix-16 inner twiddles).
+template <int E, bool Inverse, typename T>
+__device__ __forceinline__ Complex<T> rotate16(Complex<T> z) {
+  const T c1 = T(0.92387953251128675613), s1 = T(0.38268343236508977173), h = T(0.70710678118654752440);
+  // (cos, -sin) of 2 pi e / 16 for the forward direction; the inverse conjugates.
+  T re, im;
+  if constexpr (E == 0) {
+    return z;
+  } else if constexpr (E == 4) {
+    return quarter_turn<Inverse>(z);
+  } else {
+    if constexpr (E == 1) { re = c1; im = -s1; }
+    if constexpr (E == 2) { re = h; im = -h; }
+    if constexpr (E == 3) { re = s1; im = -c1; }
+    if constexpr (E == 6) { re = -h; im = -h; }
+    if constexpr (E == 9) { re = -c1; im = s1; }
+    return z * Complex<T>{re, Inverse ? -im : im};
+  }
+}
+
+// DFT of 16 values in place, natural order in and out: four DFT-4 over n1 (n = 4 n1 + n2), the
+// inner twiddles w16^(n2 k1), four DFT-4 over n2; the result's transposition is a renaming.
+template <bool Inverse, typename T>
+__device__ __forceinline__ void dft16(Complex<T>* v) {
+#pragma unroll
+  for (int n2 = 0; n2 < 4; ++n2) dft4<Inverse>(v[n2], v[4 + n2], v[8 + n2], v[12 + n2]);
+  // v[4 k1 + n2] now holds A[n2][k1]: multiply by w16^(n2 k1).
+  v[5] = rotate16<1, Inverse>(v[5]);
+  v[6] = rotate16<2, Inverse>(v[6]);
+  v[7] = rotate16<3, Inverse>(v[7]);
+  v[9] = rotate16<2, Inverse>(v[9]);
+  v[10] = rotate16<4, Inverse>(v[10]);
+  v[11] = rotate16<6, Inverse>(v[11]);
+  v[13] = rotate16<3, Inverse>(v[13]);
+  v[14] = rotate16<6, Inverse>(v[14]);
+  v[15] = rotate16<9, Inverse>(v[15]);
+#pragma unroll
+  for (int k1 = 0; k1 < 4; ++k1) dft4<Inverse>(v[4 * k1], v[4 * k1 + 1], v[4 * k1 + 2], v[4 * k1 + 3]);
+  // v[4 k1 + k2] holds X[k1 + 4 k2].
+  Complex<T> t[16];
+#pragma unroll
+  for (int k = 0; k < 16; ++k) t[k] = v[4 * (k & 3) + (k >> 2)];
+#pragma unroll
+  for (int k = 0; k < 16; ++k) v[k] = t[k];
+}
+
+template <int R, bool Inverse, typename T>
+__device__ __forceinline__ void register_dft(Complex<T>* v) {
+  if constexpr (R == 16) {
+    dft16<Inverse>(v);
+  } else {
+    small_dft<R, Inverse>(v);
+  }
+}
+
+// p[r] = w^r for r < R, each power a product of two earlier ones.
+template <int R, typename T>
+__device__ __forceinline__ void twiddle_powers(Complex<T> w, Complex<T>* p) {
+  p[0] = Complex<T>{T(1), T(0)};
+  p[1] = w;
+#pragma unroll
+  for (int r = 2; r < R; ++r) p[r] = p[r / 2] * p[r - r / 2];
+}
+
+// The twiddle table of a line of length n, forward sign: exp(-2 pi i q / n), q < n.
+template <typename T>
+std::vector<Complex<T>> line_twiddles(int n) {
+  std::vector<Complex<T>> t(static_cast<std::size_t>(n));
+  const double pi = 3.14159265358979323846;
+  for (int q = 0; q < n; ++q) {
+    const double a = -2.0 * pi * q / n;
+    t[q] = {static_cast<T>(std::cos(a)), static_cast<T>(std::sin(a))};
+  }
+  return t;
+}
+
+// One Stockham stage on the 16 values a thread holds of a line of length L = 16 J, thread j in
+// [0, J): v[q] = x[j + q J]. Radix 16: one butterfly (inputs r = q). Radix R < 16 (the last
+// stage, ns = L / R): butterflies i < 16 / R with j_i = j + i J and inputs q = i + r 16 / R.
+// Afterwards v[q] holds the output of (i, r) with the same q, and out_position(j, q) says where
+// it belongs. `twiddles`: line_twiddles(L).
+template <int R, bool Inverse, int L, typename T>
+struct RegisterStage {
+  static constexpr int J = L / 16;
+  static constexpr int kButterflies = 16 / R;
+
+  __device__ __forceinline__ static void run(Complex<T>* v, int j, int ns, const Complex<T>* __restrict__ twiddles) {
+#pragma unroll
+    for (int i = 0; i < kButterflies; ++i) {
+      Complex<T> x[R];
+#pragma unroll
+      for (int r = 0; r < R; ++r) x[r] = v[i + r * kButterflies];
+      const int ji = j + i * J;
+      const int k = ji & (ns - 1);
+      if (ns > 1) {
+        Complex<T> w = twiddles[k * (L / (ns * R))];
+        if (Inverse) w = conj(w);
+        Complex<T> p[R];
+        twiddle_powers<R>(w, p);
+#pragma unroll
+        for (int r = 1; r < R; ++r) x[r] = x[r] * p[r];
+      }
+      register_dft<R, Inverse>(x);
+#pragma unroll
+      for (int r = 0; r < R; ++r) v[i + r * kButterflies] = x[r];
+    }
+  }
+
+  // Position in the line of output q of thread j after the stage with ns.
+  __device__ __forceinline__ static int out_position(int j, int q, int ns) {
+    const int i = q % kButterflies, r = q / kButterflies;
+    const int ji = j + i * J;
+    const int k = ji & (ns - 1);
+    return (ji - k) * R + k + r * ns;
+  }
+};
+
+// Every stage of the FFT of a line of length L (16 <= L, a power of two) held by J = L / 16
+// threads of the block, each with v[q] = x[j + q J] on entry (thread j of its line). Between
+// stages the values cross `line` (the thread's line in shared memory, element p at
+// shared_fft_slot(p)); on return v[q] = X[j + q J] and `line` holds the last stage's inputs.
+// Every thread of the block calls it (it synchronizes the block between stages).
+template <bool Inverse, int L, typename T, int NS = 1>
+__device__ __forceinline__ void register_line_fft(Complex<T>* v, int j, Complex<T>* line,
+                                                  const Complex<T>* __restrict__ twiddles) {
+  constexpr int J = L / 16;
+  constexpr int R = L / NS >= 16 ? 16 : L / NS;
+  using Stage = RegisterStage<R, Inverse, L, T>;
+  Stage::run(v, j, NS, twiddles);
+  if constexpr (NS * R < L) {
+    __syncthreads();  // every thread has read this stage's inputs from `line`
+#pragma unroll
+    for (int q = 0; q < 16; ++q) line[shared_fft_slot(Stage::out_position(j, q, NS))] = v[q];
+    __syncthreads();
+#pragma unroll
+    for (int q = 0; q < 16; ++q) v[q] = line[shared_fft_slot(j + q * J)];
+    register_line_fft<Inverse, L, T, NS * R>(v, j, line, twiddles);
+  }
+}
+
+}  // namespace efield::detail::cuda_nd

@@ -1,0 +1,188 @@
+// Cuda2DMethod::RowFftColumnPass (cuFFT's batched row FFTs, then one own pass down the columns
+// with the 2D pre/postprocess fused): against the float64 definitions at every supported column
+// length (64..8192 rows) with odd, prime, even and tiny column counts, against OneFft at large
+// sizes, round trip, in place, through host pointers, with zero_below and inside a CUDA graph;
+// and the error of asking for it where it does not apply.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "support/gpu.hpp"
+#include "test_dct2d_common.hpp"
+
+#if EFIELD_HAS_CUDA
+#include <cuda_runtime.h>
+#endif
+
+namespace efield::test {
+namespace {
+
+constexpr Transform2D kAllKinds[] = {Transform2D::Dct2, Transform2D::Idct2, Transform2D::IdctIdxst,
+                                     Transform2D::IdxstIdct};
+
+PlanOptions column_pass() {
+  PlanOptions o;
+  o.backend = Backend::Cuda;
+  o.cuda_2d_method = Cuda2DMethod::RowFftColumnPass;
+  return o;
+}
+
+// Every supported row count; column counts of 2, odd, prime, even, and such that N/2 + 1 is not
+// a multiple of the pass's column tile (so the last block owns fewer columns).
+template <typename T>
+void matches_definition() {
+  for (const auto& [rows, cols] : {std::pair{64, 2},    {64, 255},  {128, 127}, {128, 16}, {256, 5},
+                                   {256, 100},          {512, 31},  {1024, 17}, {2048, 3}, {4096, 7},
+                                   {8192, 2},           {8192, 3},  {64, 64}}) {
+    for (Transform2D kind : kAllKinds) {
+      expect_2d_matches_definition<T>(kind, rows, cols, Backend::Cuda, Cuda2DMethod::RowFftColumnPass);
+    }
+  }
+}
+
+TEST(Plan2DColumnPass, MatchesDefinitionFloat) {
+  EFIELD_REQUIRE_GPU();
+  matches_definition<float>();
+}
+TEST(Plan2DColumnPass, MatchesDefinitionDouble) {
+  EFIELD_REQUIRE_GPU();
+  matches_definition<double>();
+}
+
+// Large sizes against OneFft in double (float against double keeps the comparison meaningful).
+TEST(Plan2DColumnPass, AgreesWithOneFftAtLargeSizes) {
+  EFIELD_REQUIRE_GPU();
+  for (const auto& [rows, cols] : {std::pair{2048, 2048}, {4096, 1001}, {8192, 256}, {512, 4097}}) {
+    for (Transform2D kind : kAllKinds) {
+      const auto seed = next_seed();
+      SCOPED_TRACE(describe(kind, rows, cols, Backend::Cuda, seed));
+      PlanOptions reference;
+      reference.backend = Backend::Cuda;
+      reference.cuda_2d_method = Cuda2DMethod::OneFft;
+      Plan2D<float> fast(kind, rows, cols, column_pass());
+      Plan2D<double> ref(kind, rows, cols, reference);
+      const auto x = random_vector<float>(static_cast<size_t>(rows) * cols, seed);
+      EXPECT_LE(relative_l2(run_execute(fast, x), run_execute(ref, to_double(x))), tolerance<float>());
+    }
+  }
+}
+
+TEST(Plan2DColumnPass, RoundTrip) {
+  EFIELD_REQUIRE_GPU();
+  for (const auto& [rows, cols] : {std::pair{64, 3}, {256, 130}, {1024, 512}}) {
+    const auto seed = next_seed();
+    SCOPED_TRACE(std::to_string(rows) + "x" + std::to_string(cols) + " seed " + std::to_string(seed));
+    Plan2D<double> forward(Transform2D::Dct2, rows, cols, column_pass());
+    Plan2D<double> inverse(Transform2D::Idct2, rows, cols, column_pass());
+    const auto x = random_vector<double>(static_cast<size_t>(rows) * cols, seed);
+    const auto back = run_execute(inverse, run_execute(forward, x));
+    std::vector<double> scaled(x.size());
+    for (size_t i = 0; i < x.size(); ++i) scaled[i] = double(rows) * cols * x[i];
+    EXPECT_LE(relative_l2(back, scaled), 10 * tolerance<double>());
+  }
+}
+
+TEST(Plan2DColumnPass, InPlaceHostAndReuse) {
+  EFIELD_REQUIRE_GPU();
+  for (Transform2D kind : kAllKinds) {
+    const int rows = 128, cols = 45;
+    const auto seed = next_seed();
+    SCOPED_TRACE(describe(kind, rows, cols, Backend::Cuda, seed));
+    Plan2D<float> plan(kind, rows, cols, column_pass());
+    const auto x = random_vector<float>(static_cast<size_t>(rows) * cols, seed);
+    const auto ref = dense_2d(kind, to_double(x), rows, cols);
+    EXPECT_LE(relative_l2(run_in_place(plan, x), ref), tolerance<float>());
+    EXPECT_LE(relative_l2(run_host(plan, x), ref), tolerance<float>());
+    const auto y = random_vector<float>(x.size(), next_seed());
+    EXPECT_LE(relative_l2(run_execute(plan, y), dense_2d(kind, to_double(y), rows, cols)), tolerance<float>());
+  }
+}
+
+TEST(Plan2DColumnPass, ZeroBelow) {
+  EFIELD_REQUIRE_GPU();
+  for (const auto& [rows, cols] : {std::pair{64, 2}, {128, 33}, {512, 256}}) {
+    expect_zero_below<float>(rows, cols, column_pass());
+    expect_zero_below<double>(rows, cols, column_pass());
+  }
+}
+
+#if EFIELD_HAS_CUDA
+TEST(Plan2DColumnPass, CapturedInCudaGraph) {
+  EFIELD_REQUIRE_GPU();
+  const int rows = 256, cols = 99;
+  const size_t n = static_cast<size_t>(rows) * cols;
+  for (Transform2D kind : {Transform2D::Dct2, Transform2D::IdxstIdct}) {
+    SCOPED_TRACE(to_string(kind));
+    Plan2D<float> plan(kind, rows, cols, column_pass());
+    cudaStream_t stream = nullptr;
+    ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
+    DeviceArray<float> in(n), out(n);
+    cudaGraph_t graph = nullptr;
+    cudaGraphExec_t exec = nullptr;
+    ASSERT_EQ(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal), cudaSuccess);
+    plan.execute(in.get(), out.get(), reinterpret_cast<Stream>(stream));
+    ASSERT_EQ(cudaStreamEndCapture(stream, &graph), cudaSuccess);
+    ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
+    for (int replay = 0; replay < 2; ++replay) {
+      const auto x = random_vector<float>(n, next_seed());
+      in.upload(x);
+      out.upload(poisoned<float>(n));
+      ASSERT_EQ(cudaGraphLaunch(exec, stream), cudaSuccess);
+      ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+      EXPECT_LE(relative_l2(out.download(), dense_2d(kind, to_double(x), rows, cols)), tolerance<float>());
+    }
+    cudaGraphExecDestroy(exec);
+    cudaGraphDestroy(graph);
+    cudaStreamDestroy(stream);
+  }
+}
+#endif
+
+TEST(Plan2DColumnPass, RejectedWhereItDoesNotApply) {
+  EFIELD_REQUIRE_GPU();
+  // Rows not a power of two, below 64, above 8192; a single column is planned as a single row.
+  for (const auto& [rows, cols] : {std::pair{100, 64}, {32, 64}, {16384, 2}, {1, 256}, {256, 1}}) {
+    std::string msg;
+    try {
+      Plan2D<float>(Transform2D::Dct2, rows, cols, column_pass());
+    } catch (const Error& e) {
+      msg = e.what();
+    }
+    EXPECT_NE(msg.find("RowFftColumnPass needs a power-of-two row count in 64..8192"), std::string::npos) << msg;
+    EXPECT_NE(msg.find(std::to_string(rows) + "x" + std::to_string(cols)), std::string::npos) << msg;
+  }
+}
+
+// What Auto runs, as reported by the plan: the column pass where it was measured faster (rows
+// 512..2048, at least 512 columns; dct2 in both types, the inverses in float), else OneFft.
+TEST(Plan2DColumnPass, AutoResolvesByMeasuredRule) {
+  EFIELD_REQUIRE_GPU();
+  PlanOptions o;
+  o.backend = Backend::Cuda;
+  EXPECT_EQ(Plan2D<float>(Transform2D::Dct2, 2048, 2048, o).cuda_2d_method(), Cuda2DMethod::RowFftColumnPass);
+  EXPECT_EQ(Plan2D<double>(Transform2D::Dct2, 512, 1000, o).cuda_2d_method(), Cuda2DMethod::RowFftColumnPass);
+  EXPECT_EQ(Plan2D<float>(Transform2D::IdxstIdct, 1024, 1024, o).cuda_2d_method(), Cuda2DMethod::RowFftColumnPass);
+  EXPECT_EQ(Plan2D<double>(Transform2D::Idct2, 1024, 1024, o).cuda_2d_method(), Cuda2DMethod::OneFft);
+  EXPECT_EQ(Plan2D<float>(Transform2D::Dct2, 4096, 4096, o).cuda_2d_method(), Cuda2DMethod::OneFft);
+  EXPECT_EQ(Plan2D<float>(Transform2D::Dct2, 2048, 100, o).cuda_2d_method(), Cuda2DMethod::OneFft);
+  EXPECT_EQ(Plan2D<float>(Transform2D::Dct2, 1000, 1024, o).cuda_2d_method(), Cuda2DMethod::OneFft);
+  o.cuda_2d_method = Cuda2DMethod::AxisPasses;
+  EXPECT_EQ(Plan2D<float>(Transform2D::Dct2, 64, 64, o).cuda_2d_method(), Cuda2DMethod::AxisPasses);
+}
+
+TEST(Plan2DColumnPass, NameAndCpuBackend) {
+  EXPECT_STREQ(to_string(Cuda2DMethod::RowFftColumnPass), "row_fft_column_pass");
+  PlanOptions o;
+  o.backend = Backend::Cpu;
+  o.cuda_2d_method = Cuda2DMethod::RowFftColumnPass;
+  const int rows = 3, cols = 5;  // the option is for the CUDA backend only
+  Plan2D<double> plan(Transform2D::Dct2, rows, cols, o);
+  EXPECT_EQ(plan.cuda_2d_method(), Cuda2DMethod::Auto);  // a CPU plan runs no CUDA method
+  const auto x = random_vector<double>(rows * cols, next_seed());
+  EXPECT_LE(relative_l2(run_execute(plan, x), dense_2d(Transform2D::Dct2, x, rows, cols)), tolerance<double>());
+}
+
+}  // namespace
+}  // namespace efield::test
