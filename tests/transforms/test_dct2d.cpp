@@ -24,18 +24,10 @@ void sweep(Backend backend) {
 
 template <typename T>
 void round_trip(Backend backend) {
+  PlanOptions options;
+  options.backend = backend;
   for (const auto& [rows, cols] : {std::pair{1, 1}, {1, 9}, {9, 1}, {6, 7}, {64, 33}, {127, 128}}) {
-    const std::uint64_t seed = next_seed();
-    SCOPED_TRACE(std::to_string(rows) + "x" + std::to_string(cols) + " seed " + std::to_string(seed));
-    PlanOptions options;
-    options.backend = backend;
-    Plan2D<T> forward(Transform2D::Dct2, rows, cols, options);
-    Plan2D<T> inverse(Transform2D::Idct2, rows, cols, options);
-    const auto x = random_vector<T>(static_cast<size_t>(rows) * cols, seed);
-    const auto back = run_execute(inverse, run_execute(forward, x));
-    std::vector<double> scaled(x.size());
-    for (size_t i = 0; i < x.size(); ++i) scaled[i] = double(rows) * cols * x[i];
-    EXPECT_LE(relative_l2(back, scaled), 10 * tolerance<T>());
+    expect_round_trip<T>(rows, cols, options);
   }
 }
 
@@ -50,20 +42,11 @@ void zero_below(Backend backend) {
 
 template <typename T>
 void aliasing_and_host(Backend backend) {
+  PlanOptions options;
+  options.backend = backend;
   for (Transform2D kind : kAllKinds) {
     for (const auto& [rows, cols] : {std::pair{1, 1}, {1, 5}, {5, 1}, {17, 32}}) {
-      const std::uint64_t seed = next_seed();
-      SCOPED_TRACE(describe(kind, rows, cols, backend, seed));
-      PlanOptions options;
-      options.backend = backend;
-      Plan2D<T> plan(kind, rows, cols, options);
-      const auto x = random_vector<T>(static_cast<size_t>(rows) * cols, seed);
-      const auto ref = dense_2d(kind, to_double(x), rows, cols);
-      EXPECT_LE(relative_l2(run_in_place(plan, x), ref), tolerance<T>());
-      EXPECT_LE(relative_l2(run_host(plan, x), ref), tolerance<T>());
-      // Plans are reusable: a second input through the same plan.
-      const auto y = random_vector<T>(x.size(), next_seed());
-      EXPECT_LE(relative_l2(run_execute(plan, y), dense_2d(kind, to_double(y), rows, cols)), tolerance<T>());
+      expect_in_place_host_and_reuse<T>(kind, rows, cols, options);
     }
   }
 }

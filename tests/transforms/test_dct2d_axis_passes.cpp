@@ -14,7 +14,7 @@
 #include "test_dct2d_common.hpp"
 
 #if EFIELD_HAS_CUDA
-#include <cuda_runtime.h>
+#include "graph_replay.hpp"
 #endif
 
 namespace efield::test {
@@ -94,31 +94,14 @@ TEST(Plan2DAxisPasses, AgreesWithOneFftAtLargeSizes) {
 TEST(Plan2DAxisPasses, RoundTrip) {
   EFIELD_REQUIRE_GPU();
   for (const auto& [rows, cols] : {std::pair{2, 2}, {16, 256}, {1024, 512}}) {
-    const auto seed = next_seed();
-    SCOPED_TRACE(std::to_string(rows) + "x" + std::to_string(cols) + " seed " + std::to_string(seed));
-    const PlanOptions o = cuda_with(Cuda2DMethod::AxisPasses);
-    Plan2D<double> forward(Transform2D::Dct2, rows, cols, o), inverse(Transform2D::Idct2, rows, cols, o);
-    const auto x = random_vector<double>(static_cast<size_t>(rows) * cols, seed);
-    const auto back = run_execute(inverse, run_execute(forward, x));
-    std::vector<double> scaled(x.size());
-    for (size_t i = 0; i < x.size(); ++i) scaled[i] = double(rows) * cols * x[i];
-    EXPECT_LE(relative_l2(back, scaled), 10 * tolerance<double>());
+    expect_round_trip<double>(rows, cols, cuda_with(Cuda2DMethod::AxisPasses));
   }
 }
 
 TEST(Plan2DAxisPasses, InPlaceHostAndReuse) {
   EFIELD_REQUIRE_GPU();
   for (Transform2D kind : kAllKinds) {
-    const int rows = 32, cols = 64;
-    const auto seed = next_seed();
-    SCOPED_TRACE(describe(kind, rows, cols, Backend::Cuda, seed));
-    Plan2D<float> plan(kind, rows, cols, cuda_with(Cuda2DMethod::AxisPasses));
-    const auto x = random_vector<float>(static_cast<size_t>(rows) * cols, seed);
-    const auto ref = dense_2d(kind, to_double(x), rows, cols);
-    EXPECT_LE(relative_l2(run_in_place(plan, x), ref), tolerance<float>());
-    EXPECT_LE(relative_l2(run_host(plan, x), ref), tolerance<float>());
-    const auto y = random_vector<float>(x.size(), next_seed());
-    EXPECT_LE(relative_l2(run_execute(plan, y), dense_2d(kind, to_double(y), rows, cols)), tolerance<float>());
+    expect_in_place_host_and_reuse<float>(kind, 32, 64, cuda_with(Cuda2DMethod::AxisPasses));
   }
 }
 
@@ -134,29 +117,9 @@ TEST(Plan2DAxisPasses, ZeroBelow) {
 TEST(Plan2DAxisPasses, CapturedInCudaGraph) {
   EFIELD_REQUIRE_GPU();
   const int rows = 128, cols = 256;
-  const size_t n = static_cast<size_t>(rows) * cols;
   Plan2D<float> plan(Transform2D::IdctIdxst, rows, cols, cuda_with(Cuda2DMethod::AxisPasses));
-  cudaStream_t stream = nullptr;
-  ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
-  DeviceArray<float> in(n), out(n);
-  cudaGraph_t graph = nullptr;
-  cudaGraphExec_t exec = nullptr;
-  ASSERT_EQ(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal), cudaSuccess);
-  plan.execute(in.get(), out.get(), reinterpret_cast<Stream>(stream));
-  ASSERT_EQ(cudaStreamEndCapture(stream, &graph), cudaSuccess);
-  ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
-  for (int replay = 0; replay < 2; ++replay) {
-    const auto x = random_vector<float>(n, next_seed());
-    in.upload(x);
-    out.upload(poisoned<float>(n));
-    ASSERT_EQ(cudaGraphLaunch(exec, stream), cudaSuccess);
-    ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
-    EXPECT_LE(relative_l2(out.download(), dense_2d(Transform2D::IdctIdxst, to_double(x), rows, cols)),
-              tolerance<float>());
-  }
-  cudaGraphExecDestroy(exec);
-  cudaGraphDestroy(graph);
-  cudaStreamDestroy(stream);
+  capture_and_replay<float>(plan, static_cast<size_t>(rows) * cols, cudaStreamCaptureModeGlobal,
+                            [&](const std::vector<double>& x) { return dense_2d(Transform2D::IdctIdxst, x, rows, cols); });
 }
 #endif
 

@@ -13,7 +13,7 @@
 #include "test_dct2d_common.hpp"
 
 #if EFIELD_HAS_CUDA
-#include <cuda_runtime.h>
+#include "graph_replay.hpp"
 #endif
 
 namespace efield::test {
@@ -72,32 +72,13 @@ TEST(Plan2DColumnPass, AgreesWithOneFftAtLargeSizes) {
 TEST(Plan2DColumnPass, RoundTrip) {
   EFIELD_REQUIRE_GPU();
   for (const auto& [rows, cols] : {std::pair{64, 3}, {256, 130}, {1024, 512}}) {
-    const auto seed = next_seed();
-    SCOPED_TRACE(std::to_string(rows) + "x" + std::to_string(cols) + " seed " + std::to_string(seed));
-    Plan2D<double> forward(Transform2D::Dct2, rows, cols, column_pass());
-    Plan2D<double> inverse(Transform2D::Idct2, rows, cols, column_pass());
-    const auto x = random_vector<double>(static_cast<size_t>(rows) * cols, seed);
-    const auto back = run_execute(inverse, run_execute(forward, x));
-    std::vector<double> scaled(x.size());
-    for (size_t i = 0; i < x.size(); ++i) scaled[i] = double(rows) * cols * x[i];
-    EXPECT_LE(relative_l2(back, scaled), 10 * tolerance<double>());
+    expect_round_trip<double>(rows, cols, column_pass());
   }
 }
 
 TEST(Plan2DColumnPass, InPlaceHostAndReuse) {
   EFIELD_REQUIRE_GPU();
-  for (Transform2D kind : kAllKinds) {
-    const int rows = 128, cols = 45;
-    const auto seed = next_seed();
-    SCOPED_TRACE(describe(kind, rows, cols, Backend::Cuda, seed));
-    Plan2D<float> plan(kind, rows, cols, column_pass());
-    const auto x = random_vector<float>(static_cast<size_t>(rows) * cols, seed);
-    const auto ref = dense_2d(kind, to_double(x), rows, cols);
-    EXPECT_LE(relative_l2(run_in_place(plan, x), ref), tolerance<float>());
-    EXPECT_LE(relative_l2(run_host(plan, x), ref), tolerance<float>());
-    const auto y = random_vector<float>(x.size(), next_seed());
-    EXPECT_LE(relative_l2(run_execute(plan, y), dense_2d(kind, to_double(y), rows, cols)), tolerance<float>());
-  }
+  for (Transform2D kind : kAllKinds) expect_in_place_host_and_reuse<float>(kind, 128, 45, column_pass());
 }
 
 TEST(Plan2DColumnPass, ZeroBelow) {
@@ -112,30 +93,11 @@ TEST(Plan2DColumnPass, ZeroBelow) {
 TEST(Plan2DColumnPass, CapturedInCudaGraph) {
   EFIELD_REQUIRE_GPU();
   const int rows = 256, cols = 99;
-  const size_t n = static_cast<size_t>(rows) * cols;
   for (Transform2D kind : {Transform2D::Dct2, Transform2D::IdxstIdct}) {
     SCOPED_TRACE(to_string(kind));
     Plan2D<float> plan(kind, rows, cols, column_pass());
-    cudaStream_t stream = nullptr;
-    ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
-    DeviceArray<float> in(n), out(n);
-    cudaGraph_t graph = nullptr;
-    cudaGraphExec_t exec = nullptr;
-    ASSERT_EQ(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal), cudaSuccess);
-    plan.execute(in.get(), out.get(), reinterpret_cast<Stream>(stream));
-    ASSERT_EQ(cudaStreamEndCapture(stream, &graph), cudaSuccess);
-    ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
-    for (int replay = 0; replay < 2; ++replay) {
-      const auto x = random_vector<float>(n, next_seed());
-      in.upload(x);
-      out.upload(poisoned<float>(n));
-      ASSERT_EQ(cudaGraphLaunch(exec, stream), cudaSuccess);
-      ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
-      EXPECT_LE(relative_l2(out.download(), dense_2d(kind, to_double(x), rows, cols)), tolerance<float>());
-    }
-    cudaGraphExecDestroy(exec);
-    cudaGraphDestroy(graph);
-    cudaStreamDestroy(stream);
+    capture_and_replay<float>(plan, static_cast<size_t>(rows) * cols, cudaStreamCaptureModeGlobal,
+                              [&](const std::vector<double>& x) { return dense_2d(kind, x, rows, cols); });
   }
 }
 #endif

@@ -104,6 +104,35 @@ void expect_zero_below(int rows, int cols, PlanOptions options) {
   if (ref.size() > 1) EXPECT_GT(zeros, 0);
 }
 
+// dct2 then idct2 through plans made with `options` gives M N x (the definitions are
+// unnormalized).
+template <typename T>
+void expect_round_trip(int rows, int cols, const PlanOptions& options) {
+  const std::uint64_t seed = next_seed();
+  SCOPED_TRACE(std::to_string(rows) + "x" + std::to_string(cols) + " seed " + std::to_string(seed));
+  Plan2D<T> forward(Transform2D::Dct2, rows, cols, options);
+  Plan2D<T> inverse(Transform2D::Idct2, rows, cols, options);
+  const auto x = random_vector<T>(static_cast<size_t>(rows) * cols, seed);
+  const auto back = run_execute(inverse, run_execute(forward, x));
+  std::vector<double> scaled(x.size());
+  for (size_t i = 0; i < x.size(); ++i) scaled[i] = double(rows) * cols * x[i];
+  EXPECT_LE(relative_l2(back, scaled), 10 * tolerance<T>());
+}
+
+// One plan made with `options`: in place, through host pointers, and reused on a second input.
+template <typename T>
+void expect_in_place_host_and_reuse(Transform2D kind, int rows, int cols, const PlanOptions& options) {
+  const std::uint64_t seed = next_seed();
+  SCOPED_TRACE(describe(kind, rows, cols, options.backend, seed));
+  Plan2D<T> plan(kind, rows, cols, options);
+  const auto x = random_vector<T>(static_cast<size_t>(rows) * cols, seed);
+  const auto ref = dense_2d(kind, to_double(x), rows, cols);
+  EXPECT_LE(relative_l2(run_in_place(plan, x), ref), tolerance<T>());
+  EXPECT_LE(relative_l2(run_host(plan, x), ref), tolerance<T>());
+  const auto y = random_vector<T>(x.size(), next_seed());
+  EXPECT_LE(relative_l2(run_execute(plan, y), dense_2d(kind, to_double(y), rows, cols)), tolerance<T>());
+}
+
 // The sizes of the 2D correctness sweep: 1, 2, odd, even, prime and powers of two on both axes,
 // non-square both ways (not the full cross product, to keep the suite fast).
 inline std::vector<std::pair<int, int>> sweep_sizes_2d() {

@@ -13,36 +13,10 @@
 #if EFIELD_HAS_CUDA
 #include <cuda_runtime.h>
 
+#include "graph_replay.hpp"
+
 namespace efield::test {
 namespace {
-
-void ok(cudaError_t e) { ASSERT_EQ(e, cudaSuccess) << cudaGetErrorString(e); }
-
-template <typename T, typename Plan, typename Reference>
-void capture_and_replay(Plan& plan, size_t n, cudaStreamCaptureMode mode, Reference reference) {
-  cudaStream_t stream = nullptr;
-  ok(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-  DeviceArray<T> in(n), out(n);
-  cudaGraph_t graph = nullptr;
-  cudaGraphExec_t exec = nullptr;
-  ok(cudaStreamBeginCapture(stream, mode));
-  plan.execute(in.get(), out.get(), reinterpret_cast<Stream>(stream));
-  ok(cudaStreamEndCapture(stream, &graph));
-  ok(cudaGraphInstantiate(&exec, graph, 0));
-  for (int replay = 0; replay < 3; ++replay) {
-    const auto seed = next_seed();
-    SCOPED_TRACE("replay " + std::to_string(replay) + ", seed " + std::to_string(seed));
-    const auto x = random_vector<T>(n, seed);
-    in.upload(x);
-    out.upload(poisoned<T>(n));
-    ok(cudaGraphLaunch(exec, stream));
-    ok(cudaStreamSynchronize(stream));
-    EXPECT_LE(relative_l2(out.download(), reference(to_double(x))), tolerance<T>());
-  }
-  cudaGraphExecDestroy(exec);
-  cudaGraphDestroy(graph);
-  cudaStreamDestroy(stream);
-}
 
 template <typename T>
 void graph_2d(cudaStreamCaptureMode mode) {
