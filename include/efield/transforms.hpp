@@ -44,9 +44,10 @@ enum class Cuda2DMethod {
                // or 2..4096 (double); a plan asking for it at other sizes throws. Experimental:
                // on par with OneFft at 2048^2 float, slower elsewhere (see the README).
   RowFftColumnPass,  // Algorithm 2 with the 2D FFT split: cuFFT's batched row FFTs, then one own
-                     // pass down the columns (column FFT in shared memory) that also runs the
-                     // postprocess (dct2) or preprocess (inverses): one pass fewer than OneFft.
-                     // Row count a power of two in 64..8192; any column count; throws otherwise.
+                     // pass down the columns (their FFTs as radix-16 butterflies in registers)
+                     // that also runs the postprocess (dct2) or preprocess (inverses): one pass
+                     // fewer than OneFft. Row count a power of two in 64..8192 (after a single
+                     // column is planned as a single row); any column count; throws otherwise.
 };
 
 struct PlanOptions {
