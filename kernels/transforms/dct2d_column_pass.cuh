@@ -28,11 +28,12 @@ namespace efield::detail::cuda_nd {
 // Thread t of a block works on column l = t % kCols, butterfly j = t / kCols (16 values of the
 // column each, register_fft.cuh): consecutive lanes take consecutive columns, so a warp's global
 // loads and stores cover kCols consecutive values of a few rows.
-template <typename T, int kLog2M, int kCols>
+template <typename T, int kLog2M, int Cols>
 struct ColumnPassShape {
   static constexpr int kRows = 1 << kLog2M;
+  static constexpr int kCols = Cols;
   static constexpr int kJ = kRows / 16;  // threads per column
-  static constexpr int kThreads = kCols * kJ;
+  static constexpr int kThreads = Cols * kJ;
   // Column l starts at l * kStride in shared memory. A shared-memory wavefront serves
   // kWave = 128 / sizeof(Complex<T>) lanes: kCols columns times kWave / kCols consecutive j. With
   // kStride = kWave / kCols (mod kWave) those lanes hit distinct banks (element p sits at
@@ -48,6 +49,26 @@ struct ColumnPassShape {
   __device__ __forceinline__ static int quad_row(int j, int b) { return j + b * kJ; }
 };
 
+// What one thread of a column-pass block works on, for N columns of real data.
+template <typename T, typename Shape>
+struct ColumnPassThread {
+  int H;     // spectrum columns, N/2 + 1
+  int first; // the block's first spectrum column
+  int here;  // columns the block owns (the last block may own fewer than kCols)
+  int l;     // this thread's column within the block
+  int j;     // its butterfly (16 values of the column)
+  Complex<T>* line;  // its column in shared memory
+
+  __device__ __forceinline__ ColumnPassThread(int N, unsigned char* shared)
+      : H(N / 2 + 1),
+        first(static_cast<int>(blockIdx.x) * Shape::kCols),
+        here(min(Shape::kCols, H - first)),
+        l(static_cast<int>(threadIdx.x) % Shape::kCols),
+        j(static_cast<int>(threadIdx.x) / Shape::kCols),
+        line(reinterpret_cast<Complex<T>*>(shared) + l * Shape::kStride) {}
+  __device__ __forceinline__ bool live() const { return l < here; }
+};
+
 // Launch: gridDim.x = ceil((N/2 + 1) / kCols), blockDim.x = kThreads, dynamic shared memory
 // kCols * kStride complex values. V: the row R2C of the reordered input, M x (N/2 + 1).
 // tu, tv: quarter_twiddles(M), quarter_twiddles(N); twiddles: line_twiddles(M).
@@ -58,19 +79,16 @@ __global__ void __launch_bounds__(ColumnPassShape<T, kLog2M, kCols>::kThreads)
   using Shape = ColumnPassShape<T, kLog2M, kCols>;
   constexpr int M = Shape::kRows, J = Shape::kJ;
   extern __shared__ __align__(16) unsigned char column_pass_shared[];
-  Complex<T>* buf = reinterpret_cast<Complex<T>*>(column_pass_shared);
-  const int H = N / 2 + 1;
-  const int v0 = blockIdx.x * kCols;
-  const int here = min(kCols, H - v0);  // columns this block owns
-  const int l = threadIdx.x % kCols, j = threadIdx.x / kCols;
-  Complex<T>* line = buf + l * Shape::kStride;
+  const ColumnPassThread<T, Shape> t(N, column_pass_shared);
+  const int l = t.l, j = t.j;
+  Complex<T>* line = t.line;
 
-  // The first stage's inputs straight from global memory: V[j + q J, v0 + l].
+  // The first stage's inputs straight from global memory: V[j + q J, first + l].
   Complex<T> v[16];
-  const Complex<T>* column = V + v0 + l;
+  const Complex<T>* column = V + t.first + l;
 #pragma unroll
   for (int q = 0; q < 16; ++q) {
-    v[q] = l < here ? column[static_cast<long long>(j + q * J) * H] : Complex<T>{T(0), T(0)};
+    v[q] = t.live() ? column[static_cast<long long>(j + q * J) * t.H] : Complex<T>{T(0), T(0)};
   }
   register_line_fft<false, M>(v, j, line, twiddles);
   __syncthreads();  // the last stage's inputs are read: the line takes the spectrum
@@ -80,8 +98,8 @@ __global__ void __launch_bounds__(ColumnPassShape<T, kLog2M, kCols>::kThreads)
 
   // Quads (u, col), 0 <= u <= M/2, of this thread's column: rows Shape::quad_row(j, b), and row
   // M/2 for j = 0. Consecutive lanes write consecutive columns of one row.
-  if (l >= here) return;
-  const int col = v0 + l;
+  if (!t.live()) return;
+  const int col = t.first + l;
   const Complex<T> t_col = tv[col];
   const bool mirror_v = has_distinct_mirror(col, N);
   auto write_quad = [&](int u, Complex<T> t_u) {
@@ -112,17 +130,13 @@ __global__ void __launch_bounds__(ColumnPassShape<T, kLog2M, kCols>::kThreads)
   using Shape = ColumnPassShape<T, kLog2M, kCols>;
   constexpr int M = Shape::kRows, J = Shape::kJ;
   extern __shared__ __align__(16) unsigned char column_pass_shared[];
-  Complex<T>* buf = reinterpret_cast<Complex<T>*>(column_pass_shared);
-  const int H = N / 2 + 1;
-  const int n0 = blockIdx.x * kCols;
-  const int here = min(kCols, H - n0);
-
-  const int l = threadIdx.x % kCols, j = threadIdx.x / kCols;
-  Complex<T>* line = buf + l * Shape::kStride;
+  const ColumnPassThread<T, Shape> t(N, column_pass_shared);
+  const int j = t.j;
+  Complex<T>* line = t.line;
   // Quads (m, n), 0 <= m <= M/2, of this thread's column n: the two column inputs w[m, n] and
   // w[M-m, n] from X'[m|M-m, n|N-n]. All loads first, so they are in flight together.
-  const int n = n0 + l;
-  const bool live = l < here;  // a column past N/2 keeps zeros, so its FFT's input is defined
+  const int n = t.first + t.l;
+  const bool live = t.live();  // a column past N/2 keeps zeros, so its FFT's input is defined
   const Complex<T> t_n = live ? tn[n] : Complex<T>{T(1), T(0)};
   auto load_quad = [&](int m, T* x) {
     x[0] = live ? idct2_input<SineRows, SineCols>(X, m, n, M, N) : T(0);
@@ -152,10 +166,10 @@ __global__ void __launch_bounds__(ColumnPassShape<T, kLog2M, kCols>::kThreads)
   for (int q = 0; q < 16; ++q) v[q] = line[shared_fft_slot(j + q * J)];
   register_line_fft<true, M>(v, j, line, twiddles);
   // The last stage leaves natural order: v[q] = w-hat[j + q J], stored straight to global memory.
-  if (l < here) {
-    Complex<T>* column = W + n0 + l;
+  if (live) {
+    Complex<T>* column = W + n;
 #pragma unroll
-    for (int q = 0; q < 16; ++q) column[static_cast<long long>(j + q * J) * H] = v[q];
+    for (int q = 0; q < 16; ++q) column[static_cast<long long>(j + q * J) * t.H] = v[q];
   }
 }
 

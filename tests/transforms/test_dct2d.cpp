@@ -12,9 +12,6 @@
 namespace efield::test {
 namespace {
 
-constexpr Transform2D kAllKinds[] = {Transform2D::Dct2, Transform2D::Idct2, Transform2D::IdctIdxst,
-                                     Transform2D::IdxstIdct};
-
 template <typename T>
 void sweep(Backend backend) {
   for (const auto& [rows, cols] : sweep_sizes_2d()) {

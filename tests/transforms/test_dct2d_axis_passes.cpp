@@ -20,9 +20,6 @@
 namespace efield::test {
 namespace {
 
-constexpr Transform2D kAllKinds[] = {Transform2D::Dct2, Transform2D::Idct2, Transform2D::IdctIdxst,
-                                     Transform2D::IdxstIdct};
-
 PlanOptions cuda_with(Cuda2DMethod method) {
   PlanOptions o;
   o.backend = Backend::Cuda;
@@ -47,22 +44,13 @@ std::vector<std::pair<int, int>> axis_pass_sizes() {
   return sizes;
 }
 
-template <typename T>
-void matches_definition() {
-  for (const auto& [rows, cols] : axis_pass_sizes<T>()) {
-    for (Transform2D kind : kAllKinds) {
-      expect_2d_matches_definition<T>(kind, rows, cols, Backend::Cuda, Cuda2DMethod::AxisPasses);
-    }
-  }
-}
-
 TEST(Plan2DAxisPasses, MatchesDefinitionFloat) {
   EFIELD_REQUIRE_GPU();
-  matches_definition<float>();
+  expect_cuda_method_matches_definition<float>(axis_pass_sizes<float>(), Cuda2DMethod::AxisPasses);
 }
 TEST(Plan2DAxisPasses, MatchesDefinitionDouble) {
   EFIELD_REQUIRE_GPU();
-  matches_definition<double>();
+  expect_cuda_method_matches_definition<double>(axis_pass_sizes<double>(), Cuda2DMethod::AxisPasses);
 }
 
 // OneFft named explicitly, on the power-of-two shapes AxisPasses also takes.
@@ -80,14 +68,7 @@ TEST(Plan2DAxisPasses, OneFftStillMatchesDefinition) {
 TEST(Plan2DAxisPasses, AgreesWithOneFftAtLargeSizes) {
   EFIELD_REQUIRE_GPU();
   for (const auto& [rows, cols] : {std::pair{2048, 2048}, {512, 4096}, {8192, 256}}) {
-    for (Transform2D kind : kAllKinds) {
-      const auto seed = next_seed();
-      SCOPED_TRACE(describe(kind, rows, cols, Backend::Cuda, seed));
-      Plan2D<float> fast(kind, rows, cols, cuda_with(Cuda2DMethod::AxisPasses));
-      Plan2D<double> ref(kind, rows, cols, cuda_with(Cuda2DMethod::OneFft));
-      const auto x = random_vector<float>(static_cast<size_t>(rows) * cols, seed);
-      EXPECT_LE(relative_l2(run_execute(fast, x), run_execute(ref, to_double(x))), tolerance<float>());
-    }
+    expect_float_method_agrees_with_one_fft(rows, cols, Cuda2DMethod::AxisPasses);
   }
 }
 

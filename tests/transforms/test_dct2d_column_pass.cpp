@@ -19,9 +19,6 @@
 namespace efield::test {
 namespace {
 
-constexpr Transform2D kAllKinds[] = {Transform2D::Dct2, Transform2D::Idct2, Transform2D::IdctIdxst,
-                                     Transform2D::IdxstIdct};
-
 PlanOptions column_pass() {
   PlanOptions o;
   o.backend = Backend::Cuda;
@@ -31,41 +28,24 @@ PlanOptions column_pass() {
 
 // Every supported row count; column counts of 2, odd, prime, even, and such that N/2 + 1 is not
 // a multiple of the pass's column tile (so the last block owns fewer columns).
-template <typename T>
-void matches_definition() {
-  for (const auto& [rows, cols] : {std::pair{64, 2},    {64, 255},  {128, 127}, {128, 16}, {256, 5},
-                                   {256, 100},          {512, 31},  {1024, 17}, {2048, 3}, {4096, 7},
-                                   {8192, 2},           {8192, 3},  {64, 64}}) {
-    for (Transform2D kind : kAllKinds) {
-      expect_2d_matches_definition<T>(kind, rows, cols, Backend::Cuda, Cuda2DMethod::RowFftColumnPass);
-    }
-  }
+std::vector<std::pair<int, int>> column_pass_sizes() {
+  return {{64, 2},   {64, 255}, {128, 127}, {128, 16}, {256, 5}, {256, 100}, {512, 31},
+          {1024, 17}, {2048, 3}, {4096, 7},  {8192, 2}, {8192, 3}, {64, 64}};
 }
 
 TEST(Plan2DColumnPass, MatchesDefinitionFloat) {
   EFIELD_REQUIRE_GPU();
-  matches_definition<float>();
+  expect_cuda_method_matches_definition<float>(column_pass_sizes(), Cuda2DMethod::RowFftColumnPass);
 }
 TEST(Plan2DColumnPass, MatchesDefinitionDouble) {
   EFIELD_REQUIRE_GPU();
-  matches_definition<double>();
+  expect_cuda_method_matches_definition<double>(column_pass_sizes(), Cuda2DMethod::RowFftColumnPass);
 }
 
-// Large sizes against OneFft in double (float against double keeps the comparison meaningful).
 TEST(Plan2DColumnPass, AgreesWithOneFftAtLargeSizes) {
   EFIELD_REQUIRE_GPU();
   for (const auto& [rows, cols] : {std::pair{2048, 2048}, {4096, 1001}, {8192, 256}, {512, 4097}}) {
-    for (Transform2D kind : kAllKinds) {
-      const auto seed = next_seed();
-      SCOPED_TRACE(describe(kind, rows, cols, Backend::Cuda, seed));
-      PlanOptions reference;
-      reference.backend = Backend::Cuda;
-      reference.cuda_2d_method = Cuda2DMethod::OneFft;
-      Plan2D<float> fast(kind, rows, cols, column_pass());
-      Plan2D<double> ref(kind, rows, cols, reference);
-      const auto x = random_vector<float>(static_cast<size_t>(rows) * cols, seed);
-      EXPECT_LE(relative_l2(run_execute(fast, x), run_execute(ref, to_double(x))), tolerance<float>());
-    }
+    expect_float_method_agrees_with_one_fft(rows, cols, Cuda2DMethod::RowFftColumnPass);
   }
 }
 

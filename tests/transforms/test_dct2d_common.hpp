@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "efield/error.hpp"
@@ -15,6 +16,9 @@
 #include "support/random.hpp"
 
 namespace efield::test {
+
+constexpr Transform2D kAllKinds[] = {Transform2D::Dct2, Transform2D::Idct2, Transform2D::IdctIdxst,
+                                     Transform2D::IdxstIdct};
 
 template <typename T>
 const char* type_name() {
@@ -75,6 +79,31 @@ void expect_2d_matches_definition(Transform2D kind, int rows, int cols, Backend 
   const auto x = random_vector<T>(static_cast<size_t>(rows) * cols, seed);
   const auto ref = dense_2d(kind, to_double(x), rows, cols);
   EXPECT_LE(relative_l2(run_execute(plan, x), ref), tolerance<T>());
+}
+
+// Every transform at every (rows, cols) of `sizes` on the CUDA backend with `method`.
+template <typename T>
+void expect_cuda_method_matches_definition(const std::vector<std::pair<int, int>>& sizes, Cuda2DMethod method) {
+  for (const auto& [rows, cols] : sizes) {
+    for (Transform2D kind : kAllKinds) expect_2d_matches_definition<T>(kind, rows, cols, Backend::Cuda, method);
+  }
+}
+
+// Large sizes, where the dense reference would be slow: `method` in float against OneFft in
+// double, every transform.
+inline void expect_float_method_agrees_with_one_fft(int rows, int cols, Cuda2DMethod method) {
+  for (Transform2D kind : kAllKinds) {
+    const auto seed = next_seed();
+    SCOPED_TRACE(describe(kind, rows, cols, Backend::Cuda, seed) + " (" + to_string(method) + ")");
+    PlanOptions fast_options, ref_options;
+    fast_options.backend = ref_options.backend = Backend::Cuda;
+    fast_options.cuda_2d_method = method;
+    ref_options.cuda_2d_method = Cuda2DMethod::OneFft;
+    Plan2D<float> fast(kind, rows, cols, fast_options);
+    Plan2D<double> ref(kind, rows, cols, ref_options);
+    const auto x = random_vector<float>(static_cast<size_t>(rows) * cols, seed);
+    EXPECT_LE(relative_l2(run_execute(fast, x), run_execute(ref, to_double(x))), tolerance<float>());
+  }
 }
 
 // dct2 with PlanOptions::zero_below set to the mean |coefficient|: coefficients below it are
