@@ -99,6 +99,10 @@ struct DeviceMem {
   ~DeviceMem() { cudaFree(p); }
 };
 
+// The methods timed one by one next to Auto.
+constexpr efield::Cuda2DMethod kTimedMethods[] = {efield::Cuda2DMethod::OneFft, efield::Cuda2DMethod::RowFftColumnPass,
+                                                  efield::Cuda2DMethod::TwoPasses, efield::Cuda2DMethod::AxisPasses};
+
 template <typename T>
 void gpu_rows(Size s, const bench::TimingOptions& topt, Table& table) {
   const size_t n = static_cast<size_t>(s.rows) * s.cols;
@@ -149,10 +153,14 @@ void gpu_rows(Size s, const bench::TimingOptions& topt, Table& table) {
     };
     const double t_fused = time_method(efield::Cuda2DMethod::Auto);
     const std::string method = efield::to_string(efield::Plan2D<T>(kind, s.rows, s.cols, o).cuda_2d_method());
-    const double t_one = time_method(efield::Cuda2DMethod::OneFft);
-    const double t_axis = time_method(efield::Cuda2DMethod::AxisPasses);
-    auto time_or_na = [](double t) { return t < 0 ? std::string("n/a") : us(t); };
-    auto ratio_or_na = [](double t, double ref) { return t < 0 ? std::string("n/a") : ratio(t, ref); };
+    // Every explicit method on the same data: "time (ratio to cuFFT)", or n/a where it does not apply.
+    std::vector<std::string> per_method;
+    std::string per_method_line;
+    for (efield::Cuda2DMethod m : kTimedMethods) {
+      const double t = time_method(m);
+      per_method.push_back(t < 0 ? std::string("n/a") : us(t) + " (" + ratio(t, t_fft) + ")");
+      per_method_line += std::string("  ") + efield::to_string(m) + " " + per_method.back();
+    }
     std::string rc_time = "n/a", rc_ratio = "n/a";
     if (kind == Transform2D::Dct2 || kind == Transform2D::Idct2) {
       try {
@@ -164,15 +172,15 @@ void gpu_rows(Size s, const bench::TimingOptions& topt, Table& table) {
         std::fprintf(stderr, "row-column %s %s: %s\n", efield::to_string(kind), size_name(s).c_str(), e.what());
       }
     }
-    table.rows.push_back({size_name(s), type_name<T>(), efield::to_string(kind), method, us(t_fused),
-                          std::string(fwd ? "R2C " : "C2R ") + us(t_fft), ratio(t_fused, t_fft), time_or_na(t_one),
-                          ratio_or_na(t_one, t_fft), time_or_na(t_axis), ratio_or_na(t_axis, t_fft), rc_time,
-                          rc_ratio});
-    std::printf("%-11s %-6s %-11s fused (%s) %9s us  %s %9s us  ratio %6s  one_fft %9s us (%6s)  axis passes %9s us "
-                "(%6s)  row-col %9s us  speedup %s\n",
+    std::vector<std::string> row{size_name(s), type_name<T>(), efield::to_string(kind), method, us(t_fused),
+                                 std::string(fwd ? "R2C " : "C2R ") + us(t_fft), ratio(t_fused, t_fft)};
+    row.insert(row.end(), per_method.begin(), per_method.end());
+    row.push_back(rc_time);
+    row.push_back(rc_ratio);
+    table.rows.push_back(row);
+    std::printf("%-11s %-6s %-11s fused (%s) %9s us  %s %9s us  ratio %6s %s  row-col %9s us  speedup %s\n",
                 size_name(s).c_str(), type_name<T>(), efield::to_string(kind), method.c_str(), us(t_fused).c_str(),
-                fwd ? "R2C" : "C2R", us(t_fft).c_str(), ratio(t_fused, t_fft).c_str(), time_or_na(t_one).c_str(),
-                ratio_or_na(t_one, t_fft).c_str(), time_or_na(t_axis).c_str(), ratio_or_na(t_axis, t_fft).c_str(),
+                fwd ? "R2C" : "C2R", us(t_fft).c_str(), ratio(t_fused, t_fft).c_str(), per_method_line.c_str(),
                 rc_time.c_str(), rc_ratio.c_str());
     std::fflush(stdout);
   }
@@ -274,9 +282,10 @@ int main(int argc, char** argv) {
       bench::TimingOptions topt;
       topt.warmup = 10;
       topt.repetitions = quick ? 50 : 200;
-      Table t{{"size", "type", "transform", "Auto runs", "fused (us)", "cuFFT alone (us)", "fused / cuFFT",
-               "one_fft (us)", "one_fft / cuFFT", "axis passes (us)", "axis passes / cuFFT", "row-column (us)",
-               "row-column / fused"}};
+      Table t{{"size", "type", "transform", "Auto runs", "fused (us)", "cuFFT alone (us)", "fused / cuFFT"}};
+      for (efield::Cuda2DMethod m : kTimedMethods) t.header.push_back(std::string(efield::to_string(m)) + " (us, / cuFFT)");
+      t.header.push_back("row-column (us)");
+      t.header.push_back("row-column / fused");
       for (Size s : sizes) {
         gpu_rows<float>(s, topt, t);
         gpu_rows<double>(s, topt, t);

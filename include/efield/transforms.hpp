@@ -37,7 +37,7 @@ enum class DctAlgorithm {
 
 // How the CUDA backend of Plan2D computes a 2D transform (the CPU backend always runs OneFft).
 enum class Cuda2DMethod {
-  Auto,        // the fastest measured: RowFftColumnPass or OneFft (rule in the README)
+  Auto,        // the fastest measured: TwoPasses, RowFftColumnPass or OneFft (rule in the README)
   OneFft,      // the DCT paper's Algorithm 2: reorder, one 2D cuFFT real FFT, postprocess; any size
   AxisPasses,  // one pass per axis, each a whole 1D transform of a tile in shared memory (own
                // FFT): the array crosses memory twice. Both sizes powers of two in 2..8192 (float)
@@ -48,6 +48,10 @@ enum class Cuda2DMethod {
                      // that also runs the postprocess (dct2) or preprocess (inverses): one pass
                      // fewer than OneFft. Row count a power of two in 64..8192 (after a single
                      // column is planned as a single row); any column count; throws otherwise.
+  TwoPasses,  // Algorithm 2 with the 2D FFT as two own passes, as cuFFT's 2D FFT itself runs: a
+              // row pass (row real FFTs with the reorder folded into its loads, or for the
+              // inverses its stores) and RowFftColumnPass's column pass. The array crosses
+              // memory twice. Both sizes powers of two in 64..8192; throws otherwise.
 };
 
 struct PlanOptions {

@@ -1,7 +1,5 @@
 // Instantiations of the column pass (dct2d_column_pass.cuh) for every supported column length,
 // and the choice of kernel and block shape at plan construction.
-#include <utility>
-
 #include "common/cuda_check.cuh"
 #include "transforms/dct2d_column_pass.cuh"
 #include "transforms/dct2d_column_pass.hpp"
@@ -22,42 +20,21 @@ constexpr int columns_per_block(int log2_rows) {
 }
 
 template <typename T, int kLog2M>
-ColumnPassLaunch launch_shape(int cols) {
+PassLaunch launch_shape(int cols) {
   constexpr int kCols = columns_per_block<T>(kLog2M);
   using Shape = ColumnPassShape<T, kLog2M, kCols>;
-  ColumnPassLaunch l;
+  PassLaunch l;
   l.blocks = static_cast<unsigned>((cols / 2 + 1 + kCols - 1) / kCols);
   l.threads = Shape::kThreads;
   l.shared_bytes = static_cast<std::size_t>(kCols) * Shape::kStride * sizeof(Complex<T>);
   return l;
 }
 
-template <typename Kernel>
-void allow_shared(Kernel kernel, std::size_t bytes) {
-  EFIELD_CUDA_CHECK(cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel),
-                                         cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
-}
-
-// Calls f(std::integral_constant<int, log2(rows)>) for a supported `rows`.
-template <typename F>
-auto with_log2_rows(int rows, F&& f) {
-  switch (rows) {
-    case 64: return f(std::integral_constant<int, 6>{});
-    case 128: return f(std::integral_constant<int, 7>{});
-    case 256: return f(std::integral_constant<int, 8>{});
-    case 512: return f(std::integral_constant<int, 9>{});
-    case 1024: return f(std::integral_constant<int, 10>{});
-    case 2048: return f(std::integral_constant<int, 11>{});
-    case 4096: return f(std::integral_constant<int, 12>{});
-    default: return f(std::integral_constant<int, 13>{});  // 8192 (the caller checked column_pass_applies)
-  }
-}
-
 }  // namespace
 
 template <typename T>
-Dct2ColumnKernel<T> dct2_column_kernel(int rows, int cols, ColumnPassLaunch& launch) {
-  return with_log2_rows(rows, [&](auto log2_rows) {
+Dct2ColumnKernel<T> dct2_column_kernel(int rows, int cols, PassLaunch& launch) {
+  return with_log2_length(rows, [&](auto log2_rows) {
     constexpr int kLog2M = decltype(log2_rows)::value;
     const Dct2ColumnKernel<T> kernel = dct2_column_pass<T, kLog2M, columns_per_block<T>(kLog2M)>;
     launch = launch_shape<T, kLog2M>(cols);
@@ -67,8 +44,8 @@ Dct2ColumnKernel<T> dct2_column_kernel(int rows, int cols, ColumnPassLaunch& lau
 }
 
 template <typename T>
-Idct2ColumnKernel<T> idct2_column_kernel(Transform2D kind, int rows, int cols, ColumnPassLaunch& launch) {
-  return with_log2_rows(rows, [&](auto log2_rows) {
+Idct2ColumnKernel<T> idct2_column_kernel(Transform2D kind, int rows, int cols, PassLaunch& launch) {
+  return with_log2_length(rows, [&](auto log2_rows) {
     constexpr int kLog2M = decltype(log2_rows)::value;
     constexpr int kCols = columns_per_block<T>(kLog2M);
     Idct2ColumnKernel<T> kernel = idct2_column_pass<T, kLog2M, kCols, false, false>;
@@ -80,9 +57,9 @@ Idct2ColumnKernel<T> idct2_column_kernel(Transform2D kind, int rows, int cols, C
   });
 }
 
-template Dct2ColumnKernel<float> dct2_column_kernel<float>(int, int, ColumnPassLaunch&);
-template Dct2ColumnKernel<double> dct2_column_kernel<double>(int, int, ColumnPassLaunch&);
-template Idct2ColumnKernel<float> idct2_column_kernel<float>(Transform2D, int, int, ColumnPassLaunch&);
-template Idct2ColumnKernel<double> idct2_column_kernel<double>(Transform2D, int, int, ColumnPassLaunch&);
+template Dct2ColumnKernel<float> dct2_column_kernel<float>(int, int, PassLaunch&);
+template Dct2ColumnKernel<double> dct2_column_kernel<double>(int, int, PassLaunch&);
+template Idct2ColumnKernel<float> idct2_column_kernel<float>(Transform2D, int, int, PassLaunch&);
+template Idct2ColumnKernel<double> idct2_column_kernel<double>(Transform2D, int, int, PassLaunch&);
 
 }  // namespace efield::detail::cuda_nd

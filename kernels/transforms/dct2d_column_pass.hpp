@@ -8,6 +8,7 @@
 
 #include "efield/transforms.hpp"
 #include "math/complex.hpp"
+#include "transforms/pass_launch.hpp"
 
 namespace efield::detail::cuda_nd {
 
@@ -18,17 +19,11 @@ template <typename T>
 using Idct2ColumnKernel = void (*)(const T*, Complex<T>*, int, const Complex<T>*, const Complex<T>*,
                                    const Complex<T>*);
 
-struct ColumnPassLaunch {
-  unsigned blocks = 0;
-  unsigned threads = 0;
-  std::size_t shared_bytes = 0;
-};
-
 // The kernel for `rows` (column_pass_applies in plan2d_impl.hpp must hold) with its launch shape for `cols`
 // columns; the kernel's shared-memory limit is raised here.
 template <typename T>
-Dct2ColumnKernel<T> dct2_column_kernel(int rows, int cols, ColumnPassLaunch& launch);
+Dct2ColumnKernel<T> dct2_column_kernel(int rows, int cols, PassLaunch& launch);
 template <typename T>
-Idct2ColumnKernel<T> idct2_column_kernel(Transform2D kind, int rows, int cols, ColumnPassLaunch& launch);
+Idct2ColumnKernel<T> idct2_column_kernel(Transform2D kind, int rows, int cols, PassLaunch& launch);
 
 }  // namespace efield::detail::cuda_nd

@@ -15,10 +15,10 @@
 // powers by products (at most four deep, so float keeps about 1e-7 relative accuracy).
 #include <cuda_runtime.h>
 
-#include <cmath>
 #include <vector>
 
 #include "math/complex.hpp"
+#include "math/twiddle.hpp"
 #include "transforms/shared_fft.cuh"
 
 namespace efield::detail::cuda_nd {
@@ -90,13 +90,7 @@ __device__ __forceinline__ void twiddle_powers(Complex<T> w, Complex<T>* p) {
 // The twiddle table of a line of length n, forward sign: exp(-2 pi i q / n), q < n.
 template <typename T>
 std::vector<Complex<T>> line_twiddles(int n) {
-  std::vector<Complex<T>> t(static_cast<std::size_t>(n));
-  const double pi = 3.14159265358979323846;
-  for (int q = 0; q < n; ++q) {
-    const double a = -2.0 * pi * q / n;
-    t[q] = {static_cast<T>(std::cos(a)), static_cast<T>(std::sin(a))};
-  }
-  return t;
+  return root_twiddles<T>(n, n);
 }
 
 // One Stockham stage on the 16 values a thread holds of a line of length L = 16 J, thread j in

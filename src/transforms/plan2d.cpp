@@ -48,6 +48,13 @@ Plan2D<T>::Plan2D(Transform2D kind, int rows, int cols, const PlanOptions& optio
                 std::to_string(detail::kColumnPassMinRows) + ".." + std::to_string(detail::kColumnPassMaxRows) +
                 " (a single column counts as a single row); use Auto or OneFft");
   }
+  if (backend == Backend::Cuda && options.cuda_2d_method == Cuda2DMethod::TwoPasses &&
+      !detail::two_passes_apply(kind, rows, cols)) {
+    throw Error(who + " " + to_string(kind) + " " + std::to_string(rows) + "x" + std::to_string(cols) +
+                ": Cuda2DMethod::TwoPasses needs both sizes to be powers of two in " +
+                std::to_string(detail::kColumnPassMinRows) + ".." + std::to_string(detail::kColumnPassMaxRows) +
+                "; use Auto or OneFft");
+  }
   impl_ = backend == Backend::Cuda ? detail::make_cuda_plan2d<T>(kind, rows, cols, options)
                                    : detail::make_cpu_plan2d<T>(kind, rows, cols, options);
   detail::log().debug("{} {} {}x{} on {}", who, to_string(kind), rows, cols, to_string(backend));

@@ -49,24 +49,35 @@ bool axis_passes_apply(int rows, int cols) {
 // the column length its own column FFT is compiled for; any column count.
 constexpr int kColumnPassMinRows = 64;
 constexpr int kColumnPassMaxRows = 8192;
+inline bool own_pass_length(int n) { return n >= kColumnPassMinRows && n <= kColumnPassMaxRows && (n & (n - 1)) == 0; }
 inline bool column_pass_applies(Transform2D kind, int rows, int cols) {
-  const int m = canonical_2d_shape(kind, rows, cols).rows;
-  return m >= kColumnPassMinRows && m <= kColumnPassMaxRows && (m & (m - 1)) == 0;
+  return own_pass_length(canonical_2d_shape(kind, rows, cols).rows);
+}
+// Cuda2DMethod::TwoPasses: its row pass is compiled for the same lengths as the column pass.
+inline bool two_passes_apply(Transform2D kind, int rows, int cols) {
+  const Dct2dShape shape = canonical_2d_shape(kind, rows, cols);
+  return own_pass_length(shape.rows) && own_pass_length(shape.cols);
 }
 
-// The method a CUDA plan runs. Auto takes RowFftColumnPass where it was measured faster than
-// OneFft on the H200 (bench_ispd/results/transforms2d.md): planned rows 512..2048 and at least
-// 512 columns (its blocks own 8 spectrum columns each, so narrower arrays leave SMs idle), for
-// dct2 in float and double and for the inverses in float (in double they were 1-7 % slower).
-// Everywhere else OneFft.
+// The method a CUDA plan runs. Auto takes the own passes where they were measured faster than
+// OneFft on the H200 (bench_ispd/results/transforms2d.md), all of it for planned rows 512..2048
+// (where a column-pass block holds 8 whole columns) and arrays "wide enough": at least 1024
+// columns, or as many columns as rows (the column pass's blocks own 8 columns each, so a tall
+// narrow array leaves SMs idle; 2048x512 ran faster with OneFft):
+//   TwoPasses where it applies (powers of two), in float, and in double from 1024 columns;
+//   else RowFftColumnPass (any column count) for dct2 in both types and the inverses in float;
+//   else OneFft.
 template <typename T>
 Cuda2DMethod resolve_cuda_2d_method(Cuda2DMethod requested, Transform2D kind, int rows, int cols) {
   if (requested != Cuda2DMethod::Auto) return requested;
   const Dct2dShape shape = canonical_2d_shape(kind, rows, cols);
-  const bool measured_faster = shape.rows >= 512 && shape.rows <= 2048 && shape.cols >= 512 &&
-                               (shape.forward() || sizeof(T) == sizeof(float));
-  return measured_faster && column_pass_applies(kind, rows, cols) ? Cuda2DMethod::RowFftColumnPass
-                                                                  : Cuda2DMethod::OneFft;
+  const bool is_float = sizeof(T) == sizeof(float);
+  const bool measured_shape =
+      shape.rows >= 512 && shape.rows <= 2048 && (shape.cols >= 1024 || shape.cols >= shape.rows);
+  if (!measured_shape) return Cuda2DMethod::OneFft;
+  if (two_passes_apply(kind, rows, cols) && (is_float || shape.cols >= 1024)) return Cuda2DMethod::TwoPasses;
+  if (column_pass_applies(kind, rows, cols) && (shape.forward() || is_float)) return Cuda2DMethod::RowFftColumnPass;
+  return Cuda2DMethod::OneFft;
 }
 
 template <typename T>

@@ -97,23 +97,6 @@ TEST(Plan2DColumnPass, RejectedWhereItDoesNotApply) {
   }
 }
 
-// What Auto runs, as reported by the plan: the column pass where it was measured faster (rows
-// 512..2048, at least 512 columns; dct2 in both types, the inverses in float), else OneFft.
-TEST(Plan2DColumnPass, AutoResolvesByMeasuredRule) {
-  EFIELD_REQUIRE_GPU();
-  PlanOptions o;
-  o.backend = Backend::Cuda;
-  EXPECT_EQ(Plan2D<float>(Transform2D::Dct2, 2048, 2048, o).cuda_2d_method(), Cuda2DMethod::RowFftColumnPass);
-  EXPECT_EQ(Plan2D<double>(Transform2D::Dct2, 512, 1000, o).cuda_2d_method(), Cuda2DMethod::RowFftColumnPass);
-  EXPECT_EQ(Plan2D<float>(Transform2D::IdxstIdct, 1024, 1024, o).cuda_2d_method(), Cuda2DMethod::RowFftColumnPass);
-  EXPECT_EQ(Plan2D<double>(Transform2D::Idct2, 1024, 1024, o).cuda_2d_method(), Cuda2DMethod::OneFft);
-  EXPECT_EQ(Plan2D<float>(Transform2D::Dct2, 4096, 4096, o).cuda_2d_method(), Cuda2DMethod::OneFft);
-  EXPECT_EQ(Plan2D<float>(Transform2D::Dct2, 2048, 100, o).cuda_2d_method(), Cuda2DMethod::OneFft);
-  EXPECT_EQ(Plan2D<float>(Transform2D::Dct2, 1000, 1024, o).cuda_2d_method(), Cuda2DMethod::OneFft);
-  o.cuda_2d_method = Cuda2DMethod::AxisPasses;
-  EXPECT_EQ(Plan2D<float>(Transform2D::Dct2, 64, 64, o).cuda_2d_method(), Cuda2DMethod::AxisPasses);
-}
-
 TEST(Plan2DColumnPass, NameAndCpuBackend) {
   EXPECT_STREQ(to_string(Cuda2DMethod::RowFftColumnPass), "row_fft_column_pass");
   PlanOptions o;

@@ -1,0 +1,50 @@
+// Instantiations of the row pass (dct2d_row_pass.cuh) for every supported row length, and the
+// choice of kernel and block shape at plan construction.
+#include "transforms/dct2d_row_pass.cuh"
+#include "transforms/dct2d_row_pass.hpp"
+
+namespace efield::detail::cuda_nd {
+namespace {
+
+template <typename T, int kLog2N>
+PassLaunch launch_shape(int rows) {
+  using Shape = RowPassShape<T, kLog2N>;
+  PassLaunch l;
+  l.blocks = static_cast<unsigned>((rows + Shape::kRowsPerBlock - 1) / Shape::kRowsPerBlock);
+  l.threads = Shape::kThreads;
+  l.shared_bytes = Shape::kSharedBytes;
+  return l;
+}
+
+}  // namespace
+
+template <typename T>
+Dct2RowKernel<T> dct2_row_kernel(int rows, int cols, PassLaunch& launch) {
+  return with_log2_length(cols, [&](auto log2_cols) {
+    constexpr int kLog2N = decltype(log2_cols)::value;
+    const Dct2RowKernel<T> kernel = dct2_row_pass<T, kLog2N>;
+    launch = launch_shape<T, kLog2N>(rows);
+    allow_shared(kernel, launch.shared_bytes);
+    return kernel;
+  });
+}
+
+template <typename T>
+Idct2RowKernel<T> idct2_row_kernel(Transform2D kind, int rows, int cols, PassLaunch& launch) {
+  return with_log2_length(cols, [&](auto log2_cols) {
+    constexpr int kLog2N = decltype(log2_cols)::value;
+    Idct2RowKernel<T> kernel = idct2_row_pass<T, kLog2N, false, false>;
+    if (kind == Transform2D::IdxstIdct) kernel = idct2_row_pass<T, kLog2N, true, false>;
+    if (kind == Transform2D::IdctIdxst) kernel = idct2_row_pass<T, kLog2N, false, true>;
+    launch = launch_shape<T, kLog2N>(rows);
+    allow_shared(kernel, launch.shared_bytes);
+    return kernel;
+  });
+}
+
+template Dct2RowKernel<float> dct2_row_kernel<float>(int, int, PassLaunch&);
+template Dct2RowKernel<double> dct2_row_kernel<double>(int, int, PassLaunch&);
+template Idct2RowKernel<float> idct2_row_kernel<float>(Transform2D, int, int, PassLaunch&);
+template Idct2RowKernel<double> idct2_row_kernel<double>(Transform2D, int, int, PassLaunch&);
+
+}  // namespace efield::detail::cuda_nd

@@ -1,0 +1,168 @@
+#pragma once
+// The row half of Cuda2DMethod::TwoPasses: Algorithm 2's 2D real FFT as two passes of our own,
+// like cuFFT's own 2D FFT, with the Makhoul reorder (dct2) or the inverse reorder and signs
+// (inverses) folded into the row pass's global loads or stores:
+//   dct2:     dct2_row_pass (reorder + row real FFT) -> dct2_column_pass (column FFT + postprocess)
+//   inverses: idct2_column_pass (preprocess + column IFFT) -> idct2_row_pass (row C2R + reorder)
+// so the array crosses memory twice, against four times for OneFft and three for
+// RowFftColumnPass.
+//
+// A row of N = 2^kLog2N reals is one complex FFT of length L = N/2 (math/real_fft.hpp) held by
+// J = L/16 threads, 16 values each (register_fft.cuh); a block runs kRowsPerBlock rows side by
+// side. Row m of the input x is row p(m) of the reordered array (p = makhoul_position), and
+// within a row the reorder maps one 16-byte quad x[4p .. 4p+3] onto z[p] = (x[4p], x[4p+2]) and
+// z[L-1-p] = (x[4p+3], x[4p+1]); the inverse writes the same quads back from z.
+#include <cuda_runtime.h>
+
+#include "math/complex.hpp"
+#include "math/dct2d.hpp"
+#include "math/makhoul.hpp"
+#include "math/real_fft.hpp"
+#include "transforms/register_fft.cuh"
+#include "transforms/shared_fft.cuh"
+
+namespace efield::detail::cuda_nd {
+
+template <typename T, int kLog2N>
+struct RowPassShape {
+  static constexpr int kN = 1 << kLog2N;
+  static constexpr int kL = kN / 2;   // complex FFT length
+  static constexpr int kJ = kL / 16;  // threads per row
+  static constexpr int kRowsPerBlock = kJ >= 256 ? 1 : 256 / kJ;
+  static constexpr int kThreads = kRowsPerBlock * kJ;
+  static constexpr int kStride = shared_fft_line_stride(kL);
+  static constexpr std::size_t kSharedBytes = sizeof(Complex<T>) * kStride * kRowsPerBlock;
+  static_assert(kL >= 32, "row pass: rows of at least 64 values");
+};
+
+// Four consecutive T from a 16-byte aligned address (one 16-byte access in float, two in double).
+template <typename T>
+struct Quad4 {
+  T a, b, c, d;
+};
+__device__ __forceinline__ Quad4<float> load_quad4(const float* p) {
+  const float4 q = *reinterpret_cast<const float4*>(p);
+  return {q.x, q.y, q.z, q.w};
+}
+__device__ __forceinline__ Quad4<double> load_quad4(const double* p) {
+  const double2 lo = reinterpret_cast<const double2*>(p)[0], hi = reinterpret_cast<const double2*>(p)[1];
+  return {lo.x, lo.y, hi.x, hi.y};
+}
+__device__ __forceinline__ void store_quad4(float* p, Quad4<float> q) {
+  *reinterpret_cast<float4*>(p) = make_float4(q.a, q.b, q.c, q.d);
+}
+__device__ __forceinline__ void store_quad4(double* p, Quad4<double> q) {
+  reinterpret_cast<double2*>(p)[0] = make_double2(q.a, q.b);
+  reinterpret_cast<double2*>(p)[1] = make_double2(q.c, q.d);
+}
+
+// What one thread of a row-pass block works on.
+template <typename T, typename Shape>
+struct RowPassThread {
+  int m;    // its row of x
+  int j;    // its butterfly within the row
+  bool live;
+  Complex<T>* line;  // its row's FFT in shared memory
+
+  __device__ __forceinline__ RowPassThread(int M, unsigned char* shared)
+      : m(static_cast<int>(blockIdx.x) * Shape::kRowsPerBlock + static_cast<int>(threadIdx.x) / Shape::kJ),
+        j(static_cast<int>(threadIdx.x) % Shape::kJ),
+        live(m < M),
+        line(reinterpret_cast<Complex<T>*>(shared) + (static_cast<int>(threadIdx.x) / Shape::kJ) * Shape::kStride) {}
+};
+
+// Launch: gridDim.x = ceil(M / kRowsPerBlock), blockDim.x = kThreads, kSharedBytes of dynamic
+// shared memory. V: M x (N/2 + 1), the row R2C of the reordered x. twiddles: line_twiddles(L);
+// split: W^k = exp(-2 pi i k / N) for k <= L/2.
+template <typename T, int kLog2N>
+__global__ void __launch_bounds__(RowPassShape<T, kLog2N>::kThreads)
+    dct2_row_pass(const T* __restrict__ x, Complex<T>* __restrict__ V, int M,
+                  const Complex<T>* __restrict__ twiddles, const Complex<T>* __restrict__ split) {
+  using Shape = RowPassShape<T, kLog2N>;
+  constexpr int N = Shape::kN, L = Shape::kL, J = Shape::kJ;
+  extern __shared__ __align__(16) unsigned char row_pass_shared[];
+  const RowPassThread<T, Shape> t(M, row_pass_shared);
+  const int j = t.j;
+
+  // v[q] = z[j + q J]. For q < 8 that is the front of quad p = j + q J; for q >= 8 the back of
+  // quad p = (J-1-j) + (15-q) J, whose front belongs to thread J-1-j (it loads the quad too; the
+  // second read hits L1).
+  Complex<T> v[16];
+  const T* row = x + static_cast<long long>(t.live ? t.m : 0) * N;
+#pragma unroll
+  for (int q = 0; q < 8; ++q) {
+    const Quad4<T> f = load_quad4(row + 4 * (j + q * J));
+    v[q] = Complex<T>{f.a, f.c};
+    const Quad4<T> b = load_quad4(row + 4 * ((J - 1 - j) + (7 - q) * J));
+    v[8 + q] = Complex<T>{b.d, b.b};
+  }
+  register_line_fft<false, L>(v, j, t.line, twiddles);
+  __syncthreads();  // the last stage's inputs are read: the line takes Z
+#pragma unroll
+  for (int q = 0; q < 16; ++q) t.line[shared_fft_slot(j + q * J)] = v[q];
+  __syncthreads();
+  if (!t.live) return;
+
+  // V[k] and V[L-k] for k = j + q J < L/2 (k = 0 gives V[0] and V[L]); V[L/2] by thread 0.
+  Complex<T>* out = V + static_cast<long long>(makhoul_position(t.m, M)) * (L + 1);
+#pragma unroll
+  for (int q = 0; q < 8; ++q) {
+    const int k = j + q * J;
+    const SpectrumPair<T> s =
+        real_fft_split(t.line[shared_fft_slot(k)], t.line[shared_fft_slot((L - k) & (L - 1))], split[k]);
+    out[k] = s.k;
+    out[L - k] = s.L_k;
+  }
+  if (j == 0) {
+    const Complex<T> z = t.line[shared_fft_slot(L / 2)];
+    out[L / 2] = real_fft_split(z, z, split[L / 2]).k;
+  }
+}
+
+// The inverse: x (M x N) from W (M x (N/2 + 1), the column pass's output): row C2R of W's row
+// p(m), then x[m, n] = sign(m, n) y[p(m), q(n)] with the (-1)^index of sine axes. Launch and
+// tables as dct2_row_pass.
+template <typename T, int kLog2N, bool SineRows, bool SineCols>
+__global__ void __launch_bounds__(RowPassShape<T, kLog2N>::kThreads)
+    idct2_row_pass(const Complex<T>* __restrict__ W, T* __restrict__ x, int M,
+                   const Complex<T>* __restrict__ twiddles, const Complex<T>* __restrict__ split) {
+  using Shape = RowPassShape<T, kLog2N>;
+  constexpr int N = Shape::kN, L = Shape::kL, J = Shape::kJ;
+  extern __shared__ __align__(16) unsigned char row_pass_shared[];
+  const RowPassThread<T, Shape> t(M, row_pass_shared);
+  const int j = t.j;
+
+  // v[q] = 2 Z[k], k = j + q J, from W[k] and W[L-k]: the pair's first half when k < L/2, its
+  // second half (with k' = L - k <= L/2) otherwise, so the split table stops at L/2.
+  Complex<T> v[16];
+  const Complex<T>* in = W + static_cast<long long>(t.live ? makhoul_position(t.m, M) : 0) * (L + 1);
+#pragma unroll
+  for (int q = 0; q < 16; ++q) {
+    const int k = j + q * J;
+    if (q < 8) {
+      v[q] = real_ifft_merge(in[k], in[L - k], split[k]).k;
+    } else {
+      v[q] = real_ifft_merge(in[L - k], in[k], split[L - k]).L_k;
+    }
+  }
+  register_line_fft<true, L>(v, j, t.line, twiddles);
+  __syncthreads();
+#pragma unroll
+  for (int q = 0; q < 16; ++q) t.line[shared_fft_slot(j + q * J)] = v[q];
+  __syncthreads();
+  if (!t.live) return;
+
+  // Quad p of row m: x[4p .. 4p+3] = y[2p], y[N-1-2p], y[2p+1], y[N-2-2p]
+  //                               = Re z[p], Im z[L-1-p], Im z[p], Re z[L-1-p].
+  T* row = x + static_cast<long long>(t.m) * N;
+  const T even = idct2_output_sign<SineRows, SineCols, T>(t.m, 0);
+  const T odd = idct2_output_sign<SineRows, SineCols, T>(t.m, 1);
+#pragma unroll
+  for (int q = 0; q < 8; ++q) {
+    const int p = j + q * J;
+    const Complex<T> front = t.line[shared_fft_slot(p)], back = t.line[shared_fft_slot(L - 1 - p)];
+    store_quad4(row + 4 * p, Quad4<T>{even * front.re, odd * back.im, even * front.im, odd * back.re});
+  }
+}
+
+}  // namespace efield::detail::cuda_nd

@@ -1,0 +1,23 @@
+#pragma once
+// Launch side of the row pass of Cuda2DMethod::TwoPasses (kernels in dct2d_row_pass.cuh,
+// instantiated in dct2d_row_pass.cu): which kernel and block shape a row length gets. Chosen
+// once at plan construction.
+#include "efield/transforms.hpp"
+#include "math/complex.hpp"
+#include "transforms/pass_launch.hpp"
+
+namespace efield::detail::cuda_nd {
+
+template <typename T>
+using Dct2RowKernel = void (*)(const T*, Complex<T>*, int, const Complex<T>*, const Complex<T>*);
+template <typename T>
+using Idct2RowKernel = void (*)(const Complex<T>*, T*, int, const Complex<T>*, const Complex<T>*);
+
+// The kernel for rows of `cols` values (a power of two in 64..8192) with its launch shape for
+// `rows` rows; the kernel's shared-memory limit is raised here.
+template <typename T>
+Dct2RowKernel<T> dct2_row_kernel(int rows, int cols, PassLaunch& launch);
+template <typename T>
+Idct2RowKernel<T> idct2_row_kernel(Transform2D kind, int rows, int cols, PassLaunch& launch);
+
+}  // namespace efield::detail::cuda_nd

@@ -1,0 +1,44 @@
+#pragma once
+// Launch side shared by the own FFT passes of the 2D transforms (the column pass of
+// dct2d_column_pass.cuh, the row pass of dct2d_row_pass.cuh): a launch shape, and the helpers
+// that pick a compile-time line length and raise a kernel's shared-memory limit, used once at
+// plan construction.
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <type_traits>
+
+#include "common/cuda_check.cuh"
+
+namespace efield::detail::cuda_nd {
+
+struct PassLaunch {
+  unsigned blocks = 0;
+  unsigned threads = 0;
+  std::size_t shared_bytes = 0;
+};
+
+// Calls f(std::integral_constant<int, log2(length)>) for a line length the passes are compiled
+// for, the powers of two 64..8192 (the caller checked it, plan2d_impl.hpp; anything else is
+// taken as 8192).
+template <typename F>
+auto with_log2_length(int length, F&& f) {
+  switch (length) {
+    case 64: return f(std::integral_constant<int, 6>{});
+    case 128: return f(std::integral_constant<int, 7>{});
+    case 256: return f(std::integral_constant<int, 8>{});
+    case 512: return f(std::integral_constant<int, 9>{});
+    case 1024: return f(std::integral_constant<int, 10>{});
+    case 2048: return f(std::integral_constant<int, 11>{});
+    case 4096: return f(std::integral_constant<int, 12>{});
+    default: return f(std::integral_constant<int, 13>{});
+  }
+}
+
+template <typename Kernel>
+void allow_shared(Kernel kernel, std::size_t bytes) {
+  EFIELD_CUDA_CHECK(cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel),
+                                         cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
+}
+
+}  // namespace efield::detail::cuda_nd
