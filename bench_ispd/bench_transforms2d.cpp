@@ -296,13 +296,13 @@ int main(int argc, char** argv) {
             "with R2C and the inverses with C2R of the same size (target <= 1.10x at >= 2048^2); "
             "`row-column / fused` is the speedup over RowColumnPlan2D (target >= 2x; it supports only "
             "dct2 and idct2). `fused` is Plan2D's default, Cuda2DMethod::Auto, which runs the method in "
-            "`Auto runs`: row_fft_column_pass (reorder, cuFFT's batched row FFTs, one own column pass "
-            "with the 2D postprocess fused; inverses the other way round) where it was measured faster "
-            "(rows 512..2048, at least 512 columns; dct2 in both types, the inverses in float), else "
-            "one_fft (reorder, one cuFFT 2D real FFT, postprocess). The "
-            "`one_fft` and `axis passes` columns time Cuda2DMethod::OneFft and the experimental "
-            "Cuda2DMethod::AxisPasses (one shared-memory pass per axis with efield's own FFT; powers "
-            "of two only) on the same data.\n\n"
+            "`Auto runs`, the one measured fastest for the shape (rule in src/transforms/plan2d_impl.hpp): "
+            "two_passes (our row pass with the reorder folded in, then our column pass with the 2D "
+            "postprocess fused; the inverses the other way round), row_fft_column_pass (reorder, cuFFT's "
+            "batched row FFTs, our column pass) or one_fft (reorder, one cuFFT 2D real FFT, postprocess). "
+            "The next four columns time each explicit Cuda2DMethod on the same data, with its ratio to "
+            "cuFFT (n/a where the method does not take the shape); axis_passes is the experimental one "
+            "pass per axis with our shared-memory FFT.\n\n"
          << t.markdown() << "\n";
 #endif
     } else {
