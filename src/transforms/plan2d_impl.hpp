@@ -60,10 +60,10 @@ inline bool two_passes_apply(Transform2D kind, int rows, int cols) {
 }
 
 // The method a CUDA plan runs. Auto takes the own passes where they were measured faster than
-// OneFft on the H200 (bench_ispd/results/transforms2d.md), all of it for planned rows 512..2048
-// (where a column-pass block holds 8 whole columns) and arrays "wide enough": at least 1024
-// columns, or as many columns as rows (the column pass's blocks own 8 columns each, so a tall
-// narrow array leaves SMs idle; 2048x512 ran faster with OneFft):
+// OneFft on the H200 (bench_ispd/results/transforms2d.md), all of it for planned rows up to 2048
+// (where a column-pass block holds 8 whole columns), from 512 rows (256 in float), and arrays
+// "wide enough": at least 1024 columns, or as many columns as rows (the column pass's blocks own
+// 8 columns each, so a tall narrow array leaves SMs idle; 2048x512 ran faster with OneFft):
 //   TwoPasses where it applies (powers of two), in float, and in double from 1024 columns;
 //   else RowFftColumnPass (any column count) for dct2 in both types and the inverses in float;
 //   else OneFft.
@@ -73,7 +73,7 @@ Cuda2DMethod resolve_cuda_2d_method(Cuda2DMethod requested, Transform2D kind, in
   const Dct2dShape shape = canonical_2d_shape(kind, rows, cols);
   const bool is_float = sizeof(T) == sizeof(float);
   const bool measured_shape =
-      shape.rows >= 512 && shape.rows <= 2048 && (shape.cols >= 1024 || shape.cols >= shape.rows);
+      shape.rows >= (is_float ? 256 : 512) && shape.rows <= 2048 && (shape.cols >= 1024 || shape.cols >= shape.rows);
   if (!measured_shape) return Cuda2DMethod::OneFft;
   if (two_passes_apply(kind, rows, cols) && (is_float || shape.cols >= 1024)) return Cuda2DMethod::TwoPasses;
   if (column_pass_applies(kind, rows, cols) && (shape.forward() || is_float)) return Cuda2DMethod::RowFftColumnPass;

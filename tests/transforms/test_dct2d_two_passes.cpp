@@ -123,7 +123,7 @@ TEST(Plan2DTwoPasses, RejectedWhereItDoesNotApply) {
 }
 
 // What Auto runs, as reported by the plan (resolve_cuda_2d_method's measured rule): rows
-// 512..2048 and at least 1024 columns or as many columns as rows; there TwoPasses for powers of
+// 512..2048 (256..2048 in float) and at least 1024 columns or as many columns as rows; there TwoPasses for powers of
 // two (in double from 1024 columns), else RowFftColumnPass for dct2 and float inverses; else
 // OneFft.
 TEST(Plan2DCudaAuto, ResolvesByMeasuredRule) {
@@ -145,7 +145,9 @@ TEST(Plan2DCudaAuto, ResolvesByMeasuredRule) {
   EXPECT_EQ(method(0.0, Transform2D::IdctIdxst, 1024, 3000), Cuda2DMethod::OneFft);
   EXPECT_EQ(method(0.0f, Transform2D::Idct2, 2048, 512), Cuda2DMethod::OneFft);
   EXPECT_EQ(method(0.0f, Transform2D::Dct2, 4096, 4096), Cuda2DMethod::OneFft);
-  EXPECT_EQ(method(0.0f, Transform2D::Dct2, 256, 256), Cuda2DMethod::OneFft);
+  EXPECT_EQ(method(0.0f, Transform2D::Dct2, 256, 256), Cuda2DMethod::TwoPasses);
+  EXPECT_EQ(method(0.0, Transform2D::Dct2, 256, 256), Cuda2DMethod::OneFft);
+  EXPECT_EQ(method(0.0f, Transform2D::Dct2, 128, 128), Cuda2DMethod::OneFft);
   EXPECT_EQ(method(0.0f, Transform2D::Dct2, 2048, 100), Cuda2DMethod::OneFft);
   EXPECT_EQ(method(0.0f, Transform2D::Dct2, 1000, 1024), Cuda2DMethod::OneFft);
   o.cuda_2d_method = Cuda2DMethod::AxisPasses;
