@@ -90,11 +90,7 @@ __global__ void __launch_bounds__(ColumnPassShape<T, kLog2M, kCols>::kThreads)
   for (int q = 0; q < 16; ++q) {
     v[q] = t.live() ? column[static_cast<long long>(j + q * J) * t.H] : Complex<T>{T(0), T(0)};
   }
-  register_line_fft<false, M>(v, j, line, twiddles);
-  __syncthreads();  // the last stage's inputs are read: the line takes the spectrum
-#pragma unroll
-  for (int q = 0; q < 16; ++q) line[shared_fft_slot(j + q * J)] = v[q];
-  __syncthreads();
+  register_line_fft_into_line<false, M>(v, j, line, twiddles);
 
   // Quads (u, col), 0 <= u <= M/2, of this thread's column: rows Shape::quad_row(j, b), and row
   // M/2 for j = 0. Consecutive lanes write consecutive columns of one row.

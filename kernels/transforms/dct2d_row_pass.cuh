@@ -96,11 +96,7 @@ __global__ void __launch_bounds__(RowPassShape<T, kLog2N>::kThreads)
     const Quad4<T> b = load_quad4(row + 4 * ((J - 1 - j) + (7 - q) * J));
     v[8 + q] = Complex<T>{b.d, b.b};
   }
-  register_line_fft<false, L>(v, j, t.line, twiddles);
-  __syncthreads();  // the last stage's inputs are read: the line takes Z
-#pragma unroll
-  for (int q = 0; q < 16; ++q) t.line[shared_fft_slot(j + q * J)] = v[q];
-  __syncthreads();
+  register_line_fft_into_line<false, L>(v, j, t.line, twiddles);
   if (!t.live) return;
 
   // V[k] and V[L-k] for k = j + q J < L/2 (k = 0 gives V[0] and V[L]); V[L/2] by thread 0.
@@ -145,11 +141,7 @@ __global__ void __launch_bounds__(RowPassShape<T, kLog2N>::kThreads)
       v[q] = real_ifft_merge(in[L - k], in[k], split[L - k]).L_k;
     }
   }
-  register_line_fft<true, L>(v, j, t.line, twiddles);
-  __syncthreads();
-#pragma unroll
-  for (int q = 0; q < 16; ++q) t.line[shared_fft_slot(j + q * J)] = v[q];
-  __syncthreads();
+  register_line_fft_into_line<true, L>(v, j, t.line, twiddles);
   if (!t.live) return;
 
   // Quad p of row m: x[4p .. 4p+3] = y[2p], y[N-1-2p], y[2p+1], y[N-2-2p]

@@ -157,4 +157,16 @@ __device__ __forceinline__ void register_line_fft(Complex<T>* v, int j, Complex<
   }
 }
 
+// register_line_fft, then the whole result into `line` in natural order (element p at
+// shared_fft_slot(p)), for a next step that reads pairs X[k], X[L-k] held by different threads.
+template <bool Inverse, int L, typename T>
+__device__ __forceinline__ void register_line_fft_into_line(Complex<T>* v, int j, Complex<T>* line,
+                                                            const Complex<T>* __restrict__ twiddles) {
+  register_line_fft<Inverse, L>(v, j, line, twiddles);
+  __syncthreads();  // every thread has read the last stage's inputs from `line`
+#pragma unroll
+  for (int q = 0; q < 16; ++q) line[shared_fft_slot(j + q * (L / 16))] = v[q];
+  __syncthreads();
+}
+
 }  // namespace efield::detail::cuda_nd
