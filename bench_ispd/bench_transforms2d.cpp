@@ -283,7 +283,9 @@ int main(int argc, char** argv) {
       topt.warmup = 10;
       topt.repetitions = quick ? 50 : 200;
       Table t{{"size", "type", "transform", "Auto runs", "fused (us)", "cuFFT alone (us)", "fused / cuFFT"}};
-      for (efield::Cuda2DMethod m : kTimedMethods) t.header.push_back(std::string(efield::to_string(m)) + " (us, / cuFFT)");
+      for (efield::Cuda2DMethod m : kTimedMethods) {
+        t.header.push_back(std::string(efield::to_string(m)) + " (us, / cuFFT)");
+      }
       t.header.push_back("row-column (us)");
       t.header.push_back("row-column / fused");
       for (Size s : sizes) {

@@ -20,6 +20,30 @@ bool valid_kind(Transform2D kind) {
          kind == Transform2D::IdctIdxst || kind == Transform2D::IdxstIdct;
 }
 
+// What an explicitly requested CUDA method needs and this shape lacks (the method's name and
+// rule, for the error message), or "" when the method takes the shape. The rules themselves
+// are in plan2d_impl.hpp.
+template <typename T>
+std::string explicit_method_requirement(Cuda2DMethod method, Transform2D kind, int rows, int cols) {
+  const std::string lengths =
+      std::to_string(detail::kColumnPassMinRows) + ".." + std::to_string(detail::kColumnPassMaxRows);
+  switch (method) {
+    case Cuda2DMethod::AxisPasses:
+      if (detail::axis_passes_apply<T>(rows, cols)) return "";
+      return "AxisPasses needs both sizes to be powers of two in 2.." +
+             std::to_string(detail::axis_passes_max_length<T>());
+    case Cuda2DMethod::RowFftColumnPass:
+      if (detail::column_pass_applies(kind, rows, cols)) return "";
+      return "RowFftColumnPass needs a power-of-two row count in " + lengths +
+             " (a single column counts as a single row)";
+    case Cuda2DMethod::TwoPasses:
+      if (detail::two_passes_apply(kind, rows, cols)) return "";
+      return "TwoPasses needs both sizes to be powers of two in " + lengths;
+    default:
+      return "";  // Auto and OneFft take every shape
+  }
+}
+
 }  // namespace
 
 template <typename T>
@@ -35,25 +59,12 @@ Plan2D<T>::Plan2D(Transform2D kind, int rows, int cols, const PlanOptions& optio
                        who, to_string(kind));
   }
   const Backend backend = resolve_backend(options.backend);
-  if (backend == Backend::Cuda && options.cuda_2d_method == Cuda2DMethod::AxisPasses &&
-      !detail::axis_passes_apply<T>(rows, cols)) {
-    throw Error(who + " " + to_string(kind) + " " + std::to_string(rows) + "x" + std::to_string(cols) +
-                ": Cuda2DMethod::AxisPasses needs both sizes to be powers of two in 2.." +
-                std::to_string(detail::axis_passes_max_length<T>()) + "; use Auto or OneFft");
-  }
-  if (backend == Backend::Cuda && options.cuda_2d_method == Cuda2DMethod::RowFftColumnPass &&
-      !detail::column_pass_applies(kind, rows, cols)) {
-    throw Error(who + " " + to_string(kind) + " " + std::to_string(rows) + "x" + std::to_string(cols) +
-                ": Cuda2DMethod::RowFftColumnPass needs a power-of-two row count in " +
-                std::to_string(detail::kColumnPassMinRows) + ".." + std::to_string(detail::kColumnPassMaxRows) +
-                " (a single column counts as a single row); use Auto or OneFft");
-  }
-  if (backend == Backend::Cuda && options.cuda_2d_method == Cuda2DMethod::TwoPasses &&
-      !detail::two_passes_apply(kind, rows, cols)) {
-    throw Error(who + " " + to_string(kind) + " " + std::to_string(rows) + "x" + std::to_string(cols) +
-                ": Cuda2DMethod::TwoPasses needs both sizes to be powers of two in " +
-                std::to_string(detail::kColumnPassMinRows) + ".." + std::to_string(detail::kColumnPassMaxRows) +
-                "; use Auto or OneFft");
+  if (backend == Backend::Cuda) {
+    const std::string missed = explicit_method_requirement<T>(options.cuda_2d_method, kind, rows, cols);
+    if (!missed.empty()) {
+      throw Error(who + " " + to_string(kind) + " " + std::to_string(rows) + "x" + std::to_string(cols) +
+                  ": Cuda2DMethod::" + missed + "; use Auto or OneFft");
+    }
   }
   impl_ = backend == Backend::Cuda ? detail::make_cuda_plan2d<T>(kind, rows, cols, options)
                                    : detail::make_cpu_plan2d<T>(kind, rows, cols, options);

@@ -1,7 +1,7 @@
 // Cuda2DMethod::TwoPasses (an own row pass with the reorder folded in, then the column pass):
-// against the float64 definitions (lengths 64..2048) and against OneFft (up to 8192 on each axis), round trip, in place, through host pointers, at unaligned device
-// pointers, with zero_below and inside a CUDA graph; and the error of asking for it where it does
-// not apply.
+// against the float64 definitions (lengths 64..2048) and against OneFft (up to 8192 on each
+// axis), round trip, in place, through host pointers, at unaligned device pointers, with
+// zero_below and inside a CUDA graph; and the error of asking for it where it does not apply.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -44,7 +44,8 @@ TEST(Plan2DTwoPasses, MatchesDefinitionDouble) {
 
 TEST(Plan2DTwoPasses, AgreesWithOneFftAtLargeSizes) {
   EFIELD_REQUIRE_GPU();
-  for (const auto& [rows, cols] : {std::pair{2048, 2048}, {4096, 4096}, {8192, 1024}, {512, 8192}, {64, 4096}, {8192, 64}}) {
+  for (const auto& [rows, cols] :
+       {std::pair{2048, 2048}, {4096, 4096}, {8192, 1024}, {512, 8192}, {64, 4096}, {8192, 64}}) {
     expect_float_method_agrees_with_one_fft(rows, cols, Cuda2DMethod::TwoPasses);
   }
 }
