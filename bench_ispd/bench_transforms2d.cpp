@@ -101,7 +101,8 @@ struct DeviceMem {
 
 // The methods timed one by one next to Auto.
 constexpr efield::Cuda2DMethod kTimedMethods[] = {efield::Cuda2DMethod::OneFft, efield::Cuda2DMethod::RowFftColumnPass,
-                                                  efield::Cuda2DMethod::TwoPasses, efield::Cuda2DMethod::AxisPasses};
+                                                  efield::Cuda2DMethod::TwoPasses, efield::Cuda2DMethod::ThreePasses,
+                                                  efield::Cuda2DMethod::AxisPasses};
 
 template <typename T>
 void gpu_rows(Size s, const bench::TimingOptions& topt, Table& table) {
@@ -300,9 +301,10 @@ int main(int argc, char** argv) {
             "dct2 and idct2). `fused` is Plan2D's default, Cuda2DMethod::Auto, which runs the method in "
             "`Auto runs`, the one measured fastest for the shape (rule in src/transforms/plan2d_impl.hpp): "
             "two_passes (our row pass with the reorder folded in, then our column pass with the 2D "
-            "postprocess fused; the inverses the other way round), row_fft_column_pass (reorder, cuFFT's "
-            "batched row FFTs, our column pass) or one_fft (reorder, one cuFFT 2D real FFT, postprocess). "
-            "The next four columns time each explicit Cuda2DMethod on the same data, with its ratio to "
+            "postprocess fused; the inverses the other way round), three_passes (two_passes with the "
+            "column FFT split in two passes of short lines, four-step), row_fft_column_pass (reorder, "
+            "cuFFT's batched row FFTs, our column pass) or one_fft (reorder, one cuFFT 2D real FFT, "
+            "postprocess). The next five columns time each explicit Cuda2DMethod on the same data, with its ratio to "
             "cuFFT (n/a where the method does not take the shape); axis_passes is the experimental one "
             "pass per axis with our shared-memory FFT.\n\n"
          << t.markdown() << "\n";

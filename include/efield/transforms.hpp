@@ -52,6 +52,10 @@ enum class Cuda2DMethod {
               // row pass (row real FFTs with the reorder folded into its loads, or for the
               // inverses its stores) and RowFftColumnPass's column pass. The array crosses
               // memory twice. Both sizes powers of two in 64..8192; throws otherwise.
+  ThreePasses,  // TwoPasses with the column FFT split in two passes of short lines (four-step,
+                // 64 x rows/64), so that long columns are read and written in 128-byte pieces
+                // of each row: the array crosses memory three times. TwoPasses's shapes with
+                // at least 1024 rows; throws otherwise.
 };
 
 struct PlanOptions {

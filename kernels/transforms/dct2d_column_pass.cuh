@@ -20,6 +20,7 @@
 
 #include "math/complex.hpp"
 #include "math/dct2d.hpp"
+#include "transforms/column_quads.cuh"
 #include "transforms/register_fft.cuh"
 #include "transforms/shared_fft.cuh"
 
@@ -97,17 +98,9 @@ __global__ void __launch_bounds__(ColumnPassShape<T, kLog2M, kCols>::kThreads)
   if (!t.live()) return;
   const int col = t.first + l;
   const Complex<T> t_col = tv[col];
-  const bool mirror_v = has_distinct_mirror(col, N);
   auto write_quad = [&](int u, Complex<T> t_u) {
-    const int Mu = (M - u) & (M - 1);
-    const Dct2Quad<T> q = dct2_post_quad(line[shared_fft_slot(u)], line[shared_fft_slot(Mu)], t_u, t_col);
-    const bool mirror_u = has_distinct_mirror(u, M);
-    T* row_u = X + static_cast<long long>(u) * N;
-    T* row_Mu = X + static_cast<long long>(Mu) * N;
-    row_u[col] = threshold_coefficient(q.uv, zero_below);
-    if (mirror_u) row_Mu[col] = threshold_coefficient(q.Mu_v, zero_below);
-    if (mirror_v) row_u[N - col] = threshold_coefficient(q.u_Nv, zero_below);
-    if (mirror_u && mirror_v) row_Mu[N - col] = threshold_coefficient(q.Mu_Nv, zero_below);
+    store_dct2_quad(X, M, N, u, col, line[shared_fft_slot(u)], line[shared_fft_slot((M - u) & (M - 1))], t_u, t_col,
+                    zero_below);
   };
   Complex<T> t_u[Shape::kQuadsPerThread];
 #pragma unroll
@@ -134,12 +127,7 @@ __global__ void __launch_bounds__(ColumnPassShape<T, kLog2M, kCols>::kThreads)
   const int n = t.first + t.l;
   const bool live = t.live();  // a column past N/2 keeps zeros, so its FFT's input is defined
   const Complex<T> t_n = live ? tn[n] : Complex<T>{T(1), T(0)};
-  auto load_quad = [&](int m, T* x) {
-    x[0] = live ? idct2_input<SineRows, SineCols>(X, m, n, M, N) : T(0);
-    x[1] = live ? idct2_input<SineRows, SineCols>(X, M - m, N - n, M, N) : T(0);
-    x[2] = live ? idct2_input<SineRows, SineCols>(X, M - m, n, M, N) : T(0);
-    x[3] = live ? idct2_input<SineRows, SineCols>(X, m, N - n, M, N) : T(0);
-  };
+  auto load_quad = [&](int m, T* x) { load_idct2_quad<SineRows, SineCols>(X, M, N, m, n, live, x); };
   auto store_pair = [&](int m, const T* x) {
     const Idct2Pair<T> w = idct2_pre_pair(x[0], x[1], x[2], x[3], tm[m], tm[M - m], t_n);
     line[shared_fft_slot(m)] = w.m_n;

@@ -3,8 +3,8 @@
 // idct_idxst, idxst_idct). Cuda2DMethod::RowFftColumnPass is the same plan with the 2D FFT
 // split: cuFFT's batched row FFTs, and the column FFTs done in our own pass that also runs the
 // postprocess or preprocess (dct2d_column_pass.cuh), so one pass fewer. make_cuda_plan2d hands
-// Cuda2DMethod::AxisPasses to dct2d_axis_passes.cu and Cuda2DMethod::TwoPasses to
-// dct2d_two_passes.cu instead.
+// Cuda2DMethod::AxisPasses to dct2d_axis_passes.cu and Cuda2DMethod::TwoPasses and ThreePasses
+// to dct2d_own_passes.cu instead.
 // Buffers, twiddle tables and the cuFFT plan are made at construction; execute() only enqueues
 // three operations on the caller's stream (capturable in a CUDA graph).
 #include <cstdint>
@@ -18,7 +18,7 @@
 #include "transforms/dct2d_column_pass.hpp"
 #include "transforms/dct2d_cufft.cuh"
 #include "transforms/dct2d_kernels.cuh"
-#include "transforms/dct2d_two_passes.hpp"
+#include "transforms/dct2d_own_passes.hpp"
 #include "transforms/register_fft.cuh"
 #include "transforms/plan2d_impl.hpp"
 
@@ -197,7 +197,9 @@ std::unique_ptr<Plan2DImpl<T>> make_cuda_plan2d(Transform2D kind, int rows, int 
     return make_cuda_axis_pass_plan2d<T>(kind, rows, cols, options);
   }
   const Cuda2DMethod method = resolve_cuda_2d_method<T>(options.cuda_2d_method, kind, rows, cols);
-  if (method == Cuda2DMethod::TwoPasses) return make_cuda_two_pass_plan2d<T>(kind, rows, cols, options);
+  if (method == Cuda2DMethod::TwoPasses || method == Cuda2DMethod::ThreePasses) {
+    return make_cuda_own_pass_plan2d<T>(kind, rows, cols, method == Cuda2DMethod::ThreePasses, options);
+  }
   return std::make_unique<CudaPlan2D<T>>(kind, rows, cols, options, method == Cuda2DMethod::RowFftColumnPass);
 }
 

@@ -18,6 +18,7 @@
 #include "math/dct2d.hpp"
 #include "math/makhoul.hpp"
 #include "math/real_fft.hpp"
+#include "transforms/dct2d_column_four_step.cuh"
 #include "transforms/register_fft.cuh"
 #include "transforms/shared_fft.cuh"
 
@@ -117,11 +118,12 @@ __global__ void __launch_bounds__(RowPassShape<T, kLog2N>::kThreads)
 
 // The inverse: x (M x N) from W (M x (N/2 + 1), the column pass's output): row C2R of W's row
 // p(m), then x[m, n] = sign(m, n) y[p(m), q(n)] with the (-1)^index of sine axes. Launch and
-// tables as dct2_row_pass.
+// tables as dct2_row_pass. four_step_m1: 0 after the column pass; the split's M1 after the
+// four-step column passes, which leave W's rows in another order (four_step_stored_row).
 template <typename T, int kLog2N, bool SineRows, bool SineCols>
 __global__ void __launch_bounds__(RowPassShape<T, kLog2N>::kThreads)
     idct2_row_pass(const Complex<T>* __restrict__ W, T* __restrict__ x, int M,
-                   const Complex<T>* __restrict__ twiddles, const Complex<T>* __restrict__ split) {
+                   const Complex<T>* __restrict__ twiddles, const Complex<T>* __restrict__ split, int four_step_m1) {
   using Shape = RowPassShape<T, kLog2N>;
   constexpr int N = Shape::kN, L = Shape::kL, J = Shape::kJ;
   extern __shared__ __align__(16) unsigned char row_pass_shared[];
@@ -131,7 +133,8 @@ __global__ void __launch_bounds__(RowPassShape<T, kLog2N>::kThreads)
   // v[q] = 2 Z[k], k = j + q J, from W[k] and W[L-k]: the pair's first half when k < L/2, its
   // second half (with k' = L - k <= L/2) otherwise, so the split table stops at L/2.
   Complex<T> v[16];
-  const Complex<T>* in = W + static_cast<long long>(t.live ? makhoul_position(t.m, M) : 0) * (L + 1);
+  const int w_row = t.live ? four_step_stored_row(makhoul_position(t.m, M), M, four_step_m1) : 0;
+  const Complex<T>* in = W + static_cast<long long>(w_row) * (L + 1);
 #pragma unroll
   for (int q = 0; q < 16; ++q) {
     const int k = j + q * J;

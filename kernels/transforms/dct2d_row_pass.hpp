@@ -11,7 +11,7 @@ namespace efield::detail::cuda_nd {
 template <typename T>
 using Dct2RowKernel = void (*)(const T*, Complex<T>*, int, const Complex<T>*, const Complex<T>*);
 template <typename T>
-using Idct2RowKernel = void (*)(const Complex<T>*, T*, int, const Complex<T>*, const Complex<T>*);
+using Idct2RowKernel = void (*)(const Complex<T>*, T*, int, const Complex<T>*, const Complex<T>*, int);
 
 // The kernel for rows of `cols` values (a power of two in 64..8192) with its launch shape for
 // `rows` rows; the kernel's shared-memory limit is raised here.

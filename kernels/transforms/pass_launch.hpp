@@ -1,8 +1,8 @@
 #pragma once
 // Launch side shared by the own FFT passes of the 2D transforms (the column pass of
-// dct2d_column_pass.cuh, the row pass of dct2d_row_pass.cuh): a launch shape, and the helpers
-// that pick a compile-time line length and raise a kernel's shared-memory limit, used once at
-// plan construction.
+// dct2d_column_pass.cuh, the row pass of dct2d_row_pass.cuh, the four-step column passes of
+// dct2d_column_four_step.cuh): a launch shape, and the helpers that pick a compile-time line
+// length and raise a kernel's shared-memory limit, used once at plan construction.
 #include <cuda_runtime.h>
 
 #include <cstddef>
@@ -13,9 +13,11 @@
 namespace efield::detail::cuda_nd {
 
 struct PassLaunch {
-  unsigned blocks = 0;
+  unsigned blocks = 0;    // grid x
+  unsigned blocks_y = 1;  // grid y (the four-step column passes: groups of lines)
   unsigned threads = 0;
   std::size_t shared_bytes = 0;
+  dim3 grid() const { return dim3(blocks, blocks_y); }
 };
 
 // Calls f(std::integral_constant<int, log2(length)>) for a line length the passes are compiled

@@ -47,6 +47,7 @@ const char* to_string(Cuda2DMethod method) noexcept {
     case Cuda2DMethod::AxisPasses: return "axis_passes";
     case Cuda2DMethod::RowFftColumnPass: return "row_fft_column_pass";
     case Cuda2DMethod::TwoPasses: return "two_passes";
+    case Cuda2DMethod::ThreePasses: return "three_passes";
   }
   return "unknown";
 }

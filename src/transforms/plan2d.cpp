@@ -39,6 +39,10 @@ std::string explicit_method_requirement(Cuda2DMethod method, Transform2D kind, i
     case Cuda2DMethod::TwoPasses:
       if (detail::two_passes_apply(kind, rows, cols)) return "";
       return "TwoPasses needs both sizes to be powers of two in " + lengths;
+    case Cuda2DMethod::ThreePasses:
+      if (detail::three_passes_apply(kind, rows, cols)) return "";
+      return "ThreePasses needs both sizes to be powers of two in " + lengths + ", and at least " +
+             std::to_string(detail::kFourStepMinRows) + " rows";
     default:
       return "";  // Auto and OneFft take every shape
   }

@@ -58,20 +58,35 @@ inline bool two_passes_apply(Transform2D kind, int rows, int cols) {
   const Dct2dShape shape = canonical_2d_shape(kind, rows, cols);
   return own_pass_length(shape.rows) && own_pass_length(shape.cols);
 }
+// Cuda2DMethod::ThreePasses: TwoPasses's shapes with at least kFourStepMinRows rows, where the
+// four-step column FFT (64 x rows/64) has lines of 16 or more.
+constexpr int kFourStepMinRows = 1024;
+inline bool three_passes_apply(Transform2D kind, int rows, int cols) {
+  return two_passes_apply(kind, rows, cols) && canonical_2d_shape(kind, rows, cols).rows >= kFourStepMinRows;
+}
 
 // The method a CUDA plan runs. Auto takes the own passes where they were measured faster than
-// OneFft on the H200 (bench_ispd/results/transforms2d.md), all of it for planned rows up to 2048
-// (where a column-pass block holds 8 whole columns), from 512 rows (256 in float), and arrays
-// "wide enough": at least 1024 columns, or as many columns as rows (the column pass's blocks own
-// 8 columns each, so a tall narrow array leaves SMs idle; 2048x512 ran faster with OneFft):
-//   TwoPasses where it applies (powers of two), in float, and in double from 1024 columns;
-//   else RowFftColumnPass (any column count) for dct2 in both types and the inverses in float;
+// OneFft on the H200 (bench_ispd/results/transforms2d.md):
+//   from 4096 rows, ThreePasses where it applies (powers of two; the column pass would hold only
+//     4 or 2 whole columns per block there): in float from 256 columns, in double for dct2 from
+//     512 columns and for the inverses from 4096 columns (its first inverse pass is the slow one
+//     in double: OneFft beat it at 4096x1024);
+//   rows 512..2048 (256..2048 in float, where a column-pass block holds 8 whole columns) and
+//   arrays "wide enough", at least 1024 columns or as many columns as rows (the column pass's
+//   blocks own 8 columns each, so a tall narrow array leaves SMs idle; 2048x512 ran faster with
+//   OneFft):
+//     TwoPasses where it applies (powers of two), in float, and in double from 1024 columns;
+//     else RowFftColumnPass (any column count) for dct2 in both types and the inverses in float;
 //   else OneFft.
 template <typename T>
 Cuda2DMethod resolve_cuda_2d_method(Cuda2DMethod requested, Transform2D kind, int rows, int cols) {
   if (requested != Cuda2DMethod::Auto) return requested;
   const Dct2dShape shape = canonical_2d_shape(kind, rows, cols);
   const bool is_float = sizeof(T) == sizeof(float);
+  if (shape.rows >= 4096 && three_passes_apply(kind, rows, cols)) {
+    const int min_cols = is_float ? 256 : shape.forward() ? 512 : 4096;
+    if (shape.cols >= min_cols) return Cuda2DMethod::ThreePasses;
+  }
   const bool measured_shape =
       shape.rows >= (is_float ? 256 : 512) && shape.rows <= 2048 && (shape.cols >= 1024 || shape.cols >= shape.rows);
   if (!measured_shape) return Cuda2DMethod::OneFft;

@@ -1,0 +1,87 @@
+// Instantiations of the four-step column passes (dct2d_column_four_step.cuh) for 1024..8192
+// rows, and the choice of kernel and grid at plan construction.
+#include <type_traits>
+
+#include "transforms/dct2d_column_four_step.cuh"
+#include "transforms/dct2d_column_four_step.hpp"
+
+namespace efield::detail::cuda_nd {
+namespace {
+
+static_assert(FourStepSplit<10>::kM1 == kFourStepM1, "the row pass reads rows with the split's M1");
+
+// Calls f(std::integral_constant<int, log2(rows)>) for 1024..8192 rows (anything else: 8192).
+template <typename F>
+auto with_four_step_log2_rows(int rows, F&& f) {
+  switch (rows) {
+    case 1024: return f(std::integral_constant<int, 10>{});
+    case 2048: return f(std::integral_constant<int, 11>{});
+    case 4096: return f(std::integral_constant<int, 12>{});
+    default: return f(std::integral_constant<int, 13>{});
+  }
+}
+
+// Blocks of Shape over the N/2 + 1 spectrum columns (x) and `lines` lines (y).
+template <typename Shape>
+PassLaunch launch_shape(int cols, int lines) {
+  PassLaunch l;
+  l.blocks = static_cast<unsigned>((cols / 2 + 1 + Shape::kCols - 1) / Shape::kCols);
+  l.blocks_y = static_cast<unsigned>(lines / Shape::kLines);
+  l.threads = Shape::kThreads;
+  l.shared_bytes = Shape::kSharedBytes;
+  return l;
+}
+
+}  // namespace
+
+template <typename T>
+ColumnLinesKernel<T> column_lines_kernel(bool inverse, int rows, int cols, PassLaunch& launch) {
+  return with_four_step_log2_rows(rows, [&](auto log2_rows) {
+    constexpr int kLog2M = decltype(log2_rows)::value;
+    using Split = FourStepSplit<kLog2M>;
+    // Forward: M2 lines of length M1; inverse: M1 lines of length M2.
+    ColumnLinesKernel<T> kernel = column_lines<T, kLog2M, false>;
+    launch = launch_shape<ColumnLinesShape<T, Split::kM1>>(cols, Split::kM2);
+    if (inverse) {
+      kernel = column_lines<T, kLog2M, true>;
+      launch = launch_shape<ColumnLinesShape<T, Split::kM2>>(cols, Split::kM1);
+    }
+    allow_shared(kernel, launch.shared_bytes);
+    return kernel;
+  });
+}
+
+template <typename T>
+Dct2ColumnKernel<T> dct2_column_groups_kernel(int rows, int cols, PassLaunch& launch) {
+  return with_four_step_log2_rows(rows, [&](auto log2_rows) {
+    constexpr int kLog2M = decltype(log2_rows)::value;
+    using Split = FourStepSplit<kLog2M>;
+    const Dct2ColumnKernel<T> kernel = dct2_column_groups<T, kLog2M>;
+    launch = launch_shape<ColumnGroupsShape<T, Split::kM2>>(cols, Split::kM1);  // M1 groups, in pairs
+    allow_shared(kernel, launch.shared_bytes);
+    return kernel;
+  });
+}
+
+template <typename T>
+Idct2GroupsKernel<T> idct2_column_groups_kernel(Transform2D kind, int rows, int cols, PassLaunch& launch) {
+  return with_four_step_log2_rows(rows, [&](auto log2_rows) {
+    constexpr int kLog2M = decltype(log2_rows)::value;
+    using Split = FourStepSplit<kLog2M>;
+    Idct2GroupsKernel<T> kernel = idct2_column_groups<T, kLog2M, false, false>;
+    if (kind == Transform2D::IdxstIdct) kernel = idct2_column_groups<T, kLog2M, true, false>;
+    if (kind == Transform2D::IdctIdxst) kernel = idct2_column_groups<T, kLog2M, false, true>;
+    launch = launch_shape<ColumnGroupsShape<T, Split::kM1>>(cols, Split::kM2);  // M2 groups, in pairs
+    allow_shared(kernel, launch.shared_bytes);
+    return kernel;
+  });
+}
+
+template ColumnLinesKernel<float> column_lines_kernel<float>(bool, int, int, PassLaunch&);
+template ColumnLinesKernel<double> column_lines_kernel<double>(bool, int, int, PassLaunch&);
+template Dct2ColumnKernel<float> dct2_column_groups_kernel<float>(int, int, PassLaunch&);
+template Dct2ColumnKernel<double> dct2_column_groups_kernel<double>(int, int, PassLaunch&);
+template Idct2GroupsKernel<float> idct2_column_groups_kernel<float>(Transform2D, int, int, PassLaunch&);
+template Idct2GroupsKernel<double> idct2_column_groups_kernel<double>(Transform2D, int, int, PassLaunch&);
+
+}  // namespace efield::detail::cuda_nd

@@ -1,0 +1,246 @@
+#pragma once
+// The column FFT of Cuda2DMethod::ThreePasses, for long columns (M = 1024..8192 rows). The
+// column pass (dct2d_column_pass.cuh) keeps whole columns in shared memory, so at 4096 and 8192
+// rows a block holds only 4 or 2 of them and moves every row in 8- to 32-byte pieces. Here the
+// length-M FFT is split in two passes of short lines (four-step, M = M1 M2, M1 = 64):
+//   X[k1 + M1 k2] = sum_n2 w_M2^(n2 k2) [ w_M^(n2 k1) sum_n1 x[n2 + M2 n1] w_M1^(n1 k1) ],
+// so that a block holds 128 bytes of every row it touches:
+//   dct2:     row pass -> column_lines<forward>: line n2 = rows n2 + M2 n1, FFT over n1, times
+//             w_M^(n2 k1), back to the same rows -> dct2_column_groups: group k1 = rows
+//             M2 k1 .. M2 k1 + M2 - 1, FFT over n2, then the quad postprocess
+//   inverses: idct2_column_groups: the quad preprocess, group m2 = rows m2 + M2 m1, inverse FFT
+//             over m1, times w_M^-(m2 n1) -> column_lines<inverse>: line n1 = rows
+//             M2 n1 .. M2 n1 + M2 - 1, inverse FFT over m2 -> row pass, reading row n1 + M1 n2
+//             where it was left, at M2 n1 + n2 (four_step_stored_row)
+//
+// The postprocess pairs V[u] with V[M-u]. For u = k1 + M1 k2 that is group (M1 - k1) mod M1 at
+// position M2 - 1 - k2 (at (M2 - k2) mod M2 in group 0), so a block of dct2_column_groups owns
+// the two groups k1 and M1 - k1 of its columns (pair 0: the groups 0 and M1/2, each its own
+// partner), and each thread works the quads of 8 positions k2 < M2/2 of its group: every quad
+// (u, v) with u <= M/2 once. The inverse preprocess pairs rows m and M-m the same way, with the
+// roles of M1 and M2 exchanged.
+//
+// Thread t of a block works on column l = t % kCols (consecutive lanes, consecutive columns),
+// butterfly j = (t / kCols) % kJ of its line g = t / (kCols kJ); a line holds 16 values per
+// thread in registers between the stages of register_fft.cuh.
+#include <cuda_runtime.h>
+
+#include <cstddef>
+
+#include "math/complex.hpp"
+#include "math/dct2d.hpp"
+#include "transforms/column_quads.cuh"
+#include "transforms/register_fft.cuh"
+#include "transforms/shared_fft.cuh"
+
+namespace efield::detail::cuda_nd {
+
+template <int kLog2M>
+struct FourStepSplit {
+  static constexpr int kM = 1 << kLog2M;
+  static constexpr int kM1 = 64;
+  static constexpr int kM2 = kM / kM1;
+  static_assert(kM2 >= 16, "four-step column FFT: at least 1024 rows");
+};
+
+// Where the inverse's column_lines leaves spectrum row n = n1 + M1 n2: at M2 n1 + n2. The row
+// pass reads it there (m1 = 0: no four-step, row n itself).
+__device__ __forceinline__ int four_step_stored_row(int n, int M, int m1) {
+  return m1 == 0 ? n : (n % m1) * (M / m1) + n / m1;
+}
+
+// A block of kLines lines of length kLen for each of kCols consecutive spectrum columns (128
+// bytes of a row), about 256 threads.
+template <typename T, int kLen, int kLinesWanted>
+struct LineBlockShape {
+  static constexpr int kCols = 128 / static_cast<int>(sizeof(Complex<T>));
+  static constexpr int kJ = kLen / 16;
+  static constexpr int kLines = kLinesWanted;
+  static constexpr int kThreads = kCols * kJ * kLines;
+  // The lanes of a shared-memory wavefront are consecutive columns at one position of their
+  // lines: an odd line stride puts them in distinct banks.
+  static constexpr int kStride = shared_fft_slot(kLen) | 1;
+  static constexpr std::size_t kSharedBytes = sizeof(Complex<T>) * kStride * kCols * kLines;
+  // Blocks of 256 threads an SM must fit at once (__launch_bounds__), which caps the registers:
+  // 3 in float (85 registers; with no cap the compiler took up to 122 and measured slower, and
+  // 4 blocks at 64 registers spilled and measured slower too), 2 in double (128 registers, a
+  // few bytes spilled, where it took up to 152 and the SM then held one block; 5-10 % faster
+  // at 4096^2 and 8192^2).
+  static constexpr int kMinBlocks = sizeof(T) == 8 ? 2 : 3;
+  static_assert(kLen >= 16 && kThreads <= 1024, "four-step block shape out of range");
+};
+// Lines per block for about 256 threads (column_lines), and pairs of lines (the group passes).
+template <typename T, int kLen>
+constexpr int lines_for_256_threads() {
+  const int per_line = (128 / static_cast<int>(sizeof(Complex<T>))) * (kLen / 16);
+  return per_line >= 256 ? 1 : 256 / per_line;
+}
+template <typename T, int kLen>
+using ColumnLinesShape = LineBlockShape<T, kLen, lines_for_256_threads<T, kLen>()>;
+template <typename T, int kLen>
+using ColumnGroupsShape = LineBlockShape<T, kLen, lines_for_256_threads<T, kLen>() < 2 ? 2 : lines_for_256_threads<T, kLen>()>;
+
+template <typename T, typename Shape>
+struct LineBlockThread {
+  int l, j, g;
+  int col;    // spectrum column
+  bool live;  // col < H (the last block's columns may run past)
+  Complex<T>* line;
+
+  __device__ __forceinline__ LineBlockThread(int H, unsigned char* shared)
+      : l(static_cast<int>(threadIdx.x) % Shape::kCols),
+        j((static_cast<int>(threadIdx.x) / Shape::kCols) % Shape::kJ),
+        g(static_cast<int>(threadIdx.x) / (Shape::kCols * Shape::kJ)),
+        col(static_cast<int>(blockIdx.x) * Shape::kCols + l),
+        live(col < H),
+        line(reinterpret_cast<Complex<T>*>(shared) + (g * Shape::kCols + l) * Shape::kStride) {}
+  // The same column's line g' of the block.
+  __device__ __forceinline__ Complex<T>* line_of(int g2, unsigned char* shared) const {
+    return reinterpret_cast<Complex<T>*>(shared) + (g2 * Shape::kCols + l) * Shape::kStride;
+  }
+};
+
+// Pair p of the group passes owns groups p and K - p of K (p = 0: groups 0 and K/2); side s.
+__device__ __forceinline__ int group_of_pair(int pair, int side, int K) {
+  if (pair == 0) return side == 0 ? 0 : K / 2;
+  return side == 0 ? pair : K - pair;
+}
+// Position in its group's line of the mirror of position k (line length len) of group `group`.
+__device__ __forceinline__ int mirror_position(int k, int group, int len) {
+  return group == 0 ? (len - k) & (len - 1) : len - 1 - k;
+}
+
+// Forward (Inverse = false): line n2 < M2 is rows n2 + M2 i, i < M1; its FFT over i, times
+// w_M^(n2 k1), goes back to the same rows. Inverse: line n1 < M1 is rows M2 n1 + i, i < M2; its
+// inverse FFT goes back to the same rows. In place: a block reads all its lines before it
+// writes. V: M x H. line_twiddles: line_twiddles(line length); step_twiddles: line_twiddles(M).
+// Launch: grid (ceil(H / kCols), lines / kLines), Shape::kThreads, Shape::kSharedBytes.
+template <typename T, int kLog2M, bool Inverse>
+__global__ void __launch_bounds__(
+    ColumnLinesShape<T, Inverse ? FourStepSplit<kLog2M>::kM2 : FourStepSplit<kLog2M>::kM1>::kThreads,
+    ColumnLinesShape<T, Inverse ? FourStepSplit<kLog2M>::kM2 : FourStepSplit<kLog2M>::kM1>::kMinBlocks)
+    column_lines(Complex<T>* __restrict__ V, int H, const Complex<T>* __restrict__ line_twiddles,
+                 const Complex<T>* __restrict__ step_twiddles) {
+  using Split = FourStepSplit<kLog2M>;
+  constexpr int kLen = Inverse ? Split::kM2 : Split::kM1;
+  using Shape = ColumnLinesShape<T, kLen>;
+  constexpr int J = Shape::kJ;
+  constexpr int kRowStep = Inverse ? 1 : Split::kM2;  // rows between a line's consecutive elements
+  extern __shared__ __align__(16) unsigned char four_step_shared[];
+  const LineBlockThread<T, Shape> t(H, four_step_shared);
+  const int line_index = static_cast<int>(blockIdx.y) * Shape::kLines + t.g;
+  const int first_row = Inverse ? line_index * Split::kM2 : line_index;
+  Complex<T>* column = V + static_cast<long long>(first_row) * H + (t.live ? t.col : 0);
+
+  Complex<T> v[16];
+#pragma unroll
+  for (int q = 0; q < 16; ++q) {
+    v[q] = t.live ? column[static_cast<long long>((t.j + q * J) * kRowStep) * H] : Complex<T>{T(0), T(0)};
+  }
+  register_line_fft<Inverse, kLen>(v, t.j, t.line, line_twiddles);
+  if (!t.live) return;
+#pragma unroll
+  for (int q = 0; q < 16; ++q) {
+    const int k = t.j + q * J;  // natural order after the last stage
+    Complex<T> w = v[q];
+    if (!Inverse) w = w * step_twiddles[line_index * k];
+    column[static_cast<long long>(k * kRowStep) * H] = w;
+  }
+}
+
+// The last forward pass: V (M x (N/2 + 1), after column_lines<forward>) to the dct2 output X
+// (M x N). tu, tv: quarter_twiddles(M), quarter_twiddles(N); twiddles: line_twiddles(M2).
+// Launch: grid (ceil((N/2 + 1) / kCols), (M1/2) / (kLines/2)), kThreads, kSharedBytes.
+template <typename T, int kLog2M>
+__global__ void __launch_bounds__(ColumnGroupsShape<T, FourStepSplit<kLog2M>::kM2>::kThreads,
+                                  ColumnGroupsShape<T, FourStepSplit<kLog2M>::kM2>::kMinBlocks)
+    dct2_column_groups(const Complex<T>* __restrict__ V, T* __restrict__ X, int N, const Complex<T>* __restrict__ tu,
+                       const Complex<T>* __restrict__ tv, const Complex<T>* __restrict__ twiddles, T zero_below) {
+  using Split = FourStepSplit<kLog2M>;
+  constexpr int M = Split::kM, M1 = Split::kM1, M2 = Split::kM2;
+  using Shape = ColumnGroupsShape<T, M2>;
+  constexpr int J = Shape::kJ;
+  extern __shared__ __align__(16) unsigned char four_step_shared[];
+  const int H = N / 2 + 1;
+  const LineBlockThread<T, Shape> t(H, four_step_shared);
+  const int pair = static_cast<int>(blockIdx.y) * (Shape::kLines / 2) + t.g / 2;
+  const int k1 = group_of_pair(pair, t.g & 1, M1);
+  const Complex<T>* partner = pair == 0 ? t.line : t.line_of(t.g ^ 1, four_step_shared);
+
+  Complex<T> v[16];
+  const Complex<T>* column = V + static_cast<long long>(k1) * M2 * H + (t.live ? t.col : 0);
+#pragma unroll
+  for (int q = 0; q < 16; ++q) {
+    v[q] = t.live ? column[static_cast<long long>(t.j + q * J) * H] : Complex<T>{T(0), T(0)};
+  }
+  register_line_fft_into_line<false, M2>(v, t.j, t.line, twiddles);
+  if (!t.live) return;
+
+  const Complex<T> t_col = tv[t.col];
+  auto write_quad = [&](int k2) {
+    const int u = k1 + M1 * k2;
+    store_dct2_quad(X, M, N, u, t.col, t.line[shared_fft_slot(k2)],
+                    partner[shared_fft_slot(mirror_position(k2, k1, M2))], tu[u], t_col, zero_below);
+  };
+#pragma unroll
+  for (int b = 0; b < 8; ++b) write_quad(t.j + b * J);
+  if (k1 == 0 && t.j == 0) write_quad(M2 / 2);  // u = M/2
+}
+
+// The first inverse pass: W (M x (N/2 + 1)) from the coefficients X (M x N), left for
+// column_lines<inverse>. tm, tn: quarter_twiddles(M), quarter_twiddles(N); twiddles:
+// line_twiddles(M1); step_twiddles: line_twiddles(M).
+// Launch: grid (ceil((N/2 + 1) / kCols), (M2/2) / (kLines/2)), kThreads, kSharedBytes.
+template <typename T, int kLog2M, bool SineRows, bool SineCols>
+__global__ void __launch_bounds__(ColumnGroupsShape<T, FourStepSplit<kLog2M>::kM1>::kThreads,
+                                  ColumnGroupsShape<T, FourStepSplit<kLog2M>::kM1>::kMinBlocks)
+    idct2_column_groups(const T* __restrict__ X, Complex<T>* __restrict__ W, int N, const Complex<T>* __restrict__ tm,
+                        const Complex<T>* __restrict__ tn, const Complex<T>* __restrict__ twiddles,
+                        const Complex<T>* __restrict__ step_twiddles) {
+  using Split = FourStepSplit<kLog2M>;
+  constexpr int M = Split::kM, M1 = Split::kM1, M2 = Split::kM2;
+  using Shape = ColumnGroupsShape<T, M1>;
+  constexpr int J = Shape::kJ;
+  extern __shared__ __align__(16) unsigned char four_step_shared[];
+  const int H = N / 2 + 1;
+  const LineBlockThread<T, Shape> t(H, four_step_shared);
+  const int pair = static_cast<int>(blockIdx.y) * (Shape::kLines / 2) + t.g / 2;
+  const int m2 = group_of_pair(pair, t.g & 1, M2);
+  Complex<T>* partner = pair == 0 ? t.line : t.line_of(t.g ^ 1, four_step_shared);
+  const int n = t.col;
+  const Complex<T> t_n = t.live ? tn[n] : Complex<T>{T(1), T(0)};
+
+  // Quads (m, n) with m = m2 + M2 m1, m1 = j + b J < M1/2 (and m = M/2 in group 0): w[m] to
+  // this line at m1, w[M-m] to the partner's at its mirror position. All loads first.
+  T x[8][4];
+#pragma unroll
+  for (int b = 0; b < 8; ++b) load_idct2_quad<SineRows, SineCols>(X, M, N, m2 + M2 * (t.j + b * J), n, t.live, x[b]);
+  auto store_pair = [&](int m1, const T* q) {
+    const int m = m2 + M2 * m1;
+    const Idct2Pair<T> w = idct2_pre_pair(q[0], q[1], q[2], q[3], tm[m], tm[M - m], t_n);
+    t.line[shared_fft_slot(m1)] = w.m_n;
+    if (has_distinct_mirror(m, M)) partner[shared_fft_slot(mirror_position(m1, m2, M1))] = w.Mm_n;
+  };
+#pragma unroll
+  for (int b = 0; b < 8; ++b) store_pair(t.j + b * J, x[b]);
+  if (m2 == 0 && t.j == 0) {
+    T middle[4];
+    load_idct2_quad<SineRows, SineCols>(X, M, N, M / 2, n, t.live, middle);
+    store_pair(M1 / 2, middle);
+  }
+  __syncthreads();
+
+  Complex<T> v[16];
+#pragma unroll
+  for (int q = 0; q < 16; ++q) v[q] = t.line[shared_fft_slot(t.j + q * J)];
+  register_line_fft<true, M1>(v, t.j, t.line, twiddles);
+  if (!t.live) return;
+  Complex<T>* column = W + static_cast<long long>(m2) * H + n;
+#pragma unroll
+  for (int q = 0; q < 16; ++q) {
+    const int n1 = t.j + q * J;
+    column[static_cast<long long>(M2 * n1) * H] = v[q] * conj(step_twiddles[m2 * n1]);
+  }
+}
+
+}  // namespace efield::detail::cuda_nd

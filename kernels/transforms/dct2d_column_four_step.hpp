@@ -1,0 +1,33 @@
+#pragma once
+// Launch side of the four-step column passes of Cuda2DMethod::ThreePasses (kernels in
+// dct2d_column_four_step.cuh, instantiated in dct2d_column_four_step.cu): which kernels and
+// grids a column length gets. Chosen once at plan construction.
+#include "efield/transforms.hpp"
+#include "math/complex.hpp"
+#include "transforms/dct2d_column_pass.hpp"
+#include "transforms/pass_launch.hpp"
+
+namespace efield::detail::cuda_nd {
+
+// The four-step split's first factor, M1 (dct2d_column_four_step.cuh): the inverse's row pass
+// reads its rows where the column passes left them.
+constexpr int kFourStepM1 = 64;
+
+template <typename T>
+using ColumnLinesKernel = void (*)(Complex<T>*, int, const Complex<T>*, const Complex<T>*);
+template <typename T>
+using Idct2GroupsKernel = void (*)(const T*, Complex<T>*, int, const Complex<T>*, const Complex<T>*,
+                                   const Complex<T>*, const Complex<T>*);
+
+// For `rows` a power of two in 1024..8192 (three_passes_apply in plan2d_impl.hpp) and `cols`
+// columns of real data; each raises its kernel's shared-memory limit. The line lengths are
+// M1 = kFourStepM1 and M2 = rows / M1; column_lines_kernel's line length is M1 forward, M2
+// inverse.
+template <typename T>
+ColumnLinesKernel<T> column_lines_kernel(bool inverse, int rows, int cols, PassLaunch& launch);
+template <typename T>
+Dct2ColumnKernel<T> dct2_column_groups_kernel(int rows, int cols, PassLaunch& launch);
+template <typename T>
+Idct2GroupsKernel<T> idct2_column_groups_kernel(Transform2D kind, int rows, int cols, PassLaunch& launch);
+
+}  // namespace efield::detail::cuda_nd

@@ -1,0 +1,162 @@
+// The CUDA backend of Plan2D, Cuda2DMethod::TwoPasses and ThreePasses: Algorithm 2 with its 2D
+// real FFT run as passes of our own, the pre/postprocess and the reorder folded into them:
+//   dct2:     row pass (reorder + row real FFTs) -> column pass (column FFTs + quad postprocess)
+//   inverses: column pass (quad preprocess + column IFFTs) -> row pass (row C2R + reorder, signs)
+// ThreePasses runs the column FFT as two passes of short lines (four-step), for long columns:
+//   dct2:     row pass -> column_lines (first factor + twiddles) -> column groups (+ postprocess)
+//   inverses: column groups (preprocess + first factor + twiddles) -> column_lines -> row pass
+// Kernels: dct2d_row_pass.cuh, dct2d_column_pass.cuh, dct2d_column_four_step.cuh. The spectrum
+// buffer, the twiddle tables and the kernel choice are made at construction; execute() enqueues
+// two or three kernels on the caller's stream (capturable in a CUDA graph) and allocates
+// nothing.
+#include <cstdint>
+
+#include "common/cuda_check.cuh"
+#include "common/device_buffer.cuh"
+#include "common/host_staging.cuh"
+#include "math/twiddle.hpp"
+#include "transforms/dct2d_column_four_step.hpp"
+#include "transforms/dct2d_column_pass.hpp"
+#include "transforms/dct2d_row_pass.hpp"
+#include "transforms/dct2d_own_passes.hpp"
+#include "transforms/register_fft.cuh"
+
+namespace efield::detail {
+namespace {
+
+// The row pass moves 16-byte quads of a row; a caller's array at another alignment goes
+// through the plan's staging buffer.
+bool row_pass_aligned(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
+
+template <typename T>
+class OwnPassPlan2D final : public Plan2DImpl<T> {
+ public:
+  // four_step: ThreePasses (the caller checked three_passes_apply), else TwoPasses.
+  OwnPassPlan2D(Transform2D kind, int rows, int cols, bool four_step, const PlanOptions& options)
+      : Plan2DImpl<T>(kind, rows, cols),
+        four_step_(four_step),
+        zero_below_(static_cast<T>(options.zero_below)),
+        spectrum_(static_cast<std::size_t>(rows) * (cols / 2 + 1)),
+        io_(static_cast<std::size_t>(rows) * cols),
+        tu_(quarter_twiddles<T>(rows)),
+        tv_(quarter_twiddles<T>(cols)),
+        column_twiddles_(cuda_nd::line_twiddles<T>(rows)),
+        row_twiddles_(cuda_nd::line_twiddles<T>(cols / 2)),
+        split_twiddles_(root_twiddles<T>(cols, cols / 4 + 1)) {
+    if (four_step_) {
+      m1_twiddles_ = DeviceBuffer<Complex<T>>(cuda_nd::line_twiddles<T>(cuda_nd::kFourStepM1));
+      m2_twiddles_ = DeviceBuffer<Complex<T>>(cuda_nd::line_twiddles<T>(rows / cuda_nd::kFourStepM1));
+      const bool inverse = kind != Transform2D::Dct2;
+      column_lines_ = cuda_nd::column_lines_kernel<T>(inverse, rows, cols, lines_launch_);
+      if (inverse) {
+        idct2_groups_ = cuda_nd::idct2_column_groups_kernel<T>(kind, rows, cols, column_launch_);
+        idct2_row_ = cuda_nd::idct2_row_kernel<T>(kind, rows, cols, row_launch_);
+      } else {
+        dct2_column_ = cuda_nd::dct2_column_groups_kernel<T>(rows, cols, column_launch_);
+        dct2_row_ = cuda_nd::dct2_row_kernel<T>(rows, cols, row_launch_);
+      }
+    } else if (kind == Transform2D::Dct2) {
+      dct2_column_ = cuda_nd::dct2_column_kernel<T>(rows, cols, column_launch_);
+      dct2_row_ = cuda_nd::dct2_row_kernel<T>(rows, cols, row_launch_);
+    } else {
+      idct2_column_ = cuda_nd::idct2_column_kernel<T>(kind, rows, cols, column_launch_);
+      idct2_row_ = cuda_nd::idct2_row_kernel<T>(kind, rows, cols, row_launch_);
+    }
+    EFIELD_CUDA_CHECK(cudaStreamCreateWithFlags(&host_stream_, cudaStreamNonBlocking));
+  }
+  ~OwnPassPlan2D() override {
+    if (host_stream_) cudaStreamDestroy(host_stream_);
+  }
+
+  void execute(const T* in, T* out, Stream stream) override {
+    const auto s = reinterpret_cast<cudaStream_t>(stream);
+    const int M = this->rows(), N = this->cols(), H = N / 2 + 1;
+    const std::size_t bytes = io_.size() * sizeof(T);
+    Complex<T>* V = spectrum_.get();
+    const dim3 row_grid = row_launch_.grid(), column_grid = column_launch_.grid(), lines_grid = lines_launch_.grid();
+    if (this->kind() == Transform2D::Dct2) {
+      if (!row_pass_aligned(in)) {
+        EFIELD_CUDA_CHECK(cudaMemcpyAsync(io_.get(), in, bytes, cudaMemcpyDeviceToDevice, s));
+        in = io_.get();
+      }
+      dct2_row_<<<row_grid, row_launch_.threads, row_launch_.shared_bytes, s>>>(in, V, M, row_twiddles_.get(),
+                                                                                split_twiddles_.get());
+      EFIELD_CUDA_CHECK_LAUNCH();
+      if (four_step_) {
+        column_lines_<<<lines_grid, lines_launch_.threads, lines_launch_.shared_bytes, s>>>(
+            V, H, m1_twiddles_.get(), column_twiddles_.get());
+        EFIELD_CUDA_CHECK_LAUNCH();
+      }
+      const Complex<T>* column_twiddles = four_step_ ? m2_twiddles_.get() : column_twiddles_.get();
+      dct2_column_<<<column_grid, column_launch_.threads, column_launch_.shared_bytes, s>>>(
+          V, out, N, tu_.get(), tv_.get(), column_twiddles, zero_below_);
+      EFIELD_CUDA_CHECK_LAUNCH();
+      return;
+    }
+    if (four_step_) {
+      idct2_groups_<<<column_grid, column_launch_.threads, column_launch_.shared_bytes, s>>>(
+          in, V, N, tu_.get(), tv_.get(), m1_twiddles_.get(), column_twiddles_.get());
+      EFIELD_CUDA_CHECK_LAUNCH();
+      column_lines_<<<lines_grid, lines_launch_.threads, lines_launch_.shared_bytes, s>>>(V, H, m2_twiddles_.get(),
+                                                                                         nullptr);
+      EFIELD_CUDA_CHECK_LAUNCH();
+    } else {
+      idct2_column_<<<column_grid, column_launch_.threads, column_launch_.shared_bytes, s>>>(
+          in, V, N, tu_.get(), tv_.get(), column_twiddles_.get());
+      EFIELD_CUDA_CHECK_LAUNCH();
+    }
+    T* row_out = row_pass_aligned(out) ? out : io_.get();
+    idct2_row_<<<row_grid, row_launch_.threads, row_launch_.shared_bytes, s>>>(
+        V, row_out, M, row_twiddles_.get(), split_twiddles_.get(), four_step_ ? cuda_nd::kFourStepM1 : 0);
+    EFIELD_CUDA_CHECK_LAUNCH();
+    if (row_out != out) EFIELD_CUDA_CHECK(cudaMemcpyAsync(out, row_out, bytes, cudaMemcpyDeviceToDevice, s));
+  }
+
+  void execute_host(const T* in, T* out) override {
+    execute_through_staging(io_.get(), in, out, io_.size(), host_stream_,
+                            [&](T* data) { execute(data, data, reinterpret_cast<Stream>(host_stream_)); });
+  }
+
+  Backend backend() const noexcept override { return Backend::Cuda; }
+  Cuda2DMethod cuda_2d_method() const noexcept override {
+    return four_step_ ? Cuda2DMethod::ThreePasses : Cuda2DMethod::TwoPasses;
+  }
+
+ private:
+  bool four_step_;
+  T zero_below_;
+  DeviceBuffer<Complex<T>> spectrum_;  // M x (N/2 + 1), between the two passes
+  DeviceBuffer<T> io_;                 // host staging, and unaligned callers' arrays
+  DeviceBuffer<Complex<T>> tu_;
+  DeviceBuffer<Complex<T>> tv_;
+  DeviceBuffer<Complex<T>> column_twiddles_;  // the column FFT's roots, length M (four-step: its twiddles)
+  DeviceBuffer<Complex<T>> m1_twiddles_;      // four-step only: the roots of its two line lengths
+  DeviceBuffer<Complex<T>> m2_twiddles_;
+  DeviceBuffer<Complex<T>> row_twiddles_;     // the row FFT's roots, length N/2
+  DeviceBuffer<Complex<T>> split_twiddles_;   // the real-FFT split's W^k, k <= N/4
+  cuda_nd::Dct2ColumnKernel<T> dct2_column_ = nullptr;
+  cuda_nd::Idct2ColumnKernel<T> idct2_column_ = nullptr;
+  cuda_nd::Dct2RowKernel<T> dct2_row_ = nullptr;
+  cuda_nd::Idct2RowKernel<T> idct2_row_ = nullptr;
+  cuda_nd::ColumnLinesKernel<T> column_lines_ = nullptr;    // four-step only
+  cuda_nd::Idct2GroupsKernel<T> idct2_groups_ = nullptr;  // four-step only
+  cuda_nd::PassLaunch column_launch_;  // the column pass, or the four-step's group pass
+  cuda_nd::PassLaunch lines_launch_;
+  cuda_nd::PassLaunch row_launch_;
+  cudaStream_t host_stream_ = nullptr;
+};
+
+}  // namespace
+
+template <typename T>
+std::unique_ptr<Plan2DImpl<T>> make_cuda_own_pass_plan2d(Transform2D kind, int rows, int cols, bool four_step,
+                                                         const PlanOptions& options) {
+  return std::make_unique<OwnPassPlan2D<T>>(kind, rows, cols, four_step, options);
+}
+
+template std::unique_ptr<Plan2DImpl<float>> make_cuda_own_pass_plan2d<float>(Transform2D, int, int, bool,
+                                                                              const PlanOptions&);
+template std::unique_ptr<Plan2DImpl<double>> make_cuda_own_pass_plan2d<double>(Transform2D, int, int, bool,
+                                                                               const PlanOptions&);
+
+}  // namespace efield::detail

@@ -1,0 +1,221 @@
+// The methods whose passes are all our own: Cuda2DMethod::TwoPasses (a row pass with the reorder
+// folded in, then the column pass) and ThreePasses (the same row pass, the column FFT as two
+// four-step passes): against the float64 definitions and against OneFft (up to 8192 on each
+// axis), round trip, in place, through host pointers, at unaligned device pointers, with
+// zero_below and inside a CUDA graph; and the error of asking for one where it does not apply.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "support/gpu.hpp"
+#include "test_dct2d_common.hpp"
+
+#if EFIELD_HAS_CUDA
+#include "graph_replay.hpp"
+#endif
+
+namespace efield::test {
+namespace {
+
+PlanOptions own_passes(Cuda2DMethod method) {
+  PlanOptions o;
+  o.backend = Backend::Cuda;
+  o.cuda_2d_method = method;
+  return o;
+}
+
+// Each method with shapes it takes, small enough for the dense float64 reference: TwoPasses at
+// row and column lengths 64..2048 (a row-pass block holds several rows below 4096 columns, so
+// 64 rows of 64 columns fill half a block); ThreePasses from 1024 rows (the four-step split
+// 64 x 16 .. 64 x 64). 4096 and 8192 on each axis against OneFft below.
+struct MethodShapes {
+  Cuda2DMethod method;
+  std::vector<std::pair<int, int>> definition;  // against the dense definitions
+  std::vector<std::pair<int, int>> large;       // against OneFft in double
+  std::pair<int, int> small;                    // the other checks
+};
+std::vector<MethodShapes> own_pass_methods() {
+  return {{Cuda2DMethod::TwoPasses,
+           {{64, 64}, {64, 128}, {128, 256}, {256, 512}, {64, 1024}, {64, 2048}, {512, 64}, {1024, 128}, {2048, 64}},
+           {{2048, 2048}, {4096, 4096}, {8192, 1024}, {512, 8192}, {64, 4096}, {8192, 64}},
+           {128, 256}},
+          {Cuda2DMethod::ThreePasses,
+           {{1024, 64}, {1024, 256}, {2048, 128}, {4096, 64}},
+           {{2048, 2048}, {4096, 4096}, {8192, 8192}, {8192, 64}, {1024, 8192}, {4096, 512}},
+           {1024, 128}}};
+}
+
+TEST(Plan2DOwnPasses, MatchesDefinitionFloat) {
+  EFIELD_REQUIRE_GPU();
+  for (const MethodShapes& m : own_pass_methods()) expect_cuda_method_matches_definition<float>(m.definition, m.method);
+}
+TEST(Plan2DOwnPasses, MatchesDefinitionDouble) {
+  EFIELD_REQUIRE_GPU();
+  for (const MethodShapes& m : own_pass_methods()) expect_cuda_method_matches_definition<double>(m.definition, m.method);
+}
+
+TEST(Plan2DOwnPasses, AgreesWithOneFftAtLargeSizes) {
+  EFIELD_REQUIRE_GPU();
+  for (const MethodShapes& m : own_pass_methods()) {
+    for (const auto& [rows, cols] : m.large) expect_float_method_agrees_with_one_fft(rows, cols, m.method);
+  }
+}
+
+TEST(Plan2DOwnPasses, RoundTrip) {
+  EFIELD_REQUIRE_GPU();
+  for (const auto& [rows, cols] : {std::pair{64, 64}, {256, 1024}, {1024, 128}}) {
+    expect_round_trip<double>(rows, cols, own_passes(Cuda2DMethod::TwoPasses));
+  }
+  for (const auto& [rows, cols] : {std::pair{1024, 64}, {2048, 256}}) {
+    expect_round_trip<double>(rows, cols, own_passes(Cuda2DMethod::ThreePasses));
+  }
+}
+
+TEST(Plan2DOwnPasses, InPlaceHostAndReuse) {
+  EFIELD_REQUIRE_GPU();
+  for (const MethodShapes& m : own_pass_methods()) {
+    SCOPED_TRACE(to_string(m.method));
+    for (Transform2D kind : kAllKinds) {
+      expect_in_place_host_and_reuse<float>(kind, m.small.first, m.small.second, own_passes(m.method));
+    }
+  }
+}
+
+// Arrays that start one element past an allocation (4 or 8 bytes off the row pass's 16-byte
+// quads) go through the plan's staging buffer: same result, nothing written outside the array.
+TEST(Plan2DOwnPasses, UnalignedDevicePointers) {
+  EFIELD_REQUIRE_GPU();
+  for (const MethodShapes& m : own_pass_methods()) {
+    const auto [rows, cols] = m.small;
+    const std::size_t n = static_cast<std::size_t>(rows) * cols;
+    for (Transform2D kind : kAllKinds) {
+      SCOPED_TRACE(std::string(to_string(m.method)) + " " + to_string(kind));
+      Plan2D<float> plan(kind, rows, cols, own_passes(m.method));
+      const auto x = random_vector<float>(n, next_seed());
+      std::vector<float> shifted_in(n + 1, 7.0f);
+      std::copy(x.begin(), x.end(), shifted_in.begin() + 1);
+      DeviceArray<float> d_in(shifted_in);
+      DeviceArray<float> d_out(poisoned<float>(n + 2));
+      plan.execute(d_in.get() + 1, d_out.get() + 1, nullptr);
+      device_synchronize();
+      auto out = d_out.download();
+      EXPECT_TRUE(std::isnan(out.front()));
+      EXPECT_TRUE(std::isnan(out.back()));
+      const std::vector<float> result(out.begin() + 1, out.end() - 1);
+      EXPECT_LE(relative_l2(result, dense_2d(kind, to_double(x), rows, cols)), tolerance<float>());
+    }
+  }
+}
+
+TEST(Plan2DOwnPasses, ZeroBelow) {
+  EFIELD_REQUIRE_GPU();
+  for (const MethodShapes& m : own_pass_methods()) {
+    SCOPED_TRACE(to_string(m.method));
+    expect_zero_below<float>(m.small.first, m.small.second, own_passes(m.method));
+    expect_zero_below<double>(m.small.first, m.small.second, own_passes(m.method));
+  }
+}
+
+#if EFIELD_HAS_CUDA
+TEST(Plan2DOwnPasses, CapturedInCudaGraph) {
+  EFIELD_REQUIRE_GPU();
+  for (const MethodShapes& m : own_pass_methods()) {
+    const auto [rows, cols] = m.small;
+    for (Transform2D kind : {Transform2D::Dct2, Transform2D::IdctIdxst}) {
+      SCOPED_TRACE(std::string(to_string(m.method)) + " " + to_string(kind));
+      Plan2D<float> plan(kind, rows, cols, own_passes(m.method));
+      capture_and_replay<float>(plan, static_cast<size_t>(rows) * cols, cudaStreamCaptureModeGlobal,
+                                [&](const std::vector<double>& x) { return dense_2d(kind, x, rows, cols); });
+    }
+  }
+}
+#endif
+
+// The message names the method's rule and the shape.
+void expect_rejected(Cuda2DMethod method, int rows, int cols, const std::string& rule) {
+  std::string msg;
+  try {
+    Plan2D<float>(Transform2D::Idct2, rows, cols, own_passes(method));
+  } catch (const Error& e) {
+    msg = e.what();
+  }
+  EXPECT_NE(msg.find(rule), std::string::npos) << msg;
+  EXPECT_NE(msg.find(std::to_string(rows) + "x" + std::to_string(cols)), std::string::npos) << msg;
+}
+
+TEST(Plan2DOwnPasses, RejectedWhereItDoesNotApply) {
+  EFIELD_REQUIRE_GPU();
+  // A size not a power of two, below 64 or above 8192 on either axis.
+  for (const auto& [rows, cols] : {std::pair{100, 64}, {64, 100}, {32, 64}, {64, 32}, {16384, 64}, {64, 16384},
+                                   {1, 256}, {256, 1}}) {
+    expect_rejected(Cuda2DMethod::TwoPasses, rows, cols, "TwoPasses needs both sizes to be powers of two in 64..8192");
+    expect_rejected(Cuda2DMethod::ThreePasses, rows, cols,
+                    "ThreePasses needs both sizes to be powers of two in 64..8192, and at least 1024 rows");
+  }
+  // ThreePasses: fewer than 1024 rows.
+  for (const auto& [rows, cols] : {std::pair{512, 4096}, {64, 64}}) {
+    expect_rejected(Cuda2DMethod::ThreePasses, rows, cols, "at least 1024 rows");
+  }
+}
+
+// What Auto runs, as reported by the plan (resolve_cuda_2d_method's measured rule): from 4096
+// rows, ThreePasses for powers of two (float from 256 columns; double dct2 from 512, double
+// inverses from 4096); rows 512..2048 (256..2048 in float) with at least 1024 columns or as many
+// columns as rows, TwoPasses for powers of two (in double from 1024 columns), else
+// RowFftColumnPass for dct2 and float inverses; else OneFft.
+TEST(Plan2DCudaAuto, ResolvesByMeasuredRule) {
+  EFIELD_REQUIRE_GPU();
+  PlanOptions o;
+  o.backend = Backend::Cuda;
+  auto method = [&](auto type, Transform2D kind, int rows, int cols) {
+    return Plan2D<decltype(type)>(kind, rows, cols, o).cuda_2d_method();
+  };
+  EXPECT_EQ(method(0.0f, Transform2D::Dct2, 2048, 2048), Cuda2DMethod::TwoPasses);
+  EXPECT_EQ(method(0.0f, Transform2D::IdxstIdct, 1024, 1024), Cuda2DMethod::TwoPasses);
+  EXPECT_EQ(method(0.0f, Transform2D::Idct2, 512, 512), Cuda2DMethod::TwoPasses);
+  EXPECT_EQ(method(0.0, Transform2D::Idct2, 1024, 1024), Cuda2DMethod::TwoPasses);
+  EXPECT_EQ(method(0.0, Transform2D::Dct2, 512, 8192), Cuda2DMethod::TwoPasses);
+  EXPECT_EQ(method(0.0, Transform2D::Dct2, 512, 512), Cuda2DMethod::RowFftColumnPass);
+  EXPECT_EQ(method(0.0, Transform2D::Idct2, 512, 512), Cuda2DMethod::OneFft);
+  EXPECT_EQ(method(0.0, Transform2D::Dct2, 512, 1000), Cuda2DMethod::RowFftColumnPass);
+  EXPECT_EQ(method(0.0f, Transform2D::IdctIdxst, 1024, 3000), Cuda2DMethod::RowFftColumnPass);
+  EXPECT_EQ(method(0.0, Transform2D::IdctIdxst, 1024, 3000), Cuda2DMethod::OneFft);
+  EXPECT_EQ(method(0.0f, Transform2D::Idct2, 2048, 512), Cuda2DMethod::OneFft);
+  EXPECT_EQ(method(0.0f, Transform2D::Dct2, 4096, 4096), Cuda2DMethod::ThreePasses);
+  EXPECT_EQ(method(0.0, Transform2D::IdctIdxst, 8192, 8192), Cuda2DMethod::ThreePasses);
+  EXPECT_EQ(method(0.0f, Transform2D::Idct2, 8192, 256), Cuda2DMethod::ThreePasses);
+  EXPECT_EQ(method(0.0f, Transform2D::Dct2, 4096, 128), Cuda2DMethod::OneFft);
+  EXPECT_EQ(method(0.0, Transform2D::Dct2, 4096, 512), Cuda2DMethod::ThreePasses);
+  EXPECT_EQ(method(0.0, Transform2D::Dct2, 4096, 256), Cuda2DMethod::OneFft);
+  EXPECT_EQ(method(0.0, Transform2D::Idct2, 8192, 4096), Cuda2DMethod::ThreePasses);
+  EXPECT_EQ(method(0.0, Transform2D::IdxstIdct, 4096, 1024), Cuda2DMethod::OneFft);
+  EXPECT_EQ(method(0.0f, Transform2D::Dct2, 4096, 4000), Cuda2DMethod::OneFft);
+  EXPECT_EQ(method(0.0f, Transform2D::Dct2, 256, 256), Cuda2DMethod::TwoPasses);
+  EXPECT_EQ(method(0.0, Transform2D::Dct2, 256, 256), Cuda2DMethod::OneFft);
+  EXPECT_EQ(method(0.0f, Transform2D::Dct2, 128, 128), Cuda2DMethod::OneFft);
+  EXPECT_EQ(method(0.0f, Transform2D::Dct2, 2048, 100), Cuda2DMethod::OneFft);
+  EXPECT_EQ(method(0.0f, Transform2D::Dct2, 1000, 1024), Cuda2DMethod::OneFft);
+  o.cuda_2d_method = Cuda2DMethod::AxisPasses;
+  EXPECT_EQ(method(0.0f, Transform2D::Dct2, 64, 64), Cuda2DMethod::AxisPasses);
+}
+
+TEST(Plan2DOwnPasses, NamesAndCpuBackend) {
+  EXPECT_STREQ(to_string(Cuda2DMethod::TwoPasses), "two_passes");
+  EXPECT_STREQ(to_string(Cuda2DMethod::ThreePasses), "three_passes");
+  for (Cuda2DMethod method : {Cuda2DMethod::TwoPasses, Cuda2DMethod::ThreePasses}) {
+    PlanOptions o;
+    o.backend = Backend::Cpu;
+    o.cuda_2d_method = method;
+    const int rows = 3, cols = 5;  // the option is for the CUDA backend only
+    Plan2D<double> plan(Transform2D::Idct2, rows, cols, o);
+    EXPECT_EQ(plan.cuda_2d_method(), Cuda2DMethod::Auto);
+    const auto x = random_vector<double>(rows * cols, next_seed());
+    EXPECT_LE(relative_l2(run_execute(plan, x), dense_2d(Transform2D::Idct2, x, rows, cols)), tolerance<double>());
+  }
+}
+
+}  // namespace
+}  // namespace efield::test
