@@ -50,7 +50,7 @@ __device__ __forceinline__ int four_step_stored_row(int n, int M, int m1) {
 }
 
 // A block of kLines lines of length kLen for each of kCols consecutive spectrum columns (128
-// bytes of a row), about 256 threads.
+// bytes of a row).
 template <typename T, int kLen, int kLinesWanted>
 struct LineBlockShape {
   static constexpr int kCols = 128 / static_cast<int>(sizeof(Complex<T>));
@@ -61,24 +61,29 @@ struct LineBlockShape {
   // lines: an odd line stride puts them in distinct banks.
   static constexpr int kStride = shared_fft_slot(kLen) | 1;
   static constexpr std::size_t kSharedBytes = sizeof(Complex<T>) * kStride * kCols * kLines;
-  // Blocks of 256 threads an SM must fit at once (__launch_bounds__), which caps the registers:
-  // 3 in float (85 registers; with no cap the compiler took up to 122 and measured slower, and
-  // 4 blocks at 64 registers spilled and measured slower too), 2 in double (128 registers, a
-  // few bytes spilled, where it took up to 152 and the SM then held one block; 5-10 % faster
-  // at 4096^2 and 8192^2).
-  static constexpr int kMinBlocks = sizeof(T) == 8 ? 2 : 3;
+  // Threads an SM must hold at once (__launch_bounds__' minimum of blocks), which caps the
+  // registers: 768 in float (85 registers; with no cap the compiler took up to 122 and measured
+  // slower, and 1,024 at 64 registers spilled and measured slower too), 512 in double (128
+  // registers, a few bytes spilled, where it took up to 152 and an SM then held 256 threads;
+  // 5-10 % faster at 4096^2 and 8192^2).
+  static constexpr int kResidentThreads = sizeof(T) == 8 ? 512 : 768;
+  static constexpr int kMinBlocks = kResidentThreads / kThreads > 1 ? kResidentThreads / kThreads : 1;
   static_assert(kLen >= 16 && kThreads <= 1024, "four-step block shape out of range");
 };
-// Lines per block for about 256 threads (column_lines), and pairs of lines (the group passes).
+// Small blocks, one line (column_lines) or one pair of lines (the group passes) of 64 or more
+// threads: a block's loads then overlap other blocks' FFTs and stores. Measured against blocks
+// of about 256 and 128 threads at 4096^2 and 8192^2: float inverses 3-5 % faster than with 256
+// (dct2 within 1 %), double 3-6 % faster.
+constexpr int kFourStepBlockThreads = 64;
 template <typename T, int kLen>
-constexpr int lines_for_256_threads() {
+constexpr int lines_per_block() {
   const int per_line = (128 / static_cast<int>(sizeof(Complex<T>))) * (kLen / 16);
-  return per_line >= 256 ? 1 : 256 / per_line;
+  return per_line >= kFourStepBlockThreads ? 1 : kFourStepBlockThreads / per_line;
 }
 template <typename T, int kLen>
-using ColumnLinesShape = LineBlockShape<T, kLen, lines_for_256_threads<T, kLen>()>;
+using ColumnLinesShape = LineBlockShape<T, kLen, lines_per_block<T, kLen>()>;
 template <typename T, int kLen>
-using ColumnGroupsShape = LineBlockShape<T, kLen, lines_for_256_threads<T, kLen>() < 2 ? 2 : lines_for_256_threads<T, kLen>()>;
+using ColumnGroupsShape = LineBlockShape<T, kLen, lines_per_block<T, kLen>() < 2 ? 2 : lines_per_block<T, kLen>()>;
 
 template <typename T, typename Shape>
 struct LineBlockThread {
