@@ -85,6 +85,12 @@ using ColumnLinesShape = LineBlockShape<T, kLen, lines_per_block<T, kLen>()>;
 template <typename T, int kLen>
 using ColumnGroupsShape = LineBlockShape<T, kLen, lines_per_block<T, kLen>() < 2 ? 2 : lines_per_block<T, kLen>()>;
 
+// Pair p of the group passes owns groups p and K - p of K (p = 0: groups 0 and K/2); side s.
+__device__ __forceinline__ int group_of_pair(int pair, int side, int K) {
+  if (pair == 0) return side == 0 ? 0 : K / 2;
+  return side == 0 ? pair : K - pair;
+}
+
 template <typename T, typename Shape>
 struct LineBlockThread {
   int l, j, g;
@@ -99,17 +105,17 @@ struct LineBlockThread {
         col(static_cast<int>(blockIdx.x) * Shape::kCols + l),
         live(col < H),
         line(reinterpret_cast<Complex<T>*>(shared) + (g * Shape::kCols + l) * Shape::kStride) {}
-  // The same column's line g' of the block.
-  __device__ __forceinline__ Complex<T>* line_of(int g2, unsigned char* shared) const {
-    return reinterpret_cast<Complex<T>*>(shared) + (g2 * Shape::kCols + l) * Shape::kStride;
+  // The group passes: the block's lines come in pairs (line g and g ^ 1); pair() is this line's
+  // pair among all of them, group(K) its group of K, partner() the line holding its mirrors.
+  __device__ __forceinline__ int pair() const {
+    return static_cast<int>(blockIdx.y) * (Shape::kLines / 2) + g / 2;
+  }
+  __device__ __forceinline__ int group(int K) const { return group_of_pair(pair(), g & 1, K); }
+  __device__ __forceinline__ Complex<T>* partner(unsigned char* shared) const {
+    return pair() == 0 ? line : reinterpret_cast<Complex<T>*>(shared) + ((g ^ 1) * Shape::kCols + l) * Shape::kStride;
   }
 };
 
-// Pair p of the group passes owns groups p and K - p of K (p = 0: groups 0 and K/2); side s.
-__device__ __forceinline__ int group_of_pair(int pair, int side, int K) {
-  if (pair == 0) return side == 0 ? 0 : K / 2;
-  return side == 0 ? pair : K - pair;
-}
 // Position in its group's line of the mirror of position k (line length len) of group `group`.
 __device__ __forceinline__ int mirror_position(int k, int group, int len) {
   return group == 0 ? (len - k) & (len - 1) : len - 1 - k;
@@ -168,9 +174,8 @@ __global__ void __launch_bounds__(ColumnGroupsShape<T, FourStepSplit<kLog2M>::kM
   extern __shared__ __align__(16) unsigned char four_step_shared[];
   const int H = N / 2 + 1;
   const LineBlockThread<T, Shape> t(H, four_step_shared);
-  const int pair = static_cast<int>(blockIdx.y) * (Shape::kLines / 2) + t.g / 2;
-  const int k1 = group_of_pair(pair, t.g & 1, M1);
-  const Complex<T>* partner = pair == 0 ? t.line : t.line_of(t.g ^ 1, four_step_shared);
+  const int k1 = t.group(M1);
+  const Complex<T>* partner = t.partner(four_step_shared);
 
   Complex<T> v[16];
   const Complex<T>* column = V + static_cast<long long>(k1) * M2 * H + (t.live ? t.col : 0);
@@ -209,9 +214,8 @@ __global__ void __launch_bounds__(ColumnGroupsShape<T, FourStepSplit<kLog2M>::kM
   extern __shared__ __align__(16) unsigned char four_step_shared[];
   const int H = N / 2 + 1;
   const LineBlockThread<T, Shape> t(H, four_step_shared);
-  const int pair = static_cast<int>(blockIdx.y) * (Shape::kLines / 2) + t.g / 2;
-  const int m2 = group_of_pair(pair, t.g & 1, M2);
-  Complex<T>* partner = pair == 0 ? t.line : t.line_of(t.g ^ 1, four_step_shared);
+  const int m2 = t.group(M2);
+  Complex<T>* partner = t.partner(four_step_shared);
   const int n = t.col;
   const Complex<T> t_n = t.live ? tn[n] : Complex<T>{T(1), T(0)};
 
