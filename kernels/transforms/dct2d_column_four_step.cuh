@@ -62,10 +62,10 @@ struct LineBlockShape {
   static constexpr int kStride = shared_fft_slot(kLen) | 1;
   static constexpr std::size_t kSharedBytes = sizeof(Complex<T>) * kStride * kCols * kLines;
   // Threads an SM must hold at once (__launch_bounds__' minimum of blocks), which caps the
-  // registers: 768 in float (85 registers; with no cap the compiler took up to 122 and measured
-  // slower, and 1,024 at 64 registers spilled and measured slower too), 512 in double (128
-  // registers, a few bytes spilled, where it took up to 152 and an SM then held 256 threads;
-  // 5-10 % faster at 4096^2 and 8192^2).
+  // registers: 768 in float (80 registers, up to 24 bytes spilled; with no cap the compiler
+  // took up to 122 and measured slower, and 1,024 at 64 registers spilled more and measured
+  // slower too), 512 in double (128 registers, up to 48 bytes spilled, where it took up to 152
+  // and an SM then held 256 threads; 5-10 % faster at 4096^2 and 8192^2).
   static constexpr int kResidentThreads = sizeof(T) == 8 ? 512 : 768;
   static constexpr int kMinBlocks = kResidentThreads / kThreads > 1 ? kResidentThreads / kThreads : 1;
   static_assert(kLen >= 16 && kThreads <= 1024, "four-step block shape out of range");

@@ -43,24 +43,25 @@ class OwnPassPlan2D final : public Plan2DImpl<T> {
         column_twiddles_(cuda_nd::line_twiddles<T>(rows)),
         row_twiddles_(cuda_nd::line_twiddles<T>(cols / 2)),
         split_twiddles_(root_twiddles<T>(cols, cols / 4 + 1)) {
+    const bool inverse = kind != Transform2D::Dct2;
+    if (inverse) {
+      idct2_row_ = cuda_nd::idct2_row_kernel<T>(kind, rows, cols, row_launch_);
+    } else {
+      dct2_row_ = cuda_nd::dct2_row_kernel<T>(rows, cols, row_launch_);
+    }
     if (four_step_) {
       m1_twiddles_ = DeviceBuffer<Complex<T>>(cuda_nd::line_twiddles<T>(cuda_nd::kFourStepM1));
       m2_twiddles_ = DeviceBuffer<Complex<T>>(cuda_nd::line_twiddles<T>(rows / cuda_nd::kFourStepM1));
-      const bool inverse = kind != Transform2D::Dct2;
       column_lines_ = cuda_nd::column_lines_kernel<T>(inverse, rows, cols, lines_launch_);
       if (inverse) {
         idct2_groups_ = cuda_nd::idct2_column_groups_kernel<T>(kind, rows, cols, column_launch_);
-        idct2_row_ = cuda_nd::idct2_row_kernel<T>(kind, rows, cols, row_launch_);
       } else {
         dct2_column_ = cuda_nd::dct2_column_groups_kernel<T>(rows, cols, column_launch_);
-        dct2_row_ = cuda_nd::dct2_row_kernel<T>(rows, cols, row_launch_);
       }
-    } else if (kind == Transform2D::Dct2) {
-      dct2_column_ = cuda_nd::dct2_column_kernel<T>(rows, cols, column_launch_);
-      dct2_row_ = cuda_nd::dct2_row_kernel<T>(rows, cols, row_launch_);
-    } else {
+    } else if (inverse) {
       idct2_column_ = cuda_nd::idct2_column_kernel<T>(kind, rows, cols, column_launch_);
-      idct2_row_ = cuda_nd::idct2_row_kernel<T>(kind, rows, cols, row_launch_);
+    } else {
+      dct2_column_ = cuda_nd::dct2_column_kernel<T>(rows, cols, column_launch_);
     }
     EFIELD_CUDA_CHECK(cudaStreamCreateWithFlags(&host_stream_, cudaStreamNonBlocking));
   }
@@ -125,7 +126,7 @@ class OwnPassPlan2D final : public Plan2DImpl<T> {
  private:
   bool four_step_;
   T zero_below_;
-  DeviceBuffer<Complex<T>> spectrum_;  // M x (N/2 + 1), between the two passes
+  DeviceBuffer<Complex<T>> spectrum_;  // M x (N/2 + 1), between the passes
   DeviceBuffer<T> io_;                 // host staging, and unaligned callers' arrays
   DeviceBuffer<Complex<T>> tu_;
   DeviceBuffer<Complex<T>> tv_;
