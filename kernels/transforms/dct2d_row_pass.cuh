@@ -33,6 +33,18 @@ struct RowPassShape {
   static constexpr int kThreads = kRowsPerBlock * kJ;
   static constexpr int kStride = shared_fft_line_stride(kL);
   static constexpr std::size_t kSharedBytes = sizeof(Complex<T>) * kStride * kRowsPerBlock;
+  // Threads an SM must hold at once (__launch_bounds__' minimum of blocks), which caps the
+  // registers. Measured at 512^2..8192^2 (quick runs, one process):
+  // - double, both passes: 512 (128 registers). Uncapped the compiler took up to 234 and an SM
+  //   held one block; capped, 4096^2 and 8192^2 dct2 ran 7 % faster, the inverses 3-5 %.
+  // - float inverse: 768 (85 registers; uncapped up to 166, one block an SM): 2048^2 5 % faster,
+  //   within 1-2 % elsewhere.
+  // - float forward: uncapped (about 105 registers); caps at 85, 64 or 128 measured no faster.
+  static constexpr int kForwardResidentThreads = sizeof(T) == 8 ? 512 : 0;
+  static constexpr int kInverseResidentThreads = sizeof(T) == 8 ? 512 : 768;
+  static constexpr int min_blocks(int resident_threads) {
+    return resident_threads / kThreads > 1 ? resident_threads / kThreads : 1;
+  }
   static_assert(kL >= 32, "row pass: rows of at least 64 values");
 };
 
@@ -76,7 +88,8 @@ struct RowPassThread {
 // shared memory. V: M x (N/2 + 1), the row R2C of the reordered x. twiddles: line_twiddles(L);
 // split: W^k = exp(-2 pi i k / N) for k <= L/2.
 template <typename T, int kLog2N>
-__global__ void __launch_bounds__(RowPassShape<T, kLog2N>::kThreads)
+__global__ void __launch_bounds__(RowPassShape<T, kLog2N>::kThreads,
+                                  RowPassShape<T, kLog2N>::min_blocks(RowPassShape<T, kLog2N>::kForwardResidentThreads))
     dct2_row_pass(const T* __restrict__ x, Complex<T>* __restrict__ V, int M,
                   const Complex<T>* __restrict__ twiddles, const Complex<T>* __restrict__ split) {
   using Shape = RowPassShape<T, kLog2N>;
@@ -121,7 +134,8 @@ __global__ void __launch_bounds__(RowPassShape<T, kLog2N>::kThreads)
 // tables as dct2_row_pass. four_step_m1: 0 after the column pass; the split's M1 after the
 // four-step column passes, which leave W's rows in another order (four_step_stored_row).
 template <typename T, int kLog2N, bool SineRows, bool SineCols>
-__global__ void __launch_bounds__(RowPassShape<T, kLog2N>::kThreads)
+__global__ void __launch_bounds__(RowPassShape<T, kLog2N>::kThreads,
+                                  RowPassShape<T, kLog2N>::min_blocks(RowPassShape<T, kLog2N>::kInverseResidentThreads))
     idct2_row_pass(const Complex<T>* __restrict__ W, T* __restrict__ x, int M,
                    const Complex<T>* __restrict__ twiddles, const Complex<T>* __restrict__ split, int four_step_m1) {
   using Shape = RowPassShape<T, kLog2N>;
