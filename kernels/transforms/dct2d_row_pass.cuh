@@ -34,12 +34,12 @@ struct RowPassShape {
   static constexpr int kStride = shared_fft_line_stride(kL);
   static constexpr std::size_t kSharedBytes = sizeof(Complex<T>) * kStride * kRowsPerBlock;
   // Threads an SM must hold at once (__launch_bounds__' minimum of blocks), which caps the
-  // registers. Measured at 512^2..8192^2 (quick runs, one process):
+  // registers. Measured at 512^2..8192^2 (quick runs, A/B on one lending of the H200):
   // - double, both passes: 512 (128 registers). Uncapped the compiler took up to 234 and an SM
   //   held one block; capped, 4096^2 and 8192^2 dct2 ran 7 % faster, the inverses 3-5 %.
   // - float inverse: 768 (85 registers; uncapped up to 166, one block an SM): 2048^2 5 % faster,
-  //   within 1-2 % elsewhere.
-  // - float forward: uncapped (about 105 registers); caps at 85, 64 or 128 measured no faster.
+  //   within 1-3 %, either way, elsewhere.
+  // - float forward: uncapped (79-109 registers); caps at 64, 85 or 128 measured no faster.
   static constexpr int kForwardResidentThreads = sizeof(T) == 8 ? 512 : 0;
   static constexpr int kInverseResidentThreads = sizeof(T) == 8 ? 512 : 768;
   static constexpr int min_blocks(int resident_threads) {
