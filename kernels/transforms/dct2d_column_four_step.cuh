@@ -30,6 +30,7 @@
 #include "math/complex.hpp"
 #include "math/dct2d.hpp"
 #include "transforms/column_quads.cuh"
+#include "transforms/pass_launch.hpp"
 #include "transforms/register_fft.cuh"
 #include "transforms/shared_fft.cuh"
 
@@ -67,7 +68,7 @@ struct LineBlockShape {
   // slower too), 512 in double (128 registers, up to 48 bytes spilled, where it took up to 152
   // and an SM then held 256 threads; 5-10 % faster at 4096^2 and 8192^2).
   static constexpr int kResidentThreads = sizeof(T) == 8 ? 512 : 768;
-  static constexpr int kMinBlocks = kResidentThreads / kThreads > 1 ? kResidentThreads / kThreads : 1;
+  static constexpr int kMinBlocks = min_blocks_for(kResidentThreads, kThreads);
   static_assert(kLen >= 16 && kThreads <= 1024, "four-step block shape out of range");
 };
 // Small blocks, one line (column_lines) or one pair of lines (the group passes) of 64 or more

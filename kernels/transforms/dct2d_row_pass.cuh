@@ -19,6 +19,7 @@
 #include "math/makhoul.hpp"
 #include "math/real_fft.hpp"
 #include "transforms/dct2d_column_four_step.cuh"
+#include "transforms/pass_launch.hpp"
 #include "transforms/register_fft.cuh"
 #include "transforms/shared_fft.cuh"
 
@@ -40,11 +41,8 @@ struct RowPassShape {
   // - float inverse: 768 (85 registers; uncapped up to 166, one block an SM): 2048^2 5 % faster,
   //   within 1-3 %, either way, elsewhere.
   // - float forward: uncapped (79-109 registers); caps at 64, 85 or 128 measured no faster.
-  static constexpr int kForwardResidentThreads = sizeof(T) == 8 ? 512 : 0;
-  static constexpr int kInverseResidentThreads = sizeof(T) == 8 ? 512 : 768;
-  static constexpr int min_blocks(int resident_threads) {
-    return resident_threads / kThreads > 1 ? resident_threads / kThreads : 1;
-  }
+  static constexpr int kForwardMinBlocks = min_blocks_for(sizeof(T) == 8 ? 512 : 0, kThreads);
+  static constexpr int kInverseMinBlocks = min_blocks_for(sizeof(T) == 8 ? 512 : 768, kThreads);
   static_assert(kL >= 32, "row pass: rows of at least 64 values");
 };
 
@@ -88,8 +86,7 @@ struct RowPassThread {
 // shared memory. V: M x (N/2 + 1), the row R2C of the reordered x. twiddles: line_twiddles(L);
 // split: W^k = exp(-2 pi i k / N) for k <= L/2.
 template <typename T, int kLog2N>
-__global__ void __launch_bounds__(RowPassShape<T, kLog2N>::kThreads,
-                                  RowPassShape<T, kLog2N>::min_blocks(RowPassShape<T, kLog2N>::kForwardResidentThreads))
+__global__ void __launch_bounds__(RowPassShape<T, kLog2N>::kThreads, RowPassShape<T, kLog2N>::kForwardMinBlocks)
     dct2_row_pass(const T* __restrict__ x, Complex<T>* __restrict__ V, int M,
                   const Complex<T>* __restrict__ twiddles, const Complex<T>* __restrict__ split) {
   using Shape = RowPassShape<T, kLog2N>;
@@ -134,8 +131,7 @@ __global__ void __launch_bounds__(RowPassShape<T, kLog2N>::kThreads,
 // tables as dct2_row_pass. four_step_m1: 0 after the column pass; the split's M1 after the
 // four-step column passes, which leave W's rows in another order (four_step_stored_row).
 template <typename T, int kLog2N, bool SineRows, bool SineCols>
-__global__ void __launch_bounds__(RowPassShape<T, kLog2N>::kThreads,
-                                  RowPassShape<T, kLog2N>::min_blocks(RowPassShape<T, kLog2N>::kInverseResidentThreads))
+__global__ void __launch_bounds__(RowPassShape<T, kLog2N>::kThreads, RowPassShape<T, kLog2N>::kInverseMinBlocks)
     idct2_row_pass(const Complex<T>* __restrict__ W, T* __restrict__ x, int M,
                    const Complex<T>* __restrict__ twiddles, const Complex<T>* __restrict__ split, int four_step_m1) {
   using Shape = RowPassShape<T, kLog2N>;

@@ -37,6 +37,12 @@ auto with_log2_length(int length, F&& f) {
   }
 }
 
+// __launch_bounds__' minimum of blocks an SM must hold so that it holds resident_threads
+// threads of blocks of block_threads (at least 1): the register cap of a pass, chosen by measure.
+constexpr int min_blocks_for(int resident_threads, int block_threads) {
+  return resident_threads / block_threads > 1 ? resident_threads / block_threads : 1;
+}
+
 template <typename Kernel>
 void allow_shared(Kernel kernel, std::size_t bytes) {
   EFIELD_CUDA_CHECK(cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel),
