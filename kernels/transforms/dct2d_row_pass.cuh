@@ -30,12 +30,18 @@ struct RowPassShape {
   static constexpr int kN = 1 << kLog2N;
   static constexpr int kL = kN / 2;   // complex FFT length
   static constexpr int kJ = kL / 16;  // threads per row
-  static constexpr int kRowsPerBlock = kJ >= 256 ? 1 : 256 / kJ;
+  // Blocks of about 64 threads (one row from 2048 columns on): a block's loads then overlap
+  // other blocks' FFTs and stores, as in the four-step passes (and cuFFT's own row kernel, one
+  // row a block of 64 threads). Against 256 (A/B in one lending): 2048^2 float 3-3.5 % faster,
+  // double 4-9 %; 4096^2 float 3-4 %, double 3-7 %; 8192 columns take 256 threads a row anyway.
+  static constexpr int kBlockThreadsWanted = 64;
+  static constexpr int kRowsPerBlock = kJ >= kBlockThreadsWanted ? 1 : kBlockThreadsWanted / kJ;
   static constexpr int kThreads = kRowsPerBlock * kJ;
   static constexpr int kStride = shared_fft_line_stride(kL);
   static constexpr std::size_t kSharedBytes = sizeof(Complex<T>) * kStride * kRowsPerBlock;
   // Threads an SM must hold at once (__launch_bounds__' minimum of blocks), which caps the
-  // registers. Measured at 512^2..8192^2 (quick runs, A/B on one lending of the H200):
+  // registers. Measured at 512^2..8192^2 with blocks of 256 threads (quick runs, A/B on one
+  // lending of the H200):
   // - double, both passes: 512 (128 registers). Uncapped the compiler took up to 234 and an SM
   //   held one block; capped, 4096^2 and 8192^2 dct2 ran 7 % faster, the inverses 3-5 %.
   // - float inverse: 768 (85 registers; uncapped up to 166, one block an SM): 2048^2 5 % faster,
