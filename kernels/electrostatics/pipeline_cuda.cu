@@ -402,18 +402,15 @@ class CudaPipeline final : public ElectrostaticBackend {
 
   void load_fixed_map() {
     fixed_natural_ = compute_fixed_map(design_);
-    std::vector<T> f = permuted_fixed_density<T>(design_, fixed_natural_);
-    if (variant_ & kEsNaturalAccum) {  // F / (bx by) in the accumulator's (natural) layout
-      const double inv_area = 1.0 / (design_.bx * design_.by);
-      for (size_t k = 0; k < f.size(); ++k) f[k] = static_cast<T>(fixed_natural_[k] * inv_area);
-    }
+    const std::vector<T> f =
+        variant_ & kEsNaturalAccum  // the accumulator's (natural) layout
+            ? fixed_density_at<T>(design_, fixed_natural_, fixed_natural_.size(),
+                                  [&](int m, int n) { return static_cast<std::size_t>(m) * N_ + n; })
+            : permuted_fixed_density<T>(design_, fixed_natural_);
     upload(fixed_rho_.get(), f.data(), f.size());
-    if (fixed_tiles_.get() != nullptr) {  // density_float's copy: F / (bx by) in 2 x 2-bin tiles
-      std::vector<T> tiles(float_map_, T(0));
-      const double inv_area = 1.0 / (design_.bx * design_.by);
-      for (int m = 0; m < M_; ++m)
-        for (int n = 0; n < N_; ++n)
-          tiles[es_tile_index(m, n, N_)] = static_cast<T>(fixed_natural_[static_cast<size_t>(m) * N_ + n] * inv_area);
+    if (fixed_tiles_.get() != nullptr) {  // density_float's copy, in 2 x 2-bin tiles
+      const std::vector<T> tiles = fixed_density_at<T>(design_, fixed_natural_, static_cast<std::size_t>(float_map_),
+                                                       [&](int m, int n) { return es_tile_index(m, n, N_); });
       upload(fixed_tiles_.get(), tiles.data(), tiles.size());
     }
   }

@@ -2,6 +2,7 @@
 // Construction-time setup shared by the CPU and CUDA pipelines: geometry constants, the spectral
 // grid constants, the fixed map in the permuted layout, and the host-side unpermute of maps.
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -58,16 +59,25 @@ inline std::int64_t spectral_items(int M, int N) {
   return static_cast<std::int64_t>(M / 2 + 1) * (N / 2 + 1);
 }
 
+// F / (bx by) as T at index(m, n) of an array of `size` elements (zeros elsewhere): the one place
+// the fixed density is formed, for every layout a density pass reads (permuted, natural, tiles).
+template <typename T, typename Index>
+std::vector<T> fixed_density_at(const ElectrostaticDesign& d, const std::vector<double>& F, std::size_t size,
+                                Index index) {
+  const int M = d.options.num_bins_x, N = d.options.num_bins_y;
+  const double inv_area = 1.0 / (d.bx * d.by);
+  std::vector<T> out(size, T(0));
+  for (int m = 0; m < M; ++m)
+    for (int n = 0; n < N; ++n)
+      out[static_cast<std::size_t>(index(m, n))] = static_cast<T>(F[static_cast<std::size_t>(m) * N + n] * inv_area);
+  return out;
+}
+
 // F / (bx by) in the permuted layout, as T (the density pass adds it to the movable charge).
 template <typename T>
 std::vector<T> permuted_fixed_density(const ElectrostaticDesign& d, const std::vector<double>& F) {
   const int M = d.options.num_bins_x, N = d.options.num_bins_y;
-  const double inv_area = 1.0 / (d.bx * d.by);
-  std::vector<T> out(F.size());
-  for (int m = 0; m < M; ++m)
-    for (int n = 0; n < N; ++n)
-      out[permuted_index(m, n, M, N)] = static_cast<T>(F[static_cast<size_t>(m) * N + n] * inv_area);
-  return out;
+  return fixed_density_at<T>(d, F, F.size(), [&](int m, int n) { return permuted_index(m, n, M, N); });
 }
 
 // Natural layout from a permuted map; sign_axis 0: (-1)^m (Ex), 1: (-1)^n (Ey), -1: none.
