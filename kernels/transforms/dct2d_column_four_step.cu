@@ -41,10 +41,10 @@ ColumnLinesKernel<T> column_lines_kernel(bool inverse, int rows, int cols, PassL
     using Split = FourStepSplit<kLog2M>;
     // Forward: M2 lines of length M1; inverse: M1 lines of length M2.
     ColumnLinesKernel<T> kernel = column_lines<T, kLog2M, false>;
-    launch = launch_shape<ColumnLinesShape<T, Split::kM1>>(cols, Split::kM2);
+    launch = launch_shape<ColumnLinesShape<T, Split::kM1, false>>(cols, Split::kM2);
     if (inverse) {
       kernel = column_lines<T, kLog2M, true>;
-      launch = launch_shape<ColumnLinesShape<T, Split::kM2>>(cols, Split::kM1);
+      launch = launch_shape<ColumnLinesShape<T, Split::kM2, true>>(cols, Split::kM1);
     }
     allow_shared(kernel, launch.shared_bytes);
     return kernel;
@@ -57,7 +57,7 @@ Dct2ColumnKernel<T> dct2_column_groups_kernel(int rows, int cols, PassLaunch& la
     constexpr int kLog2M = decltype(log2_rows)::value;
     using Split = FourStepSplit<kLog2M>;
     const Dct2ColumnKernel<T> kernel = dct2_column_groups<T, kLog2M>;
-    launch = launch_shape<ColumnGroupsShape<T, Split::kM2>>(cols, Split::kM1);  // M1 groups, in pairs
+    launch = launch_shape<ColumnGroupsShape<T, Split::kM2, false>>(cols, Split::kM1);  // M1 groups, in pairs
     allow_shared(kernel, launch.shared_bytes);
     return kernel;
   });
@@ -71,7 +71,7 @@ Idct2GroupsKernel<T> idct2_column_groups_kernel(Transform2D kind, int rows, int 
     Idct2GroupsKernel<T> kernel = idct2_column_groups<T, kLog2M, false, false>;
     if (kind == Transform2D::IdxstIdct) kernel = idct2_column_groups<T, kLog2M, true, false>;
     if (kind == Transform2D::IdctIdxst) kernel = idct2_column_groups<T, kLog2M, false, true>;
-    launch = launch_shape<ColumnGroupsShape<T, Split::kM1>>(cols, Split::kM2);  // M2 groups, in pairs
+    launch = launch_shape<ColumnGroupsShape<T, Split::kM1, true>>(cols, Split::kM2);  // M2 groups, in pairs
     allow_shared(kernel, launch.shared_bytes);
     return kernel;
   });

@@ -16,13 +16,13 @@
 // The postprocess pairs V[u] with V[M-u]. For u = k1 + M1 k2 that is group (M1 - k1) mod M1 at
 // position M2 - 1 - k2 (at (M2 - k2) mod M2 in group 0), so a block of dct2_column_groups owns
 // the two groups k1 and M1 - k1 of its columns (pair 0: the groups 0 and M1/2, each its own
-// partner), and each thread works the quads of 8 positions k2 < M2/2 of its group: every quad
+// partner), and each thread works the quads of V/2 positions k2 < M2/2 of its group: every quad
 // (u, v) with u <= M/2 once. The inverse preprocess pairs rows m and M-m the same way, with the
 // roles of M1 and M2 exchanged.
 //
 // Thread t of a block works on column l = t % kCols (consecutive lanes, consecutive columns),
-// butterfly j = (t / kCols) % kJ of its line g = t / (kCols kJ); a line holds 16 values per
-// thread in registers between the stages of register_fft.cuh.
+// butterfly j = (t / kCols) % kJ of its line g = t / (kCols kJ); a line holds V values per
+// thread (four_step_values) in registers between the stages of register_fft.cuh.
 #include <cuda_runtime.h>
 
 #include <cstddef>
@@ -50,12 +50,20 @@ __device__ __forceinline__ int four_step_stored_row(int n, int M, int m1) {
   return m1 == 0 ? n : (n % m1) * (M / m1) + n / m1;
 }
 
+// Values of a line a thread holds in registers (register_fft.cuh): 8 in the forward passes, 16
+// in the inverse ones. Measured against 16 in one lending of the H200 (quick runs,
+// three_passes): with 8 in both forward passes, dct2 ran 3.5 % faster at 4096^2 and 3 % at
+// 8192^2 in float, 4 % and 9 % in double; in the inverse passes 8 measured 1-5 % slower (either
+// pass, or both) or, with 64 registers, within 1 %.
+constexpr int four_step_values(bool inverse) { return inverse ? 16 : 8; }
+
 // A block of kLines lines of length kLen for each of kCols consecutive spectrum columns (128
-// bytes of a row).
-template <typename T, int kLen, int kLinesWanted>
+// bytes of a row), kV values of a line a thread.
+template <typename T, int kLen, int kLinesWanted, int kV>
 struct LineBlockShape {
   static constexpr int kCols = 128 / static_cast<int>(sizeof(Complex<T>));
-  static constexpr int kJ = kLen / 16;
+  static constexpr int kValues = kV;
+  static constexpr int kJ = kLen / kV;
   static constexpr int kLines = kLinesWanted;
   static constexpr int kThreads = kCols * kJ * kLines;
   // The lanes of a shared-memory wavefront are consecutive columns at one position of their
@@ -63,28 +71,35 @@ struct LineBlockShape {
   static constexpr int kStride = shared_fft_slot(kLen) | 1;
   static constexpr std::size_t kSharedBytes = sizeof(Complex<T>) * kStride * kCols * kLines;
   // Threads an SM must hold at once (__launch_bounds__' minimum of blocks), which caps the
-  // registers: 768 in float (80 registers, up to 24 bytes spilled; with no cap the compiler
-  // took up to 122 and measured slower, and 1,024 at 64 registers spilled more and measured
-  // slower too), 512 in double (128 registers, up to 48 bytes spilled, where it took up to 152
-  // and an SM then held 256 threads; 5-10 % faster at 4096^2 and 8192^2).
-  static constexpr int kResidentThreads = sizeof(T) == 8 ? 512 : 768;
+  // registers:
+  // - float, 16 values: 768 (80 registers, up to 24 bytes spilled; with no cap the compiler
+  //   took up to 122 and measured slower, and 1,024 at 64 registers spilled more and measured
+  //   slower too);
+  // - float, 8 values: 1,280 (48 registers, 64 in blocks of 512 threads; no spills). 1,024 and
+  //   no cap (up to 71) measured 1-3.5 % slower at 2048^2..8192^2;
+  // - double: 512 (128 registers, up to 48 bytes spilled with 16 values, where it took up to
+  //   152 and an SM then held 256 threads; 5-10 % faster at 4096^2 and 8192^2). With 8 values
+  //   it takes up to 126 anyway; 768 (80) measured 2-5 % slower at 4096^2 and 8192^2.
+  static constexpr int kResidentThreads = sizeof(T) == 8 ? 512 : kV == 8 ? 1280 : 768;
   static constexpr int kMinBlocks = min_blocks_for(kResidentThreads, kThreads);
-  static_assert(kLen >= 16 && kThreads <= 1024, "four-step block shape out of range");
+  static_assert(kLen >= kV && kThreads <= 1024, "four-step block shape out of range");
 };
 // Small blocks, one line (column_lines) or one pair of lines (the group passes) of 64 or more
 // threads: a block's loads then overlap other blocks' FFTs and stores. Measured against blocks
 // of about 256 and 128 threads at 4096^2 and 8192^2: float inverses 3-5 % faster than with 256
 // (dct2 within 1 %), double 3-6 % faster.
 constexpr int kFourStepBlockThreads = 64;
-template <typename T, int kLen>
+template <typename T, int kLen, int kV>
 constexpr int lines_per_block() {
-  const int per_line = (128 / static_cast<int>(sizeof(Complex<T>))) * (kLen / 16);
+  const int per_line = (128 / static_cast<int>(sizeof(Complex<T>))) * (kLen / kV);
   return per_line >= kFourStepBlockThreads ? 1 : kFourStepBlockThreads / per_line;
 }
-template <typename T, int kLen>
-using ColumnLinesShape = LineBlockShape<T, kLen, lines_per_block<T, kLen>()>;
-template <typename T, int kLen>
-using ColumnGroupsShape = LineBlockShape<T, kLen, lines_per_block<T, kLen>() < 2 ? 2 : lines_per_block<T, kLen>()>;
+template <typename T, int kLen, bool Inverse, int kV = four_step_values(Inverse)>
+using ColumnLinesShape = LineBlockShape<T, kLen, lines_per_block<T, kLen, kV>(), kV>;
+// The group passes hold at least one pair of lines a block.
+template <typename T, int kLen, bool Inverse, int kV = four_step_values(Inverse),
+          int kLines = lines_per_block<T, kLen, kV>()>
+using ColumnGroupsShape = LineBlockShape<T, kLen, kLines < 2 ? 2 : kLines, kV>;
 
 // Pair p of the group passes owns groups p and K - p of K (p = 0: groups 0 and K/2); side s.
 __device__ __forceinline__ int group_of_pair(int pair, int side, int K) {
@@ -125,34 +140,34 @@ __device__ __forceinline__ int mirror_position(int k, int group, int len) {
 // Forward (Inverse = false): line n2 < M2 is rows n2 + M2 i, i < M1; its FFT over i, times
 // w_M^(n2 k1), goes back to the same rows. Inverse: line n1 < M1 is rows M2 n1 + i, i < M2; its
 // inverse FFT goes back to the same rows. In place: a block reads all its lines before it
-// writes. V: M x H. line_twiddles: line_twiddles(line length); step_twiddles: line_twiddles(M).
+// writes. spectrum: M x H. line_twiddles: line_twiddles(line length); step_twiddles: line_twiddles(M).
 // Launch: grid (ceil(H / kCols), lines / kLines), Shape::kThreads, Shape::kSharedBytes.
 template <typename T, int kLog2M, bool Inverse>
 __global__ void __launch_bounds__(
-    ColumnLinesShape<T, Inverse ? FourStepSplit<kLog2M>::kM2 : FourStepSplit<kLog2M>::kM1>::kThreads,
-    ColumnLinesShape<T, Inverse ? FourStepSplit<kLog2M>::kM2 : FourStepSplit<kLog2M>::kM1>::kMinBlocks)
-    column_lines(Complex<T>* __restrict__ V, int H, const Complex<T>* __restrict__ line_twiddles,
+    ColumnLinesShape<T, Inverse ? FourStepSplit<kLog2M>::kM2 : FourStepSplit<kLog2M>::kM1, Inverse>::kThreads,
+    ColumnLinesShape<T, Inverse ? FourStepSplit<kLog2M>::kM2 : FourStepSplit<kLog2M>::kM1, Inverse>::kMinBlocks)
+    column_lines(Complex<T>* __restrict__ spectrum, int H, const Complex<T>* __restrict__ line_twiddles,
                  const Complex<T>* __restrict__ step_twiddles) {
   using Split = FourStepSplit<kLog2M>;
   constexpr int kLen = Inverse ? Split::kM2 : Split::kM1;
-  using Shape = ColumnLinesShape<T, kLen>;
-  constexpr int J = Shape::kJ;
+  using Shape = ColumnLinesShape<T, kLen, Inverse>;
+  constexpr int J = Shape::kJ, V = Shape::kValues;
   constexpr int kRowStep = Inverse ? 1 : Split::kM2;  // rows between a line's consecutive elements
   extern __shared__ __align__(16) unsigned char four_step_shared[];
   const LineBlockThread<T, Shape> t(H, four_step_shared);
   const int line_index = static_cast<int>(blockIdx.y) * Shape::kLines + t.g;
   const int first_row = Inverse ? line_index * Split::kM2 : line_index;
-  Complex<T>* column = V + static_cast<long long>(first_row) * H + (t.live ? t.col : 0);
+  Complex<T>* column = spectrum + static_cast<long long>(first_row) * H + (t.live ? t.col : 0);
 
-  Complex<T> v[16];
+  Complex<T> v[V];
 #pragma unroll
-  for (int q = 0; q < 16; ++q) {
+  for (int q = 0; q < V; ++q) {
     v[q] = t.live ? column[static_cast<long long>((t.j + q * J) * kRowStep) * H] : Complex<T>{T(0), T(0)};
   }
-  register_line_fft<Inverse, kLen>(v, t.j, t.line, line_twiddles);
+  register_line_fft<Inverse, kLen, V>(v, t.j, t.line, line_twiddles);
   if (!t.live) return;
 #pragma unroll
-  for (int q = 0; q < 16; ++q) {
+  for (int q = 0; q < V; ++q) {
     const int k = t.j + q * J;  // natural order after the last stage
     Complex<T> w = v[q];
     if (!Inverse) w = w * step_twiddles[line_index * k];
@@ -160,31 +175,31 @@ __global__ void __launch_bounds__(
   }
 }
 
-// The last forward pass: V (M x (N/2 + 1), after column_lines<forward>) to the dct2 output X
-// (M x N). tu, tv: quarter_twiddles(M), quarter_twiddles(N); twiddles: line_twiddles(M2).
+// The last forward pass: spectrum (M x (N/2 + 1), after column_lines<forward>) to the dct2
+// output X (M x N). tu, tv: quarter_twiddles(M), quarter_twiddles(N); twiddles: line_twiddles(M2).
 // Launch: grid (ceil((N/2 + 1) / kCols), (M1/2) / (kLines/2)), kThreads, kSharedBytes.
 template <typename T, int kLog2M>
-__global__ void __launch_bounds__(ColumnGroupsShape<T, FourStepSplit<kLog2M>::kM2>::kThreads,
-                                  ColumnGroupsShape<T, FourStepSplit<kLog2M>::kM2>::kMinBlocks)
-    dct2_column_groups(const Complex<T>* __restrict__ V, T* __restrict__ X, int N, const Complex<T>* __restrict__ tu,
+__global__ void __launch_bounds__(ColumnGroupsShape<T, FourStepSplit<kLog2M>::kM2, false>::kThreads,
+                                  ColumnGroupsShape<T, FourStepSplit<kLog2M>::kM2, false>::kMinBlocks)
+    dct2_column_groups(const Complex<T>* __restrict__ spectrum, T* __restrict__ X, int N, const Complex<T>* __restrict__ tu,
                        const Complex<T>* __restrict__ tv, const Complex<T>* __restrict__ twiddles, T zero_below) {
   using Split = FourStepSplit<kLog2M>;
   constexpr int M = Split::kM, M1 = Split::kM1, M2 = Split::kM2;
-  using Shape = ColumnGroupsShape<T, M2>;
-  constexpr int J = Shape::kJ;
+  using Shape = ColumnGroupsShape<T, M2, false>;
+  constexpr int J = Shape::kJ, V = Shape::kValues;
   extern __shared__ __align__(16) unsigned char four_step_shared[];
   const int H = N / 2 + 1;
   const LineBlockThread<T, Shape> t(H, four_step_shared);
   const int k1 = t.group(M1);
   const Complex<T>* partner = t.partner(four_step_shared);
 
-  Complex<T> v[16];
-  const Complex<T>* column = V + static_cast<long long>(k1) * M2 * H + (t.live ? t.col : 0);
+  Complex<T> v[V];
+  const Complex<T>* column = spectrum + static_cast<long long>(k1) * M2 * H + (t.live ? t.col : 0);
 #pragma unroll
-  for (int q = 0; q < 16; ++q) {
+  for (int q = 0; q < V; ++q) {
     v[q] = t.live ? column[static_cast<long long>(t.j + q * J) * H] : Complex<T>{T(0), T(0)};
   }
-  register_line_fft_into_line<false, M2>(v, t.j, t.line, twiddles);
+  register_line_fft_into_line<false, M2, V>(v, t.j, t.line, twiddles);
   if (!t.live) return;
 
   const Complex<T> t_col = tv[t.col];
@@ -194,7 +209,7 @@ __global__ void __launch_bounds__(ColumnGroupsShape<T, FourStepSplit<kLog2M>::kM
                     partner[shared_fft_slot(mirror_position(k2, k1, M2))], tu[u], t_col, zero_below);
   };
 #pragma unroll
-  for (int b = 0; b < 8; ++b) write_quad(t.j + b * J);
+  for (int b = 0; b < V / 2; ++b) write_quad(t.j + b * J);
   if (k1 == 0 && t.j == 0) write_quad(M2 / 2);  // u = M/2
 }
 
@@ -203,15 +218,15 @@ __global__ void __launch_bounds__(ColumnGroupsShape<T, FourStepSplit<kLog2M>::kM
 // line_twiddles(M1); step_twiddles: line_twiddles(M).
 // Launch: grid (ceil((N/2 + 1) / kCols), (M2/2) / (kLines/2)), kThreads, kSharedBytes.
 template <typename T, int kLog2M, bool SineRows, bool SineCols>
-__global__ void __launch_bounds__(ColumnGroupsShape<T, FourStepSplit<kLog2M>::kM1>::kThreads,
-                                  ColumnGroupsShape<T, FourStepSplit<kLog2M>::kM1>::kMinBlocks)
+__global__ void __launch_bounds__(ColumnGroupsShape<T, FourStepSplit<kLog2M>::kM1, true>::kThreads,
+                                  ColumnGroupsShape<T, FourStepSplit<kLog2M>::kM1, true>::kMinBlocks)
     idct2_column_groups(const T* __restrict__ X, Complex<T>* __restrict__ W, int N, const Complex<T>* __restrict__ tm,
                         const Complex<T>* __restrict__ tn, const Complex<T>* __restrict__ twiddles,
                         const Complex<T>* __restrict__ step_twiddles) {
   using Split = FourStepSplit<kLog2M>;
   constexpr int M = Split::kM, M1 = Split::kM1, M2 = Split::kM2;
-  using Shape = ColumnGroupsShape<T, M1>;
-  constexpr int J = Shape::kJ;
+  using Shape = ColumnGroupsShape<T, M1, true>;
+  constexpr int J = Shape::kJ, V = Shape::kValues;
   extern __shared__ __align__(16) unsigned char four_step_shared[];
   const int H = N / 2 + 1;
   const LineBlockThread<T, Shape> t(H, four_step_shared);
@@ -222,9 +237,9 @@ __global__ void __launch_bounds__(ColumnGroupsShape<T, FourStepSplit<kLog2M>::kM
 
   // Quads (m, n) with m = m2 + M2 m1, m1 = j + b J < M1/2 (and m = M/2 in group 0): w[m] to
   // this line at m1, w[M-m] to the partner's at its mirror position. All loads first.
-  T x[8][4];
+  T x[V / 2][4];
 #pragma unroll
-  for (int b = 0; b < 8; ++b) load_idct2_quad<SineRows, SineCols>(X, M, N, m2 + M2 * (t.j + b * J), n, t.live, x[b]);
+  for (int b = 0; b < V / 2; ++b) load_idct2_quad<SineRows, SineCols>(X, M, N, m2 + M2 * (t.j + b * J), n, t.live, x[b]);
   auto store_pair = [&](int m1, const T* q) {
     const int m = m2 + M2 * m1;
     const Idct2Pair<T> w = idct2_pre_pair(q[0], q[1], q[2], q[3], tm[m], tm[M - m], t_n);
@@ -232,7 +247,7 @@ __global__ void __launch_bounds__(ColumnGroupsShape<T, FourStepSplit<kLog2M>::kM
     if (has_distinct_mirror(m, M)) partner[shared_fft_slot(mirror_position(m1, m2, M1))] = w.Mm_n;
   };
 #pragma unroll
-  for (int b = 0; b < 8; ++b) store_pair(t.j + b * J, x[b]);
+  for (int b = 0; b < V / 2; ++b) store_pair(t.j + b * J, x[b]);
   if (m2 == 0 && t.j == 0) {
     T middle[4];
     load_idct2_quad<SineRows, SineCols>(X, M, N, M / 2, n, t.live, middle);
@@ -240,14 +255,14 @@ __global__ void __launch_bounds__(ColumnGroupsShape<T, FourStepSplit<kLog2M>::kM
   }
   __syncthreads();
 
-  Complex<T> v[16];
+  Complex<T> v[V];
 #pragma unroll
-  for (int q = 0; q < 16; ++q) v[q] = t.line[shared_fft_slot(t.j + q * J)];
-  register_line_fft<true, M1>(v, t.j, t.line, twiddles);
+  for (int q = 0; q < V; ++q) v[q] = t.line[shared_fft_slot(t.j + q * J)];
+  register_line_fft<true, M1, V>(v, t.j, t.line, twiddles);
   if (!t.live) return;
   Complex<T>* column = W + static_cast<long long>(m2) * H + n;
 #pragma unroll
-  for (int q = 0; q < 16; ++q) {
+  for (int q = 0; q < V; ++q) {
     const int n1 = t.j + q * J;
     column[static_cast<long long>(M2 * n1) * H] = v[q] * conj(step_twiddles[m2 * n1]);
   }

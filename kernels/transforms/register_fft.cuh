@@ -1,8 +1,10 @@
 #pragma once
-// Building blocks of the column pass's FFT (dct2d_column_pass.cuh): a thread holds 16 complex
-// values of one line in registers and runs whole radix-16 butterflies on them (Stockham stages,
-// the form of shared_fft.cuh), so a length-2048 line takes three stages (16, 16, 8) and three
-// trips through shared memory instead of shared_fft's four stages of radix 8 plus the load.
+// Building blocks of the column pass's FFT (dct2d_column_pass.cuh): a thread holds V = 16 (or 8)
+// complex values of one line in registers and runs whole radix-V butterflies on them (Stockham
+// stages, the form of shared_fft.cuh), so a length-2048 line takes three stages (16, 16, 8) and
+// three trips through shared memory instead of shared_fft's four stages of radix 8 plus the load.
+// With V = 8 a line takes twice the threads at half the registers each (the forward four-step
+// passes, dct2d_column_four_step.cuh).
 //
 // Stage with radix R after stages whose radices multiply to ns (Stockham autosort):
 //   butterfly j in [0, L/R), k = j mod ns:
@@ -93,15 +95,15 @@ std::vector<Complex<T>> line_twiddles(int n) {
   return root_twiddles<T>(n, n);
 }
 
-// One Stockham stage on the 16 values a thread holds of a line of length L = 16 J, thread j in
-// [0, J): v[q] = x[j + q J]. Radix 16: one butterfly (inputs r = q). Radix R < 16 (the last
-// stage, ns = L / R): butterflies i < 16 / R with j_i = j + i J and inputs q = i + r 16 / R.
+// One Stockham stage on the V values a thread holds of a line of length L = V J, thread j in
+// [0, J): v[q] = x[j + q J]. Radix V: one butterfly (inputs r = q). Radix R < V (the last
+// stage, ns = L / R): butterflies i < V / R with j_i = j + i J and inputs q = i + r V / R.
 // Afterwards v[q] holds the output of (i, r) with the same q, and out_position(j, q) says where
 // it belongs. `twiddles`: line_twiddles(L).
-template <int R, bool Inverse, int L, typename T>
+template <int R, bool Inverse, int L, int V, typename T>
 struct RegisterStage {
-  static constexpr int J = L / 16;
-  static constexpr int kButterflies = 16 / R;
+  static constexpr int J = L / V;
+  static constexpr int kButterflies = V / R;
 
   __device__ __forceinline__ static void run(Complex<T>* v, int j, int ns, const Complex<T>* __restrict__ twiddles) {
 #pragma unroll
@@ -134,38 +136,39 @@ struct RegisterStage {
   }
 };
 
-// Every stage of the FFT of a line of length L (16 <= L, a power of two) held by J = L / 16
+// Every stage of the FFT of a line of length L (V <= L, a power of two) held by J = L / V
 // threads of the block, each with v[q] = x[j + q J] on entry (thread j of its line). Between
 // stages the values cross `line` (the thread's line in shared memory, element p at
 // shared_fft_slot(p)); on return v[q] = X[j + q J] and `line` holds the last stage's inputs.
 // Every thread of the block calls it (it synchronizes the block between stages).
-template <bool Inverse, int L, typename T, int NS = 1>
+template <bool Inverse, int L, int V = 16, typename T, int NS = 1>
 __device__ __forceinline__ void register_line_fft(Complex<T>* v, int j, Complex<T>* line,
                                                   const Complex<T>* __restrict__ twiddles) {
-  constexpr int J = L / 16;
-  constexpr int R = L / NS >= 16 ? 16 : L / NS;
-  using Stage = RegisterStage<R, Inverse, L, T>;
+  static_assert(V == 8 || V == 16, "register FFT: 8 or 16 values a thread");
+  constexpr int J = L / V;
+  constexpr int R = L / NS >= V ? V : L / NS;
+  using Stage = RegisterStage<R, Inverse, L, V, T>;
   Stage::run(v, j, NS, twiddles);
   if constexpr (NS * R < L) {
     __syncthreads();  // every thread has read this stage's inputs from `line`
 #pragma unroll
-    for (int q = 0; q < 16; ++q) line[shared_fft_slot(Stage::out_position(j, q, NS))] = v[q];
+    for (int q = 0; q < V; ++q) line[shared_fft_slot(Stage::out_position(j, q, NS))] = v[q];
     __syncthreads();
 #pragma unroll
-    for (int q = 0; q < 16; ++q) v[q] = line[shared_fft_slot(j + q * J)];
-    register_line_fft<Inverse, L, T, NS * R>(v, j, line, twiddles);
+    for (int q = 0; q < V; ++q) v[q] = line[shared_fft_slot(j + q * J)];
+    register_line_fft<Inverse, L, V, T, NS * R>(v, j, line, twiddles);
   }
 }
 
 // register_line_fft, then the whole result into `line` in natural order (element p at
 // shared_fft_slot(p)), for a next step that reads pairs X[k], X[L-k] held by different threads.
-template <bool Inverse, int L, typename T>
+template <bool Inverse, int L, int V = 16, typename T>
 __device__ __forceinline__ void register_line_fft_into_line(Complex<T>* v, int j, Complex<T>* line,
                                                             const Complex<T>* __restrict__ twiddles) {
-  register_line_fft<Inverse, L>(v, j, line, twiddles);
+  register_line_fft<Inverse, L, V>(v, j, line, twiddles);
   __syncthreads();  // every thread has read the last stage's inputs from `line`
 #pragma unroll
-  for (int q = 0; q < 16; ++q) line[shared_fft_slot(j + q * (L / 16))] = v[q];
+  for (int q = 0; q < V; ++q) line[shared_fft_slot(j + q * (L / V))] = v[q];
   __syncthreads();
 }
 
