@@ -140,7 +140,8 @@ __device__ __forceinline__ int mirror_position(int k, int group, int len) {
 // Forward (Inverse = false): line n2 < M2 is rows n2 + M2 i, i < M1; its FFT over i, times
 // w_M^(n2 k1), goes back to the same rows. Inverse: line n1 < M1 is rows M2 n1 + i, i < M2; its
 // inverse FFT goes back to the same rows. In place: a block reads all its lines before it
-// writes. spectrum: M x H. line_twiddles: line_twiddles(line length); step_twiddles: line_twiddles(M).
+// writes. spectrum: M x H. line_twiddles: line_twiddles(line length); step_twiddles:
+// line_twiddles(M).
 // Launch: grid (ceil(H / kCols), lines / kLines), Shape::kThreads, Shape::kSharedBytes.
 template <typename T, int kLog2M, bool Inverse>
 __global__ void __launch_bounds__(
@@ -181,8 +182,9 @@ __global__ void __launch_bounds__(
 template <typename T, int kLog2M>
 __global__ void __launch_bounds__(ColumnGroupsShape<T, FourStepSplit<kLog2M>::kM2, false>::kThreads,
                                   ColumnGroupsShape<T, FourStepSplit<kLog2M>::kM2, false>::kMinBlocks)
-    dct2_column_groups(const Complex<T>* __restrict__ spectrum, T* __restrict__ X, int N, const Complex<T>* __restrict__ tu,
-                       const Complex<T>* __restrict__ tv, const Complex<T>* __restrict__ twiddles, T zero_below) {
+    dct2_column_groups(const Complex<T>* __restrict__ spectrum, T* __restrict__ X, int N,
+                       const Complex<T>* __restrict__ tu, const Complex<T>* __restrict__ tv,
+                       const Complex<T>* __restrict__ twiddles, T zero_below) {
   using Split = FourStepSplit<kLog2M>;
   constexpr int M = Split::kM, M1 = Split::kM1, M2 = Split::kM2;
   using Shape = ColumnGroupsShape<T, M2, false>;
@@ -239,7 +241,9 @@ __global__ void __launch_bounds__(ColumnGroupsShape<T, FourStepSplit<kLog2M>::kM
   // this line at m1, w[M-m] to the partner's at its mirror position. All loads first.
   T x[V / 2][4];
 #pragma unroll
-  for (int b = 0; b < V / 2; ++b) load_idct2_quad<SineRows, SineCols>(X, M, N, m2 + M2 * (t.j + b * J), n, t.live, x[b]);
+  for (int b = 0; b < V / 2; ++b) {
+    load_idct2_quad<SineRows, SineCols>(X, M, N, m2 + M2 * (t.j + b * J), n, t.live, x[b]);
+  }
   auto store_pair = [&](int m1, const T* q) {
     const int m = m2 + M2 * m1;
     const Idct2Pair<T> w = idct2_pre_pair(q[0], q[1], q[2], q[3], tm[m], tm[M - m], t_n);
