@@ -1,6 +1,7 @@
 #pragma once
 // Construction-time setup shared by the CPU and CUDA pipelines: geometry constants, the spectral
-// grid constants, the fixed map in the permuted layout, and the host-side unpermute of maps.
+// grid constants, the fixed density in each layout a density pass reads, and the host-side
+// unpermute of maps.
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
