@@ -1,25 +1,17 @@
 // Instantiations of the four-step column passes (dct2d_column_four_step.cuh) for 1024..8192
 // rows, and the choice of kernel and grid at plan construction.
-#include <type_traits>
-
 #include "transforms/dct2d_column_four_step.cuh"
 #include "transforms/dct2d_column_four_step.hpp"
+#include "transforms/plan2d_impl.hpp"
 
 namespace efield::detail::cuda_nd {
 namespace {
 
 static_assert(FourStepSplit<10>::kM1 == kFourStepM1, "the row pass reads rows with the split's M1");
-
-// Calls f(std::integral_constant<int, log2(rows)>) for 1024..8192 rows (anything else: 8192).
-template <typename F>
-auto with_four_step_log2_rows(int rows, F&& f) {
-  switch (rows) {
-    case 1024: return f(std::integral_constant<int, 10>{});
-    case 2048: return f(std::integral_constant<int, 11>{});
-    case 4096: return f(std::integral_constant<int, 12>{});
-    default: return f(std::integral_constant<int, 13>{});
-  }
-}
+// The passes are compiled for 2^10 = 1024..8192 rows (FourStepSplit's least, lines of 16),
+// the rows three_passes_apply admits.
+constexpr int kMinLog2Rows = 10;
+static_assert((1 << kMinLog2Rows) == kFourStepMinRows, "the plan admits the rows compiled for");
 
 // Blocks of Shape over the N/2 + 1 spectrum columns (x) and `lines` lines (y).
 template <typename Shape>
@@ -36,7 +28,7 @@ PassLaunch launch_shape(int cols, int lines) {
 
 template <typename T>
 ColumnLinesKernel<T> column_lines_kernel(bool inverse, int rows, int cols, PassLaunch& launch) {
-  return with_four_step_log2_rows(rows, [&](auto log2_rows) {
+  return with_log2_length<kMinLog2Rows>(rows, [&](auto log2_rows) {
     constexpr int kLog2M = decltype(log2_rows)::value;
     using Split = FourStepSplit<kLog2M>;
     // Forward: M2 lines of length M1; inverse: M1 lines of length M2.
@@ -53,7 +45,7 @@ ColumnLinesKernel<T> column_lines_kernel(bool inverse, int rows, int cols, PassL
 
 template <typename T>
 Dct2ColumnKernel<T> dct2_column_groups_kernel(int rows, int cols, PassLaunch& launch) {
-  return with_four_step_log2_rows(rows, [&](auto log2_rows) {
+  return with_log2_length<kMinLog2Rows>(rows, [&](auto log2_rows) {
     constexpr int kLog2M = decltype(log2_rows)::value;
     using Split = FourStepSplit<kLog2M>;
     const Dct2ColumnKernel<T> kernel = dct2_column_groups<T, kLog2M>;
@@ -65,7 +57,7 @@ Dct2ColumnKernel<T> dct2_column_groups_kernel(int rows, int cols, PassLaunch& la
 
 template <typename T>
 Idct2GroupsKernel<T> idct2_column_groups_kernel(Transform2D kind, int rows, int cols, PassLaunch& launch) {
-  return with_four_step_log2_rows(rows, [&](auto log2_rows) {
+  return with_log2_length<kMinLog2Rows>(rows, [&](auto log2_rows) {
     constexpr int kLog2M = decltype(log2_rows)::value;
     using Split = FourStepSplit<kLog2M>;
     Idct2GroupsKernel<T> kernel = idct2_column_groups<T, kLog2M, false, false>;

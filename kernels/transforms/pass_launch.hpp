@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <type_traits>
+#include <utility>
 
 #include "common/cuda_check.cuh"
 
@@ -21,19 +22,17 @@ struct PassLaunch {
 };
 
 // Calls f(std::integral_constant<int, log2(length)>) for a line length the passes are compiled
-// for, the powers of two 64..8192 (the caller checked it, plan2d_impl.hpp; anything else is
-// taken as 8192).
-template <typename F>
+// for, the powers of two 2^kMinLog2..8192 (64.. by default; the four-step passes start at 1024).
+// The caller checked it (plan2d_impl.hpp); anything else is taken as 8192. Only those lengths
+// are instantiated.
+template <int kMinLog2 = 6, typename F>
 auto with_log2_length(int length, F&& f) {
-  switch (length) {
-    case 64: return f(std::integral_constant<int, 6>{});
-    case 128: return f(std::integral_constant<int, 7>{});
-    case 256: return f(std::integral_constant<int, 8>{});
-    case 512: return f(std::integral_constant<int, 9>{});
-    case 1024: return f(std::integral_constant<int, 10>{});
-    case 2048: return f(std::integral_constant<int, 11>{});
-    case 4096: return f(std::integral_constant<int, 12>{});
-    default: return f(std::integral_constant<int, 13>{});
+  constexpr int kMaxLog2 = 13;
+  if constexpr (kMinLog2 == kMaxLog2) {
+    return f(std::integral_constant<int, kMaxLog2>{});
+  } else {
+    if (length == (1 << kMinLog2)) return f(std::integral_constant<int, kMinLog2>{});
+    return with_log2_length<kMinLog2 + 1>(length, std::forward<F>(f));
   }
 }
 

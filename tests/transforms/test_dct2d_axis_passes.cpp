@@ -20,13 +20,6 @@
 namespace efield::test {
 namespace {
 
-PlanOptions cuda_with(Cuda2DMethod method) {
-  PlanOptions o;
-  o.backend = Backend::Cuda;
-  o.cuda_2d_method = method;
-  return o;
-}
-
 // Every power of two on each axis at least once, square and both non-square ways, and the
 // largest supported length against the smallest (the dense reference stays cheap there).
 template <typename T>
@@ -75,22 +68,22 @@ TEST(Plan2DAxisPasses, AgreesWithOneFftAtLargeSizes) {
 TEST(Plan2DAxisPasses, RoundTrip) {
   EFIELD_REQUIRE_GPU();
   for (const auto& [rows, cols] : {std::pair{2, 2}, {16, 256}, {1024, 512}}) {
-    expect_round_trip<double>(rows, cols, cuda_with(Cuda2DMethod::AxisPasses));
+    expect_round_trip<double>(rows, cols, cuda_options(Cuda2DMethod::AxisPasses));
   }
 }
 
 TEST(Plan2DAxisPasses, InPlaceHostAndReuse) {
   EFIELD_REQUIRE_GPU();
   for (Transform2D kind : kAllKinds) {
-    expect_in_place_host_and_reuse<float>(kind, 32, 64, cuda_with(Cuda2DMethod::AxisPasses));
+    expect_in_place_host_and_reuse<float>(kind, 32, 64, cuda_options(Cuda2DMethod::AxisPasses));
   }
 }
 
 TEST(Plan2DAxisPasses, ZeroBelow) {
   EFIELD_REQUIRE_GPU();
   for (const auto& [rows, cols] : {std::pair{2, 2}, {64, 32}, {256, 512}}) {
-    expect_zero_below<float>(rows, cols, cuda_with(Cuda2DMethod::AxisPasses));
-    expect_zero_below<double>(rows, cols, cuda_with(Cuda2DMethod::AxisPasses));
+    expect_zero_below<float>(rows, cols, cuda_options(Cuda2DMethod::AxisPasses));
+    expect_zero_below<double>(rows, cols, cuda_options(Cuda2DMethod::AxisPasses));
   }
 }
 
@@ -98,7 +91,7 @@ TEST(Plan2DAxisPasses, ZeroBelow) {
 TEST(Plan2DAxisPasses, CapturedInCudaGraph) {
   EFIELD_REQUIRE_GPU();
   const int rows = 128, cols = 256;
-  Plan2D<float> plan(Transform2D::IdctIdxst, rows, cols, cuda_with(Cuda2DMethod::AxisPasses));
+  Plan2D<float> plan(Transform2D::IdctIdxst, rows, cols, cuda_options(Cuda2DMethod::AxisPasses));
   capture_and_replay<float>(plan, static_cast<size_t>(rows) * cols, cudaStreamCaptureModeGlobal,
                             [&](const std::vector<double>& x) { return dense_2d(Transform2D::IdctIdxst, x, rows, cols); });
 }
@@ -107,9 +100,9 @@ TEST(Plan2DAxisPasses, CapturedInCudaGraph) {
 std::string error_of_plan(int rows, int cols, bool dbl) {
   try {
     if (dbl) {
-      Plan2D<double>(Transform2D::Dct2, rows, cols, cuda_with(Cuda2DMethod::AxisPasses));
+      Plan2D<double>(Transform2D::Dct2, rows, cols, cuda_options(Cuda2DMethod::AxisPasses));
     } else {
-      Plan2D<float>(Transform2D::Dct2, rows, cols, cuda_with(Cuda2DMethod::AxisPasses));
+      Plan2D<float>(Transform2D::Dct2, rows, cols, cuda_options(Cuda2DMethod::AxisPasses));
     }
   } catch (const Error& e) {
     return e.what();

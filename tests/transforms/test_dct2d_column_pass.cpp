@@ -19,13 +19,6 @@
 namespace efield::test {
 namespace {
 
-PlanOptions column_pass() {
-  PlanOptions o;
-  o.backend = Backend::Cuda;
-  o.cuda_2d_method = Cuda2DMethod::RowFftColumnPass;
-  return o;
-}
-
 // Every supported row count; column counts of 2, odd, prime, even, and such that N/2 + 1 is not
 // a multiple of the pass's column tile (so the last block owns fewer columns).
 std::vector<std::pair<int, int>> column_pass_sizes() {
@@ -52,20 +45,22 @@ TEST(Plan2DColumnPass, AgreesWithOneFftAtLargeSizes) {
 TEST(Plan2DColumnPass, RoundTrip) {
   EFIELD_REQUIRE_GPU();
   for (const auto& [rows, cols] : {std::pair{64, 3}, {256, 130}, {1024, 512}}) {
-    expect_round_trip<double>(rows, cols, column_pass());
+    expect_round_trip<double>(rows, cols, cuda_options(Cuda2DMethod::RowFftColumnPass));
   }
 }
 
 TEST(Plan2DColumnPass, InPlaceHostAndReuse) {
   EFIELD_REQUIRE_GPU();
-  for (Transform2D kind : kAllKinds) expect_in_place_host_and_reuse<float>(kind, 128, 45, column_pass());
+  for (Transform2D kind : kAllKinds) {
+    expect_in_place_host_and_reuse<float>(kind, 128, 45, cuda_options(Cuda2DMethod::RowFftColumnPass));
+  }
 }
 
 TEST(Plan2DColumnPass, ZeroBelow) {
   EFIELD_REQUIRE_GPU();
   for (const auto& [rows, cols] : {std::pair{64, 2}, {128, 33}, {512, 256}}) {
-    expect_zero_below<float>(rows, cols, column_pass());
-    expect_zero_below<double>(rows, cols, column_pass());
+    expect_zero_below<float>(rows, cols, cuda_options(Cuda2DMethod::RowFftColumnPass));
+    expect_zero_below<double>(rows, cols, cuda_options(Cuda2DMethod::RowFftColumnPass));
   }
 }
 
@@ -75,7 +70,7 @@ TEST(Plan2DColumnPass, CapturedInCudaGraph) {
   const int rows = 256, cols = 99;
   for (Transform2D kind : {Transform2D::Dct2, Transform2D::IdxstIdct}) {
     SCOPED_TRACE(to_string(kind));
-    Plan2D<float> plan(kind, rows, cols, column_pass());
+    Plan2D<float> plan(kind, rows, cols, cuda_options(Cuda2DMethod::RowFftColumnPass));
     capture_and_replay<float>(plan, static_cast<size_t>(rows) * cols, cudaStreamCaptureModeGlobal,
                               [&](const std::vector<double>& x) { return dense_2d(kind, x, rows, cols); });
   }
@@ -88,7 +83,7 @@ TEST(Plan2DColumnPass, RejectedWhereItDoesNotApply) {
   for (const auto& [rows, cols] : {std::pair{100, 64}, {32, 64}, {16384, 2}, {1, 256}, {256, 1}}) {
     std::string msg;
     try {
-      Plan2D<float>(Transform2D::Dct2, rows, cols, column_pass());
+      Plan2D<float>(Transform2D::Dct2, rows, cols, cuda_options(Cuda2DMethod::RowFftColumnPass));
     } catch (const Error& e) {
       msg = e.what();
     }

@@ -20,6 +20,14 @@ namespace efield::test {
 constexpr Transform2D kAllKinds[] = {Transform2D::Dct2, Transform2D::Idct2, Transform2D::IdctIdxst,
                                      Transform2D::IdxstIdct};
 
+// The CUDA backend with `method`.
+inline PlanOptions cuda_options(Cuda2DMethod method) {
+  PlanOptions o;
+  o.backend = Backend::Cuda;
+  o.cuda_2d_method = method;
+  return o;
+}
+
 template <typename T>
 const char* type_name() {
   return sizeof(T) == sizeof(float) ? "float" : "double";

@@ -20,13 +20,6 @@
 namespace efield::test {
 namespace {
 
-PlanOptions own_passes(Cuda2DMethod method) {
-  PlanOptions o;
-  o.backend = Backend::Cuda;
-  o.cuda_2d_method = method;
-  return o;
-}
-
 // Each method with shapes it takes, small enough for the dense float64 reference: TwoPasses at
 // row and column lengths 64..2048 (a row-pass block holds several rows below 4096 columns, so
 // 64 rows of 64 columns fill half a block); ThreePasses from 1024 rows (the four-step split
@@ -67,10 +60,10 @@ TEST(Plan2DOwnPasses, AgreesWithOneFftAtLargeSizes) {
 TEST(Plan2DOwnPasses, RoundTrip) {
   EFIELD_REQUIRE_GPU();
   for (const auto& [rows, cols] : {std::pair{64, 64}, {256, 1024}, {1024, 128}}) {
-    expect_round_trip<double>(rows, cols, own_passes(Cuda2DMethod::TwoPasses));
+    expect_round_trip<double>(rows, cols, cuda_options(Cuda2DMethod::TwoPasses));
   }
   for (const auto& [rows, cols] : {std::pair{1024, 64}, {2048, 256}}) {
-    expect_round_trip<double>(rows, cols, own_passes(Cuda2DMethod::ThreePasses));
+    expect_round_trip<double>(rows, cols, cuda_options(Cuda2DMethod::ThreePasses));
   }
 }
 
@@ -79,7 +72,7 @@ TEST(Plan2DOwnPasses, InPlaceHostAndReuse) {
   for (const MethodShapes& m : own_pass_methods()) {
     SCOPED_TRACE(to_string(m.method));
     for (Transform2D kind : kAllKinds) {
-      expect_in_place_host_and_reuse<float>(kind, m.small.first, m.small.second, own_passes(m.method));
+      expect_in_place_host_and_reuse<float>(kind, m.small.first, m.small.second, cuda_options(m.method));
     }
   }
 }
@@ -93,7 +86,7 @@ TEST(Plan2DOwnPasses, UnalignedDevicePointers) {
     const std::size_t n = static_cast<std::size_t>(rows) * cols;
     for (Transform2D kind : kAllKinds) {
       SCOPED_TRACE(std::string(to_string(m.method)) + " " + to_string(kind));
-      Plan2D<float> plan(kind, rows, cols, own_passes(m.method));
+      Plan2D<float> plan(kind, rows, cols, cuda_options(m.method));
       const auto x = random_vector<float>(n, next_seed());
       std::vector<float> shifted_in(n + 1, 7.0f);
       std::copy(x.begin(), x.end(), shifted_in.begin() + 1);
@@ -114,8 +107,8 @@ TEST(Plan2DOwnPasses, ZeroBelow) {
   EFIELD_REQUIRE_GPU();
   for (const MethodShapes& m : own_pass_methods()) {
     SCOPED_TRACE(to_string(m.method));
-    expect_zero_below<float>(m.small.first, m.small.second, own_passes(m.method));
-    expect_zero_below<double>(m.small.first, m.small.second, own_passes(m.method));
+    expect_zero_below<float>(m.small.first, m.small.second, cuda_options(m.method));
+    expect_zero_below<double>(m.small.first, m.small.second, cuda_options(m.method));
   }
 }
 
@@ -126,7 +119,7 @@ TEST(Plan2DOwnPasses, CapturedInCudaGraph) {
     const auto [rows, cols] = m.small;
     for (Transform2D kind : {Transform2D::Dct2, Transform2D::IdctIdxst}) {
       SCOPED_TRACE(std::string(to_string(m.method)) + " " + to_string(kind));
-      Plan2D<float> plan(kind, rows, cols, own_passes(m.method));
+      Plan2D<float> plan(kind, rows, cols, cuda_options(m.method));
       capture_and_replay<float>(plan, static_cast<size_t>(rows) * cols, cudaStreamCaptureModeGlobal,
                                 [&](const std::vector<double>& x) { return dense_2d(kind, x, rows, cols); });
     }
@@ -138,7 +131,7 @@ TEST(Plan2DOwnPasses, CapturedInCudaGraph) {
 void expect_rejected(Cuda2DMethod method, int rows, int cols, const std::string& rule) {
   std::string msg;
   try {
-    Plan2D<float>(Transform2D::Idct2, rows, cols, own_passes(method));
+    Plan2D<float>(Transform2D::Idct2, rows, cols, cuda_options(method));
   } catch (const Error& e) {
     msg = e.what();
   }
