@@ -6,11 +6,18 @@
 
 namespace efield::detail {
 
+// Aligned to its size, as cufftComplex (float2) and cufftDoubleComplex (double2) are, so that a
+// kernel moves one value with one 8- or 16-byte access instead of two of T: without it nvcc
+// split every global load and store of a Complex<float> in two, and the narrow stores queued
+// (measured with ncu in the inverse column pass, bench_ispd/results/transforms2d.md). Arrays
+// of Complex come from cudaMalloc, fftw_malloc or std::vector, all aligned at least that far.
 template <typename T>
-struct Complex {
+struct alignas(2 * sizeof(T)) Complex {
   T re;
   T im;
 };
+static_assert(sizeof(Complex<float>) == 2 * sizeof(float) && sizeof(Complex<double>) == 2 * sizeof(double),
+              "Complex<T> keeps the layout of two T");
 
 template <typename T>
 EFIELD_HD Complex<T> operator+(Complex<T> a, Complex<T> b) { return {a.re + b.re, a.im + b.im}; }
