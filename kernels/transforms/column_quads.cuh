@@ -7,6 +7,7 @@
 
 #include "math/complex.hpp"
 #include "math/dct2d.hpp"
+#include "transforms/quad4.cuh"
 
 namespace efield::detail::cuda_nd {
 
@@ -37,6 +38,52 @@ __device__ __forceinline__ void load_idct2_quad(const T* __restrict__ X, int M, 
   x[1] = live ? idct2_input<SineRows, SineCols>(X, M - m, N - n, M, N) : T(0);
   x[2] = live ? idct2_input<SineRows, SineCols>(X, M - m, n, M, N) : T(0);
   x[3] = live ? idct2_input<SineRows, SineCols>(X, m, N - n, M, N) : T(0);
+}
+
+// The quads (m, n0 + c), c < 4, of one row pair from 16-byte loads: x[c] in load_idct2_quad's
+// order. Needs N % 4 == 0, N >= 8, n0 % 4 == 0 and X 16-byte aligned. The mirror columns
+// N - n0 - c are the quad at N - n0 - 4 reversed (c = 1..3) and one more value, N - n0 (c = 0;
+// past the row when n0 = 0). Columns past N/2 get zeros, and a group starting past N/2 loads
+// nothing, so the loads stay inside X.
+template <bool SineRows, bool SineCols, typename T>
+__device__ __forceinline__ void load_idct2_quads4(const T* __restrict__ X, int M, int N, int m, int n0,
+                                                  T (&x)[4][4]) {
+  if (n0 > N / 2) {
+#pragma unroll
+    for (int c = 0; c < 4; ++c) x[c][0] = x[c][1] = x[c][2] = x[c][3] = T(0);
+    return;
+  }
+  // raw[a][c][b]: row m (a = 0) or (M - m) mod M (a = 1); column n0 + c (b = 0) or N - n0 - c (b = 1).
+  T raw[2][4][2];
+#pragma unroll
+  for (int a = 0; a < 2; ++a) {
+    const T* row = X + static_cast<long long>(a == 0 || m == 0 ? m : M - m) * N;
+    const Quad4<T> direct = load_quad4(row + n0);
+    const Quad4<T> mirror = load_quad4(row + N - n0 - 4);
+    raw[a][0][0] = direct.a;
+    raw[a][1][0] = direct.b;
+    raw[a][2][0] = direct.c;
+    raw[a][3][0] = direct.d;
+    raw[a][0][1] = n0 > 0 ? row[N - n0] : T(0);
+    raw[a][1][1] = mirror.d;
+    raw[a][2][1] = mirror.c;
+    raw[a][3][1] = mirror.b;
+  }
+  const int row_m = idct2_pair_source<SineRows>(m, m, M), row_Mm = idct2_pair_source<SineRows>(M - m, m, M);
+#pragma unroll
+  for (int c = 0; c < 4; ++c) {
+    const int n = n0 + c;
+    const int col_n = idct2_pair_source<SineCols>(n, n, N), col_Nn = idct2_pair_source<SineCols>(N - n, n, N);
+    auto at = [&](int a, int b) {
+      const T r0 = b == 0 ? raw[0][c][0] : raw[0][c][1];
+      const T r1 = b == 0 ? raw[1][c][0] : raw[1][c][1];
+      return (a < 0 || b < 0 || n > N / 2) ? T(0) : a == 0 ? r0 : r1;
+    };
+    x[c][0] = at(row_m, col_n);
+    x[c][1] = at(row_Mm, col_Nn);
+    x[c][2] = at(row_Mm, col_n);
+    x[c][3] = at(row_m, col_Nn);
+  }
 }
 
 }  // namespace efield::detail::cuda_nd

@@ -60,10 +60,11 @@ Idct2GroupsKernel<T> idct2_column_groups_kernel(Transform2D kind, int rows, int 
   return with_log2_length<kMinLog2Rows>(rows, [&](auto log2_rows) {
     constexpr int kLog2M = decltype(log2_rows)::value;
     using Split = FourStepSplit<kLog2M>;
+    launch = launch_shape<ColumnGroupsShape<T, Split::kM1, true>>(cols, Split::kM2);  // M2 groups, in pairs
+    launch.quad_input = true;  // N is a power of two from 64 (three_passes_apply)
     Idct2GroupsKernel<T> kernel = idct2_column_groups<T, kLog2M, false, false>;
     if (kind == Transform2D::IdxstIdct) kernel = idct2_column_groups<T, kLog2M, true, false>;
     if (kind == Transform2D::IdctIdxst) kernel = idct2_column_groups<T, kLog2M, false, true>;
-    launch = launch_shape<ColumnGroupsShape<T, Split::kM1, true>>(cols, Split::kM2);  // M2 groups, in pairs
     allow_shared(kernel, launch.shared_bytes);
     return kernel;
   });

@@ -217,7 +217,8 @@ __global__ void __launch_bounds__(ColumnGroupsShape<T, FourStepSplit<kLog2M>::kM
 
 // The first inverse pass: W (M x (N/2 + 1)) from the coefficients X (M x N), left for
 // column_lines<inverse>. tm, tn: quarter_twiddles(M), quarter_twiddles(N); twiddles:
-// line_twiddles(M1); step_twiddles: line_twiddles(M).
+// line_twiddles(M1); step_twiddles: line_twiddles(M). The preprocess reads X in 16-byte quads
+// (load_idct2_quads4; the own passes' N is a power of two from 64, and X 16-byte aligned).
 // Launch: grid (ceil((N/2 + 1) / kCols), (M2/2) / (kLines/2)), kThreads, kSharedBytes.
 template <typename T, int kLog2M, bool SineRows, bool SineCols>
 __global__ void __launch_bounds__(ColumnGroupsShape<T, FourStepSplit<kLog2M>::kM1, true>::kThreads,
@@ -235,27 +236,38 @@ __global__ void __launch_bounds__(ColumnGroupsShape<T, FourStepSplit<kLog2M>::kM
   const int m2 = t.group(M2);
   Complex<T>* partner = t.partner(four_step_shared);
   const int n = t.col;
-  const Complex<T> t_n = t.live ? tn[n] : Complex<T>{T(1), T(0)};
 
-  // Quads (m, n) with m = m2 + M2 m1, m1 = j + b J < M1/2 (and m = M/2 in group 0): w[m] to
-  // this line at m1, w[M-m] to the partner's at its mirror position. All loads first.
-  T x[V / 2][4];
-#pragma unroll
-  for (int b = 0; b < V / 2; ++b) {
-    load_idct2_quad<SineRows, SineCols>(X, M, N, m2 + M2 * (t.j + b * J), n, t.live, x[b]);
-  }
-  auto store_pair = [&](int m1, const T* q) {
+  // Quads (m, n) with m = m2 + M2 m1, m1 < M1/2 (and m = M/2 in group 0): w[m] to this line at
+  // m1, w[M-m] to the partner's at its mirror position. All loads first. Thread (c4, r) of its
+  // line works the columns 4 c4 .. 4 c4 + 3 of the block, m1 = r + b R.
+  constexpr int kGroups = Shape::kCols / 4, R = Shape::kCols * J / kGroups;
+  static_assert(Shape::kCols % 4 == 0 && 2 * R == M1 / 2, "four-step: wide preprocess needs 4 columns a group");
+  const int p = static_cast<int>(threadIdx.x) % (Shape::kCols * J);
+  const int c4 = p % kGroups, r = p / kGroups;
+  const int n0 = static_cast<int>(blockIdx.x) * Shape::kCols + 4 * c4;
+  const int offset = 4 * c4 * Shape::kStride;  // from a line of column 0 to column 4 c4
+  Complex<T>* lines = t.line - t.l * Shape::kStride + offset;
+  Complex<T>* partners = partner - t.l * Shape::kStride + offset;
+  auto store_quads = [&](int m1, const T (&x)[4][4]) {
     const int m = m2 + M2 * m1;
-    const Idct2Pair<T> w = idct2_pre_pair(q[0], q[1], q[2], q[3], tm[m], tm[M - m], t_n);
-    t.line[shared_fft_slot(m1)] = w.m_n;
-    if (has_distinct_mirror(m, M)) partner[shared_fft_slot(mirror_position(m1, m2, M1))] = w.Mm_n;
-  };
+    const Complex<T> t_m = tm[m], t_Mm = tm[M - m];
 #pragma unroll
-  for (int b = 0; b < V / 2; ++b) store_pair(t.j + b * J, x[b]);
-  if (m2 == 0 && t.j == 0) {
-    T middle[4];
-    load_idct2_quad<SineRows, SineCols>(X, M, N, M / 2, n, t.live, middle);
-    store_pair(M1 / 2, middle);
+    for (int c = 0; c < 4; ++c) {
+      const Idct2Pair<T> w = idct2_pre_pair(x[c][0], x[c][1], x[c][2], x[c][3], t_m, t_Mm, tn[min(n0 + c, N / 2)]);
+      lines[c * Shape::kStride + shared_fft_slot(m1)] = w.m_n;
+      if (has_distinct_mirror(m, M)) {
+        partners[c * Shape::kStride + shared_fft_slot(mirror_position(m1, m2, M1))] = w.Mm_n;
+      }
+    }
+  };
+  T x[2][4][4];
+#pragma unroll
+  for (int b = 0; b < 2; ++b) load_idct2_quads4<SineRows, SineCols>(X, M, N, m2 + M2 * (r + b * R), n0, x[b]);
+#pragma unroll
+  for (int b = 0; b < 2; ++b) store_quads(r + b * R, x[b]);
+  if (m2 == 0 && r == 0) {
+    load_idct2_quads4<SineRows, SineCols>(X, M, N, M / 2, n0, x[0]);
+    store_quads(M1 / 2, x[0]);
   }
   __syncthreads();
 

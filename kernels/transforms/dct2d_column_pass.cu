@@ -1,5 +1,7 @@
 // Instantiations of the column pass (dct2d_column_pass.cuh) for every supported column length,
 // and the choice of kernel and block shape at plan construction.
+#include <type_traits>
+
 #include "common/cuda_check.cuh"
 #include "transforms/dct2d_column_pass.cuh"
 #include "transforms/dct2d_column_pass.hpp"
@@ -48,10 +50,21 @@ Idct2ColumnKernel<T> idct2_column_kernel(Transform2D kind, int rows, int cols, P
   return with_log2_length(rows, [&](auto log2_rows) {
     constexpr int kLog2M = decltype(log2_rows)::value;
     constexpr int kCols = columns_per_block<T>(kLog2M);
-    Idct2ColumnKernel<T> kernel = idct2_column_pass<T, kLog2M, kCols, false, false>;
-    if (kind == Transform2D::IdxstIdct) kernel = idct2_column_pass<T, kLog2M, kCols, true, false>;
-    if (kind == Transform2D::IdctIdxst) kernel = idct2_column_pass<T, kLog2M, kCols, false, true>;
     launch = launch_shape<T, kLog2M>(cols);
+    Idct2ColumnKernel<T> kernel = nullptr;
+    // The quad preprocess: four columns a thread (kCols of them a block), N a multiple of 4.
+    if constexpr (kCols % 4 == 0) launch.quad_input = cols % 4 == 0 && cols >= 8;
+    auto pick = [&](auto wide) {
+      constexpr bool kWide = decltype(wide)::value && kCols % 4 == 0;
+      kernel = idct2_column_pass<T, kLog2M, kCols, false, false, kWide>;
+      if (kind == Transform2D::IdxstIdct) kernel = idct2_column_pass<T, kLog2M, kCols, true, false, kWide>;
+      if (kind == Transform2D::IdctIdxst) kernel = idct2_column_pass<T, kLog2M, kCols, false, true, kWide>;
+    };
+    if (launch.quad_input) {
+      pick(std::true_type{});
+    } else {
+      pick(std::false_type{});
+    }
     allow_shared(kernel, launch.shared_bytes);
     return kernel;
   });

@@ -111,8 +111,11 @@ __global__ void __launch_bounds__(ColumnPassShape<T, kLog2M, kCols>::kThreads)
 }
 
 // The inverse: W (M x (N/2 + 1), the row C2R's input) from the coefficients X (M x N).
-// tm, tn: quarter_twiddles(M), quarter_twiddles(N). Launch as dct2_column_pass.
-template <typename T, int kLog2M, int kCols, bool SineRows, bool SineCols>
+// tm, tn: quarter_twiddles(M), quarter_twiddles(N). Launch as dct2_column_pass. Wide: the
+// preprocess reads X in 16-byte quads (load_idct2_quads4: N % 4 == 0, N >= 8, X 16-byte
+// aligned), four columns of a row pair a thread; otherwise one value at a time, the thread's own
+// column.
+template <typename T, int kLog2M, int kCols, bool SineRows, bool SineCols, bool Wide>
 __global__ void __launch_bounds__(ColumnPassShape<T, kLog2M, kCols>::kThreads)
     idct2_column_pass(const T* __restrict__ X, Complex<T>* __restrict__ W, int N, const Complex<T>* __restrict__ tm,
                       const Complex<T>* __restrict__ tn, const Complex<T>* __restrict__ twiddles) {
@@ -122,26 +125,54 @@ __global__ void __launch_bounds__(ColumnPassShape<T, kLog2M, kCols>::kThreads)
   const ColumnPassThread<T, Shape> t(N, column_pass_shared);
   const int j = t.j;
   Complex<T>* line = t.line;
-  // Quads (m, n), 0 <= m <= M/2, of this thread's column n: the two column inputs w[m, n] and
-  // w[M-m, n] from X'[m|M-m, n|N-n]. All loads first, so they are in flight together.
   const int n = t.first + t.l;
   const bool live = t.live();  // a column past N/2 keeps zeros, so its FFT's input is defined
-  const Complex<T> t_n = live ? tn[n] : Complex<T>{T(1), T(0)};
-  auto load_quad = [&](int m, T* x) { load_idct2_quad<SineRows, SineCols>(X, M, N, m, n, live, x); };
-  auto store_pair = [&](int m, const T* x) {
-    const Idct2Pair<T> w = idct2_pre_pair(x[0], x[1], x[2], x[3], tm[m], tm[M - m], t_n);
-    line[shared_fft_slot(m)] = w.m_n;
-    if (has_distinct_mirror(m, M)) line[shared_fft_slot(M - m)] = w.Mm_n;
-  };
-  T x[Shape::kQuadsPerThread][4];
+  if constexpr (Wide) {
+    // Thread (g, r): columns first + 4g .. first + 4g + 3, row pairs (r + b R, M - r - b R).
+    constexpr int kGroups = kCols / 4, R = Shape::kThreads / kGroups;
+    static_assert(kCols % 4 == 0 && 2 * R == M / 2, "column pass: wide preprocess needs 4 columns a group");
+    const int g = static_cast<int>(threadIdx.x) % kGroups, r = static_cast<int>(threadIdx.x) / kGroups;
+    const int n0 = t.first + 4 * g;
+    Complex<T>* lines = reinterpret_cast<Complex<T>*>(column_pass_shared) + 4 * g * Shape::kStride;
+    auto store_quads = [&](int m, const T (&x)[4][4]) {
+      const Complex<T> t_m = tm[m], t_Mm = tm[M - m];
 #pragma unroll
-  for (int b = 0; b < Shape::kQuadsPerThread; ++b) load_quad(Shape::quad_row(j, b), x[b]);
+      for (int c = 0; c < 4; ++c) {
+        const Complex<T> t_n = tn[min(n0 + c, N / 2)];
+        const Idct2Pair<T> w = idct2_pre_pair(x[c][0], x[c][1], x[c][2], x[c][3], t_m, t_Mm, t_n);
+        lines[c * Shape::kStride + shared_fft_slot(m)] = w.m_n;
+        if (has_distinct_mirror(m, M)) lines[c * Shape::kStride + shared_fft_slot(M - m)] = w.Mm_n;
+      }
+    };
+    T x[2][4][4];
 #pragma unroll
-  for (int b = 0; b < Shape::kQuadsPerThread; ++b) store_pair(Shape::quad_row(j, b), x[b]);
-  if (j == 0) {
-    T middle[4];
-    load_quad(M / 2, middle);
-    store_pair(M / 2, middle);
+    for (int b = 0; b < 2; ++b) load_idct2_quads4<SineRows, SineCols>(X, M, N, r + b * R, n0, x[b]);
+#pragma unroll
+    for (int b = 0; b < 2; ++b) store_quads(r + b * R, x[b]);
+    if (r == 0) {
+      load_idct2_quads4<SineRows, SineCols>(X, M, N, M / 2, n0, x[0]);
+      store_quads(M / 2, x[0]);
+    }
+  } else {
+    // Quads (m, n), 0 <= m <= M/2, of this thread's column n: the two column inputs w[m, n] and
+    // w[M-m, n] from X'[m|M-m, n|N-n]. All loads first, so they are in flight together.
+    const Complex<T> t_n = live ? tn[n] : Complex<T>{T(1), T(0)};
+    auto load_quad = [&](int m, T* x) { load_idct2_quad<SineRows, SineCols>(X, M, N, m, n, live, x); };
+    auto store_pair = [&](int m, const T* x) {
+      const Idct2Pair<T> w = idct2_pre_pair(x[0], x[1], x[2], x[3], tm[m], tm[M - m], t_n);
+      line[shared_fft_slot(m)] = w.m_n;
+      if (has_distinct_mirror(m, M)) line[shared_fft_slot(M - m)] = w.Mm_n;
+    };
+    T x[Shape::kQuadsPerThread][4];
+#pragma unroll
+    for (int b = 0; b < Shape::kQuadsPerThread; ++b) load_quad(Shape::quad_row(j, b), x[b]);
+#pragma unroll
+    for (int b = 0; b < Shape::kQuadsPerThread; ++b) store_pair(Shape::quad_row(j, b), x[b]);
+    if (j == 0) {
+      T middle[4];
+      load_quad(M / 2, middle);
+      store_pair(M / 2, middle);
+    }
   }
   __syncthreads();
 

@@ -143,6 +143,7 @@ class CudaPlan2D final : public Plan2DImpl<T> {
   void inverse(const T* in, T* out, cudaStream_t s) {
     const int M = shape_.rows, N = shape_.cols;
     if (column_pass_) {
+      if (column_launch_.quad_input) in = quad_aligned_input(in, io_.get(), io_.size(), s);
       idct2_column_<<<column_launch_.blocks, column_launch_.threads, column_launch_.shared_bytes, s>>>(
           in, spectrum_.get(), N, tu_.get(), tv_.get(), fft_twiddles_.get());
     } else {

@@ -9,8 +9,6 @@
 // buffer, the twiddle tables and the kernel choice are made at construction; execute() enqueues
 // two or three kernels on the caller's stream (capturable in a CUDA graph) and allocates
 // nothing.
-#include <cstdint>
-
 #include "common/cuda_check.cuh"
 #include "common/device_buffer.cuh"
 #include "common/host_staging.cuh"
@@ -23,10 +21,6 @@
 
 namespace efield::detail {
 namespace {
-
-// The row pass moves 16-byte quads of a row; a caller's array at another alignment goes
-// through the plan's staging buffer.
-bool row_pass_aligned(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
 
 template <typename T>
 class OwnPassPlan2D final : public Plan2DImpl<T> {
@@ -76,10 +70,7 @@ class OwnPassPlan2D final : public Plan2DImpl<T> {
     Complex<T>* V = spectrum_.get();
     const dim3 row_grid = row_launch_.grid(), column_grid = column_launch_.grid(), lines_grid = lines_launch_.grid();
     if (this->kind() == Transform2D::Dct2) {
-      if (!row_pass_aligned(in)) {
-        EFIELD_CUDA_CHECK(cudaMemcpyAsync(io_.get(), in, bytes, cudaMemcpyDeviceToDevice, s));
-        in = io_.get();
-      }
+      in = quad_aligned_input(in, io_.get(), io_.size(), s);  // the row pass reads 16-byte quads
       dct2_row_<<<row_grid, row_launch_.threads, row_launch_.shared_bytes, s>>>(in, V, M, row_twiddles_.get(),
                                                                                 split_twiddles_.get());
       EFIELD_CUDA_CHECK_LAUNCH();
@@ -94,6 +85,7 @@ class OwnPassPlan2D final : public Plan2DImpl<T> {
       EFIELD_CUDA_CHECK_LAUNCH();
       return;
     }
+    if (column_launch_.quad_input) in = quad_aligned_input(in, io_.get(), io_.size(), s);
     if (four_step_) {
       idct2_groups_<<<column_grid, column_launch_.threads, column_launch_.shared_bytes, s>>>(
           in, V, N, tu_.get(), tv_.get(), m1_twiddles_.get(), column_twiddles_.get());
@@ -106,7 +98,8 @@ class OwnPassPlan2D final : public Plan2DImpl<T> {
           in, V, N, tu_.get(), tv_.get(), column_twiddles_.get());
       EFIELD_CUDA_CHECK_LAUNCH();
     }
-    T* row_out = row_pass_aligned(out) ? out : io_.get();
+    // The row pass writes 16-byte quads; io_ is free again once the column pass has read `in`.
+    T* row_out = quad_aligned_pointer(out) ? out : io_.get();
     idct2_row_<<<row_grid, row_launch_.threads, row_launch_.shared_bytes, s>>>(
         V, row_out, M, row_twiddles_.get(), split_twiddles_.get(), four_step_ ? cuda_nd::kFourStepM1 : 0);
     EFIELD_CUDA_CHECK_LAUNCH();

@@ -20,6 +20,7 @@
 #include "math/real_fft.hpp"
 #include "transforms/dct2d_column_four_step.cuh"
 #include "transforms/pass_launch.hpp"
+#include "transforms/quad4.cuh"
 #include "transforms/register_fft.cuh"
 #include "transforms/shared_fft.cuh"
 
@@ -51,27 +52,6 @@ struct RowPassShape {
   static constexpr int kInverseMinBlocks = min_blocks_for(sizeof(T) == 8 ? 512 : 768, kThreads);
   static_assert(kL >= 32, "row pass: rows of at least 64 values");
 };
-
-// Four consecutive T from a 16-byte aligned address (one 16-byte access in float, two in double).
-template <typename T>
-struct Quad4 {
-  T a, b, c, d;
-};
-__device__ __forceinline__ Quad4<float> load_quad4(const float* p) {
-  const float4 q = *reinterpret_cast<const float4*>(p);
-  return {q.x, q.y, q.z, q.w};
-}
-__device__ __forceinline__ Quad4<double> load_quad4(const double* p) {
-  const double2 lo = reinterpret_cast<const double2*>(p)[0], hi = reinterpret_cast<const double2*>(p)[1];
-  return {lo.x, lo.y, hi.x, hi.y};
-}
-__device__ __forceinline__ void store_quad4(float* p, Quad4<float> q) {
-  *reinterpret_cast<float4*>(p) = make_float4(q.a, q.b, q.c, q.d);
-}
-__device__ __forceinline__ void store_quad4(double* p, Quad4<double> q) {
-  reinterpret_cast<double2*>(p)[0] = make_double2(q.a, q.b);
-  reinterpret_cast<double2*>(p)[1] = make_double2(q.c, q.d);
-}
 
 // What one thread of a row-pass block works on.
 template <typename T, typename Shape>

@@ -18,6 +18,8 @@ struct PassLaunch {
   unsigned blocks_y = 1;  // grid y (the four-step column passes: groups of lines)
   unsigned threads = 0;
   std::size_t shared_bytes = 0;
+  // The kernel reads its input array in 16-byte quads: the caller passes it 16-byte aligned.
+  bool quad_input = false;
   dim3 grid() const { return dim3(blocks, blocks_y); }
 };
 

@@ -95,6 +95,14 @@ EFIELD_HD int idct2_source(int k, int K) {
   return k;
 }
 
+// For a loader that holds the pair X[k] and X[(K-k) mod K] (0 <= k <= K/2): which of the two X'
+// at target (k or K-k) reads, 0 for X[k], 1 for X[K-k], or -1 where X' is 0 (idct2_source).
+template <bool Sine>
+EFIELD_HD int idct2_pair_source(int target, int k, int K) {
+  const int s = idct2_source<Sine>(target, K);
+  return s < 0 ? -1 : s == k ? 0 : 1;
+}
+
 // X'[m, n] (0 <= m <= M, 0 <= n <= N). SineRows/SineCols select idxst along that axis.
 template <bool SineRows, bool SineCols, typename T>
 EFIELD_HD T idct2_input(const T* X, int m, int n, int M, int N) {

@@ -1,8 +1,8 @@
 // Cuda2DMethod::RowFftColumnPass (cuFFT's batched row FFTs, then one own pass down the columns
 // with the 2D pre/postprocess fused): against the float64 definitions at every supported column
 // length (64..8192 rows) with odd, prime, even and tiny column counts, against OneFft at large
-// sizes, round trip, in place, through host pointers, with zero_below and inside a CUDA graph;
-// and the error of asking for it where it does not apply.
+// sizes, round trip, in place, through host pointers, at unaligned device pointers, with
+// zero_below and inside a CUDA graph; and the error of asking for it where it does not apply.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -20,10 +20,13 @@ namespace efield::test {
 namespace {
 
 // Every supported row count; column counts of 2, odd, prime, even, and such that N/2 + 1 is not
-// a multiple of the pass's column tile (so the last block owns fewer columns).
+// a multiple of the pass's column tile (so the last block owns fewer columns). Multiples of 4
+// from 8 on take the inverse's quad preprocess (8, 12, 16, 20, 100: groups of four columns that
+// end past N/2 or start there).
 std::vector<std::pair<int, int>> column_pass_sizes() {
-  return {{64, 2},   {64, 255}, {128, 127}, {128, 16}, {256, 5}, {256, 100}, {512, 31},
-          {1024, 17}, {2048, 3}, {4096, 7},  {8192, 2}, {8192, 3}, {64, 64}};
+  return {{64, 2},    {64, 255},  {128, 127}, {128, 16}, {256, 5},  {256, 100}, {512, 31},  {1024, 17},
+          {2048, 3},  {4096, 7},  {8192, 2},  {8192, 3}, {64, 64},  {64, 8},    {256, 12},  {1024, 20},
+          {2048, 12}, {4096, 20}};
 }
 
 TEST(Plan2DColumnPass, MatchesDefinitionFloat) {
@@ -54,6 +57,13 @@ TEST(Plan2DColumnPass, InPlaceHostAndReuse) {
   for (Transform2D kind : kAllKinds) {
     expect_in_place_host_and_reuse<float>(kind, 128, 45, cuda_options(Cuda2DMethod::RowFftColumnPass));
   }
+}
+
+// The inverse's preprocess reads 16-byte quads when N % 4 == 0 (a staged copy otherwise).
+TEST(Plan2DColumnPass, UnalignedDevicePointers) {
+  EFIELD_REQUIRE_GPU();
+  expect_unaligned_device_pointers<float>(256, 100, cuda_options(Cuda2DMethod::RowFftColumnPass));
+  expect_unaligned_device_pointers<double>(128, 16, cuda_options(Cuda2DMethod::RowFftColumnPass));
 }
 
 TEST(Plan2DColumnPass, ZeroBelow) {
