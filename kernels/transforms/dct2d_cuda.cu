@@ -36,9 +36,7 @@ bool pair_aligned(const void* p, int N) {
 }
 
 // float rows move four at a time when N % 4 == 0 and the array is 16-byte aligned.
-inline bool quad_aligned(const void* p, int N) {
-  return (N % 4 == 0) && (reinterpret_cast<std::uintptr_t>(p) % 16 == 0);
-}
+inline bool quad_aligned(const void* p, int N) { return N % 4 == 0 && quad_aligned_pointer(p); }
 
 template <typename T>
 class CudaPlan2D final : public Plan2DImpl<T> {
