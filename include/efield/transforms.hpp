@@ -53,9 +53,15 @@ enum class Cuda2DMethod {
               // inverses its stores) and RowFftColumnPass's column pass. The array crosses
               // memory twice. Both sizes powers of two in 64..8192; throws otherwise.
   ThreePasses,  // TwoPasses with the column FFT split in two passes of short lines (four-step,
-                // 64 x rows/64), so that long columns are read and written in 128-byte pieces
+                // 64 x rows/64), so that long columns are read and written in 256-byte pieces
                 // of each row: the array crosses memory three times. TwoPasses's shapes with
                 // at least 1024 rows; throws otherwise.
+  PackedFft,  // OneFft with the 2D real FFT taken as one complex 2D FFT of the rows x cols/2
+              // array of packed (even, odd) pairs, the real FFT's split fused into the
+              // postprocess (the inverses: its merge into the preprocess). cuFFT's R2C of a long
+              // row that is not a power of two runs that split as a pass of its own. An even
+              // column count of at least 4 (after a single column is planned as a single row);
+              // throws otherwise.
 };
 
 struct PlanOptions {

@@ -4,7 +4,7 @@
 // rows a block holds only 4 or 2 of them and moves every row in 8- to 32-byte pieces. Here the
 // length-M FFT is split in two passes of short lines (four-step, M = M1 M2, M1 = 64):
 //   X[k1 + M1 k2] = sum_n2 w_M2^(n2 k2) [ w_M^(n2 k1) sum_n1 x[n2 + M2 n1] w_M1^(n1 k1) ],
-// so that a block holds 128 bytes of every row it touches:
+// so that a block holds 256 bytes of every row it touches (kFourStepPieceBytes):
 //   dct2:     row pass -> column_lines<forward>: line n2 = rows n2 + M2 n1, FFT over n1, times
 //             w_M^(n2 k1), back to the same rows -> dct2_column_groups: group k1 = rows
 //             M2 k1 .. M2 k1 + M2 - 1, FFT over n2, then the quad postprocess
@@ -57,11 +57,11 @@ __device__ __forceinline__ int four_step_stored_row(int n, int M, int m1) {
 // pass, or both) or, with 64 registers, within 1 %.
 constexpr int four_step_values(bool inverse) { return inverse ? 16 : 8; }
 
-// A block of kLines lines of length kLen for each of kCols consecutive spectrum columns (128
-// bytes of a row), kV values of a line a thread.
-template <typename T, int kLen, int kLinesWanted, int kV>
+// A block of kLines lines of length kLen for each of kCols consecutive spectrum columns
+// (kPieceBytes of a row), kV values of a line a thread.
+template <typename T, int kLen, int kLinesWanted, int kV, int kPieceBytes>
 struct LineBlockShape {
-  static constexpr int kCols = 128 / static_cast<int>(sizeof(Complex<T>));
+  static constexpr int kCols = kPieceBytes / static_cast<int>(sizeof(Complex<T>));
   static constexpr int kValues = kV;
   static constexpr int kJ = kLen / kV;
   static constexpr int kLines = kLinesWanted;
@@ -89,17 +89,32 @@ struct LineBlockShape {
 // of about 256 and 128 threads at 4096^2 and 8192^2: float inverses 3-5 % faster than with 256
 // (dct2 within 1 %), double 3-6 % faster.
 constexpr int kFourStepBlockThreads = 64;
-template <typename T, int kLen, int kV>
+// Each block reads and writes 256 bytes of every row it touches (32 float or 16 double
+// columns), as cuFFT's own four-step column kernels do. Against 128 bytes (A/B in one lending of
+// the H200, three_passes): 4096^2 float 5 % (dct2) and 7 % (inverses) faster, 8192^2 float 2 %
+// and 5 %, double 4-10 %. The group passes fall back to 128 bytes where 256 would make blocks of
+// more than 512 threads (8192 rows, float, forward): that block of 1,024 measured 2 % slower.
+// 512 bytes for column_lines measured within 1 % of 256.
+constexpr int kFourStepPieceBytes = 256;
+template <typename T, int kLen, int kV, int kPieceBytes>
 constexpr int lines_per_block() {
-  const int per_line = (128 / static_cast<int>(sizeof(Complex<T>))) * (kLen / kV);
+  const int per_line = (kPieceBytes / static_cast<int>(sizeof(Complex<T>))) * (kLen / kV);
   return per_line >= kFourStepBlockThreads ? 1 : kFourStepBlockThreads / per_line;
 }
 template <typename T, int kLen, bool Inverse, int kV = four_step_values(Inverse)>
-using ColumnLinesShape = LineBlockShape<T, kLen, lines_per_block<T, kLen, kV>(), kV>;
+using ColumnLinesShape =
+    LineBlockShape<T, kLen, lines_per_block<T, kLen, kV, kFourStepPieceBytes>(), kV, kFourStepPieceBytes>;
 // The group passes hold at least one pair of lines a block.
+template <typename T, int kLen, int kV>
+constexpr int group_piece_bytes() {
+  const int lines = lines_per_block<T, kLen, kV, kFourStepPieceBytes>();
+  const int threads = (kFourStepPieceBytes / static_cast<int>(sizeof(Complex<T>))) * (kLen / kV) * (lines < 2 ? 2 : lines);
+  return threads > 512 ? kFourStepPieceBytes / 2 : kFourStepPieceBytes;
+}
 template <typename T, int kLen, bool Inverse, int kV = four_step_values(Inverse),
-          int kLines = lines_per_block<T, kLen, kV>()>
-using ColumnGroupsShape = LineBlockShape<T, kLen, kLines < 2 ? 2 : kLines, kV>;
+          int kPieceBytes = group_piece_bytes<T, kLen, kV>(),
+          int kLines = lines_per_block<T, kLen, kV, kPieceBytes>()>
+using ColumnGroupsShape = LineBlockShape<T, kLen, kLines < 2 ? 2 : kLines, kV, kPieceBytes>;
 
 // Pair p of the group passes owns groups p and K - p of K (p = 0: groups 0 and K/2); side s.
 __device__ __forceinline__ int group_of_pair(int pair, int side, int K) {

@@ -2,12 +2,17 @@
 // postprocess (dct2), and quad preprocess -> one cuFFT C2R -> inverse reorder (idct2,
 // idct_idxst, idxst_idct). Cuda2DMethod::RowFftColumnPass is the same plan with the 2D FFT
 // split: cuFFT's batched row FFTs, and the column FFTs done in our own pass that also runs the
-// postprocess or preprocess (dct2d_column_pass.cuh), so one pass fewer. make_cuda_plan2d hands
+// postprocess or preprocess (dct2d_column_pass.cuh), so one pass fewer. Cuda2DMethod::PackedFft
+// is OneFft with the real FFT taken as one complex FFT of the M x N/2 packed pairs (no copy: the
+// reordered array read as complex), the real FFT's split fused into the postprocess and its
+// merge into the preprocess (dct2d_kernels.cuh): cuFFT runs a separate split pass after the
+// complex FFT of a long non-power-of-two row. make_cuda_plan2d hands
 // Cuda2DMethod::AxisPasses to dct2d_axis_passes.cu and Cuda2DMethod::TwoPasses and ThreePasses
 // to dct2d_own_passes.cu instead.
 // Buffers, twiddle tables and the cuFFT plan are made at construction; execute() only enqueues
 // three operations on the caller's stream (capturable in a CUDA graph).
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <type_traits>
 
@@ -25,6 +30,7 @@
 namespace efield::detail {
 namespace {
 
+using cuda_nd::ComplexFft;
 using cuda_nd::launch_2d;
 using cuda_nd::RealFft;
 
@@ -41,17 +47,27 @@ inline bool quad_aligned(const void* p, int N) { return N % 4 == 0 && quad_align
 template <typename T>
 class CudaPlan2D final : public Plan2DImpl<T> {
  public:
-  CudaPlan2D(Transform2D kind, int rows, int cols, const PlanOptions& options, bool column_pass)
+  // method: OneFft, RowFftColumnPass or PackedFft (the caller checked that it applies).
+  CudaPlan2D(Transform2D kind, int rows, int cols, const PlanOptions& options, Cuda2DMethod method)
       : Plan2DImpl<T>(kind, rows, cols),
         shape_(canonical_2d_shape(kind, rows, cols)),
-        column_pass_(column_pass),
+        column_pass_(method == Cuda2DMethod::RowFftColumnPass),
+        packed_(method == Cuda2DMethod::PackedFft),
         zero_below_(static_cast<T>(options.zero_below)),
         real_(static_cast<std::size_t>(shape_.rows) * shape_.cols),
         spectrum_(static_cast<std::size_t>(shape_.rows) * shape_.half_cols()),
         io_(static_cast<std::size_t>(rows) * cols),
         tu_(quarter_twiddles<T>(shape_.rows)),
-        tv_(quarter_twiddles<T>(shape_.cols)),
-        fft_(fft_dims(), fft_rank(), shape_.forward(), column_pass ? shape_.rows : 1) {
+        tv_(quarter_twiddles<T>(shape_.cols)) {
+    if (packed_) {
+      // Z is M x N/2 (rank 1 for a single row); split: W^k = exp(-2 pi i k / N), k <= N/4.
+      const int dims[2] = {shape_.rows, shape_.cols / 2};
+      const int rank = shape_.rows == 1 ? 1 : 2;
+      packed_fft_.emplace(rank == 1 ? dims + 1 : dims, rank, shape_.forward());
+      split_twiddles_ = DeviceBuffer<Complex<T>>(root_twiddles<T>(shape_.cols, shape_.cols / 4 + 1));
+    } else {
+      fft_.emplace(fft_dims(), fft_rank(), shape_.forward(), column_pass_ ? shape_.rows : 1);
+    }
     if (column_pass_) {
       const int M = shape_.rows, N = shape_.cols;
       fft_twiddles_ = DeviceBuffer<Complex<T>>(cuda_nd::line_twiddles<T>(M));
@@ -87,6 +103,7 @@ class CudaPlan2D final : public Plan2DImpl<T> {
 
   Backend backend() const noexcept override { return Backend::Cuda; }
   Cuda2DMethod cuda_2d_method() const noexcept override {
+    if (packed_) return Cuda2DMethod::PackedFft;
     return column_pass_ ? Cuda2DMethod::RowFftColumnPass : Cuda2DMethod::OneFft;
   }
 
@@ -100,31 +117,47 @@ class CudaPlan2D final : public Plan2DImpl<T> {
   }
   int fft_rank() const { return shape_.rows == 1 || column_pass_ ? 1 : 2; }
 
+  // The reordered array read as the packed M x N/2 complex array (N even).
+  Complex<T>* packed_real() { return reinterpret_cast<Complex<T>*>(real_.get()); }
+
   void forward(const T* in, T* out, cudaStream_t s) {
+    reorder(in, s);
+    if (packed_) {
+      packed_fft_->run(packed_real(), spectrum_.get(), s);
+    } else {
+      fft_->run(real_.get(), spectrum_.get(), s);
+    }
+    postprocess(out, s);
+  }
+
+  void reorder(const T* in, cudaStream_t s) {
     const int M = shape_.rows, N = shape_.cols;
-    const auto pre = launch_2d((N + 1) / 2, M);
     if constexpr (std::is_same_v<T, float>) {
       if (quad_aligned(in, N)) {
         const auto wide = launch_2d(N / 4, M);
         cuda_nd::makhoul_reorder_2d_float4<<<wide.grid, wide.block, 0, s>>>(in, real_.get(), M, N);
         EFIELD_CUDA_CHECK_LAUNCH();
-        fft_.run(real_.get(), spectrum_.get(), s);
-        postprocess(out, s);
         return;
       }
     }
+    const auto pre = launch_2d((N + 1) / 2, M);
     if (pair_aligned<T>(in, N)) {
       cuda_nd::makhoul_reorder_2d<T, true><<<pre.grid, pre.block, 0, s>>>(in, real_.get(), M, N);
     } else {
       cuda_nd::makhoul_reorder_2d<T, false><<<pre.grid, pre.block, 0, s>>>(in, real_.get(), M, N);
     }
     EFIELD_CUDA_CHECK_LAUNCH();
-    fft_.run(real_.get(), spectrum_.get(), s);
-    postprocess(out, s);
   }
 
   void postprocess(T* out, cudaStream_t s) {
     const int M = shape_.rows, N = shape_.cols;
+    if (packed_) {
+      const auto post = launch_2d(N / 4 + 1, M / 2 + 1);
+      cuda_nd::dct2_packed_postprocess<T><<<post.grid, post.block, 0, s>>>(
+          spectrum_.get(), out, M, N, tu_.get(), tv_.get(), split_twiddles_.get(), zero_below_);
+      EFIELD_CUDA_CHECK_LAUNCH();
+      return;
+    }
     if (column_pass_) {
       dct2_column_<<<column_launch_.blocks, column_launch_.threads, column_launch_.shared_bytes, s>>>(
           spectrum_.get(), out, N, tu_.get(), tv_.get(), fft_twiddles_.get(), zero_below_);
@@ -144,13 +177,21 @@ class CudaPlan2D final : public Plan2DImpl<T> {
       if (column_launch_.quad_input) in = quad_aligned_input(in, io_.get(), io_.size(), s);
       idct2_column_<<<column_launch_.blocks, column_launch_.threads, column_launch_.shared_bytes, s>>>(
           in, spectrum_.get(), N, tu_.get(), tv_.get(), fft_twiddles_.get());
+    } else if (packed_) {
+      const auto pre = launch_2d(N / 4 + 1, M / 2 + 1);
+      cuda_nd::idct2_packed_preprocess<T, SineRows, SineCols>
+          <<<pre.grid, pre.block, 0, s>>>(in, spectrum_.get(), M, N, tu_.get(), tv_.get(), split_twiddles_.get());
     } else {
       const auto pre = launch_2d(N / 2 + 1, M / 2 + 1);
       cuda_nd::idct2_preprocess<T, SineRows, SineCols>
           <<<pre.grid, pre.block, 0, s>>>(in, spectrum_.get(), M, N, tu_.get(), tv_.get());
     }
     EFIELD_CUDA_CHECK_LAUNCH();
-    fft_.run(real_.get(), spectrum_.get(), s);
+    if (packed_) {
+      packed_fft_->run(spectrum_.get(), packed_real(), s);
+    } else {
+      fft_->run(real_.get(), spectrum_.get(), s);
+    }
     if constexpr (std::is_same_v<T, float>) {
       if (quad_aligned(out, N)) {
         const auto wide = launch_2d(N / 4, M);
@@ -170,6 +211,7 @@ class CudaPlan2D final : public Plan2DImpl<T> {
 
   Dct2dShape shape_;
   bool column_pass_;  // Cuda2DMethod::RowFftColumnPass
+  bool packed_;       // Cuda2DMethod::PackedFft
   T zero_below_;
   int dims_[2] = {0, 0};
   DeviceBuffer<T> real_;
@@ -177,7 +219,9 @@ class CudaPlan2D final : public Plan2DImpl<T> {
   DeviceBuffer<T> io_;
   DeviceBuffer<Complex<T>> tu_;
   DeviceBuffer<Complex<T>> tv_;
-  RealFft<T> fft_;
+  std::optional<RealFft<T>> fft_;            // OneFft, RowFftColumnPass
+  std::optional<ComplexFft<T>> packed_fft_;  // PackedFft
+  DeviceBuffer<Complex<T>> split_twiddles_;  // PackedFft: the real FFT's split, W^k for k <= N/4
   // The column pass: its shared FFT's twiddles, its kernel (one of the two) and launch shape.
   DeviceBuffer<Complex<T>> fft_twiddles_;
   cuda_nd::Dct2ColumnKernel<T> dct2_column_ = nullptr;
@@ -199,7 +243,7 @@ std::unique_ptr<Plan2DImpl<T>> make_cuda_plan2d(Transform2D kind, int rows, int 
   if (method == Cuda2DMethod::TwoPasses || method == Cuda2DMethod::ThreePasses) {
     return make_cuda_own_pass_plan2d<T>(kind, rows, cols, method == Cuda2DMethod::ThreePasses, options);
   }
-  return std::make_unique<CudaPlan2D<T>>(kind, rows, cols, options, method == Cuda2DMethod::RowFftColumnPass);
+  return std::make_unique<CudaPlan2D<T>>(kind, rows, cols, options, method);
 }
 
 template std::unique_ptr<Plan2DImpl<float>> make_cuda_plan2d<float>(Transform2D, int, int, const PlanOptions&);

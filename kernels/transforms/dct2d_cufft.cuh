@@ -79,6 +79,36 @@ void RealFft<T>::run(T* real, Complex<T>* spectrum, cudaStream_t stream) {
   }
 }
 
+// A cuFFT complex plan over `rank` dimensions (last fastest, each at least 2), forward
+// (exp(-i ...)) or inverse (exp(+i ...), unnormalized): Plan2D's PackedFft.
+template <typename T>
+class ComplexFft {
+ public:
+  ComplexFft(const int* dims, int rank, bool forward) : direction_(forward ? CUFFT_FORWARD : CUFFT_INVERSE) {
+    std::vector<int> n(dims, dims + rank);
+    EFIELD_CUFFT_CHECK(cufftCreate(&plan_));
+    std::size_t work = 0;
+    const cufftResult made =
+        cufftMakePlanMany(plan_, rank, n.data(), nullptr, 1, 0, nullptr, 1, 0, CufftReal<T>::c2c, 1, &work);
+    if (made != CUFFT_SUCCESS) {
+      cufftDestroy(plan_);  // the destructor does not run for a constructor that throws
+      EFIELD_CUFFT_CHECK(made);
+    }
+  }
+  ~ComplexFft() { cufftDestroy(plan_); }
+  ComplexFft(const ComplexFft&) = delete;
+  ComplexFft& operator=(const ComplexFft&) = delete;
+
+  void run(Complex<T>* in, Complex<T>* out, cudaStream_t stream) {
+    EFIELD_CUFFT_CHECK(cufftSetStream(plan_, stream));
+    EFIELD_CUFFT_CHECK(CufftReal<T>::exec_c2c(plan_, in, out, direction_));
+  }
+
+ private:
+  int direction_;
+  cufftHandle plan_ = 0;
+};
+
 // Launch shape for a 2D index space [height][width]: 32 x 8 threads, grid-stride loops in both
 // directions cover anything beyond the grid limits.
 struct Launch2D {

@@ -8,6 +8,7 @@
 
 #include "math/dct2d.hpp"
 #include "math/makhoul.hpp"
+#include "math/real_fft.hpp"
 
 namespace efield::detail::cuda_nd {
 
@@ -112,6 +113,21 @@ __global__ void makhoul_gather_2d_float4(const float* __restrict__ y, float* __r
   }
 }
 
+// The dct2 outputs of quad (u, v) from a = V[u, v] and b = V[(M-u) mod M, v], into the rows u
+// (out_u) and M-u (out_Mu) of X: each distinct element once.
+template <typename T>
+__device__ __forceinline__ void store_dct2_quad_pair(T* out_u, T* out_Mu, int u, int v, int M, int N,
+                                                     Complex<T> a, Complex<T> b, Complex<T> t_u,
+                                                     Complex<T> t_v, T zero_below) {
+  const Dct2Quad<T> q = dct2_post_quad(a, b, t_u, t_v);
+  const bool mirror_u = has_distinct_mirror(u, M);
+  const bool mirror_v = has_distinct_mirror(v, N);
+  out_u[v] = threshold_coefficient(q.uv, zero_below);
+  if (mirror_u) out_Mu[v] = threshold_coefficient(q.Mu_v, zero_below);
+  if (mirror_v) out_u[N - v] = threshold_coefficient(q.u_Nv, zero_below);
+  if (mirror_u && mirror_v) out_Mu[N - v] = threshold_coefficient(q.Mu_Nv, zero_below);
+}
+
 // dct2 postprocess: thread (u, v), 0 <= u <= M/2, 0 <= v <= N/2, reads V[u, v] and V[-u, v]
 // and writes X at (u, v), (M-u, v), (u, N-v), (M-u, N-v) (each distinct element once).
 template <typename T>
@@ -121,21 +137,25 @@ __global__ void dct2_postprocess(const Complex<T>* __restrict__ V, T* __restrict
   const int Nh = N / 2 + 1;
   for (int u = blockIdx.y * blockDim.y + threadIdx.y; u <= M / 2; u += gridDim.y * blockDim.y) {
     const int Mu = u == 0 ? 0 : M - u;
-    const bool mirror_u = has_distinct_mirror(u, M);
     const Complex<T> t_u = tu[u];
     const Complex<T>* row_a = V + static_cast<std::size_t>(u) * Nh;
     const Complex<T>* row_b = V + static_cast<std::size_t>(Mu) * Nh;
     T* out_u = X + static_cast<std::size_t>(u) * N;
     T* out_Mu = X + static_cast<std::size_t>(Mu) * N;
     for (int v = blockIdx.x * blockDim.x + threadIdx.x; v <= N / 2; v += gridDim.x * blockDim.x) {
-      const Dct2Quad<T> q = dct2_post_quad(row_a[v], row_b[v], t_u, tv[v]);
-      const bool mirror_v = has_distinct_mirror(v, N);
-      out_u[v] = threshold_coefficient(q.uv, zero_below);
-      if (mirror_u) out_Mu[v] = threshold_coefficient(q.Mu_v, zero_below);
-      if (mirror_v) out_u[N - v] = threshold_coefficient(q.u_Nv, zero_below);
-      if (mirror_u && mirror_v) out_Mu[N - v] = threshold_coefficient(q.Mu_Nv, zero_below);
+      store_dct2_quad_pair(out_u, out_Mu, u, v, M, N, row_a[v], row_b[v], t_u, tv[v], zero_below);
     }
   }
+}
+
+// The C2R inputs w[m, n] and w[M-m, n] from the four coefficients X'[m|M-m, n|N-n].
+template <typename T, bool SineRows, bool SineCols>
+__device__ __forceinline__ Idct2Pair<T> idct2_pre_column(const T* X, int m, int n, int M, int N, Complex<T> t_m,
+                                                         Complex<T> t_Mm, Complex<T> t_n) {
+  return idct2_pre_pair(idct2_input<SineRows, SineCols>(X, m, n, M, N),
+                        idct2_input<SineRows, SineCols>(X, M - m, N - n, M, N),
+                        idct2_input<SineRows, SineCols>(X, M - m, n, M, N),
+                        idct2_input<SineRows, SineCols>(X, m, N - n, M, N), t_m, t_Mm, t_n);
 }
 
 // Inverse preprocess: thread (m, n), 0 <= m <= M/2, 0 <= n <= N/2, reads the four coefficients
@@ -150,13 +170,69 @@ __global__ void idct2_preprocess(const T* __restrict__ X, Complex<T>* __restrict
     Complex<T>* w_m = W + static_cast<std::size_t>(m) * Nh;
     Complex<T>* w_Mm = W + static_cast<std::size_t>(M - m) * Nh;
     for (int n = blockIdx.x * blockDim.x + threadIdx.x; n <= N / 2; n += gridDim.x * blockDim.x) {
-      const T x_mn = idct2_input<SineRows, SineCols>(X, m, n, M, N);
-      const T x_Mm_Nn = idct2_input<SineRows, SineCols>(X, M - m, N - n, M, N);
-      const T x_Mm_n = idct2_input<SineRows, SineCols>(X, M - m, n, M, N);
-      const T x_m_Nn = idct2_input<SineRows, SineCols>(X, m, N - n, M, N);
-      const Idct2Pair<T> w = idct2_pre_pair(x_mn, x_Mm_Nn, x_Mm_n, x_m_Nn, t_m, t_Mm, tn[n]);
+      const Idct2Pair<T> w = idct2_pre_column<T, SineRows, SineCols>(X, m, n, M, N, t_m, t_Mm, tn[n]);
       w_m[n] = w.m_n;
       if (mirror_m) w_Mm[n] = w.Mm_n;
+    }
+  }
+}
+
+// Cuda2DMethod::PackedFft: the 2D real FFT of the reordered v (M x N, N even) taken as the
+// complex FFT Z of the M x L array z[m, p] = v[m, 2p] + i v[m, 2p+1] (L = N/2). Along the rows
+// this is math/real_fft.hpp's packing, and its split holds in 2D with the row index negated too:
+//   real_fft_split(Z[u, k], Z[-u, L-k], W^k) = { V[u, k], V[-u, L-k] }   (indices mod M, mod L).
+// So thread (u, v), 0 <= u <= M/2, 0 <= v <= L/2, reads Z at rows u, M-u and columns v, L-v, has
+// V at rows u, M-u of the columns v and L-v, and writes the dct2 quads of both columns (one when
+// L - v == v). split: W^k = exp(-2 pi i k / N), k <= L/2.
+template <typename T>
+__global__ void dct2_packed_postprocess(const Complex<T>* __restrict__ Z, T* __restrict__ X, int M, int N,
+                                        const Complex<T>* __restrict__ tu, const Complex<T>* __restrict__ tv,
+                                        const Complex<T>* __restrict__ split, T zero_below) {
+  const int L = N / 2;
+  for (int u = blockIdx.y * blockDim.y + threadIdx.y; u <= M / 2; u += gridDim.y * blockDim.y) {
+    const int Mu = u == 0 ? 0 : M - u;
+    const Complex<T> t_u = tu[u];
+    const Complex<T>* row_a = Z + static_cast<std::size_t>(u) * L;
+    const Complex<T>* row_b = Z + static_cast<std::size_t>(Mu) * L;
+    T* out_u = X + static_cast<std::size_t>(u) * N;
+    T* out_Mu = X + static_cast<std::size_t>(Mu) * N;
+    for (int v = blockIdx.x * blockDim.x + threadIdx.x; v <= L / 2; v += gridDim.x * blockDim.x) {
+      const int Lv = v == 0 ? 0 : L - v;  // column L - v of Z, mod L
+      const SpectrumPair<T> s1 = real_fft_split(row_a[v], row_b[Lv], split[v]);  // V[u, v], V[-u, L-v]
+      const SpectrumPair<T> s2 = real_fft_split(row_b[v], row_a[Lv], split[v]);  // V[-u, v], V[u, L-v]
+      store_dct2_quad_pair(out_u, out_Mu, u, v, M, N, s1.k, s2.k, t_u, tv[v], zero_below);
+      if (L - v != v) store_dct2_quad_pair(out_u, out_Mu, u, L - v, M, N, s2.L_k, s1.L_k, t_u, tv[L - v], zero_below);
+    }
+  }
+}
+
+// The inverses of PackedFft: thread (m, n), 0 <= m <= M/2, 0 <= n <= L/2, makes the C2R inputs
+// w at rows m, M-m of the columns n and L-n (idct2_pre_pair, eight coefficients), then merges
+// them into the packed spectrum: real_ifft_merge(w[m, k], w[-m, L-k], W^k) = { 2 Z[m, k],
+// 2 Z[-m, L-k] }, whose unnormalized inverse complex FFT is M N z, the C2R's scale.
+template <typename T, bool SineRows, bool SineCols>
+__global__ void idct2_packed_preprocess(const T* __restrict__ X, Complex<T>* __restrict__ Z, int M, int N,
+                                        const Complex<T>* __restrict__ tm, const Complex<T>* __restrict__ tn,
+                                        const Complex<T>* __restrict__ split) {
+  const int L = N / 2;
+  for (int m = blockIdx.y * blockDim.y + threadIdx.y; m <= M / 2; m += gridDim.y * blockDim.y) {
+    const bool mirror_m = has_distinct_mirror(m, M);
+    const int Mm = m == 0 ? 0 : M - m;
+    const Complex<T> t_m = tm[m], t_Mm = tm[M - m];
+    Complex<T>* z_m = Z + static_cast<std::size_t>(m) * L;
+    Complex<T>* z_Mm = Z + static_cast<std::size_t>(Mm) * L;
+    for (int n = blockIdx.x * blockDim.x + threadIdx.x; n <= L / 2; n += gridDim.x * blockDim.x) {
+      const Idct2Pair<T> w_n = idct2_pre_column<T, SineRows, SineCols>(X, m, n, M, N, t_m, t_Mm, tn[n]);
+      const Idct2Pair<T> w_Ln = idct2_pre_column<T, SineRows, SineCols>(X, m, L - n, M, N, t_m, t_Mm, tn[L - n]);
+      const SpectrumPair<T> z1 = real_ifft_merge(w_n.m_n, w_Ln.Mm_n, split[n]);  // 2Z[m, n], 2Z[-m, L-n]
+      const SpectrumPair<T> z2 = real_ifft_merge(w_n.Mm_n, w_Ln.m_n, split[n]);  // 2Z[-m, n], 2Z[m, L-n]
+      // Column L-n is column n itself when n = 0 (mod L) or 2n = L, and row -m is row m when m
+      // has no distinct mirror: each element of Z once.
+      const bool mirror_n = has_distinct_mirror(n, L);
+      z_m[n] = z1.k;
+      if (mirror_m) z_Mm[n] = z2.k;
+      if (mirror_n) z_m[L - n] = z2.L_k;
+      if (mirror_m && mirror_n) z_Mm[L - n] = z1.L_k;
     }
   }
 }

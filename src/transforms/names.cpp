@@ -48,6 +48,7 @@ const char* to_string(Cuda2DMethod method) noexcept {
     case Cuda2DMethod::RowFftColumnPass: return "row_fft_column_pass";
     case Cuda2DMethod::TwoPasses: return "two_passes";
     case Cuda2DMethod::ThreePasses: return "three_passes";
+    case Cuda2DMethod::PackedFft: return "packed_fft";
   }
   return "unknown";
 }

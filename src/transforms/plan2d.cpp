@@ -43,6 +43,9 @@ std::string explicit_method_requirement(Cuda2DMethod method, Transform2D kind, i
       if (detail::three_passes_apply(kind, rows, cols)) return "";
       return "ThreePasses needs both sizes to be powers of two in " + lengths + ", and at least " +
              std::to_string(detail::kFourStepMinRows) + " rows";
+    case Cuda2DMethod::PackedFft:
+      if (detail::packed_fft_applies(kind, rows, cols)) return "";
+      return "PackedFft needs an even column count of at least 4 (a single column counts as a single row)";
     default:
       return "";  // Auto and OneFft take every shape
   }

@@ -65,6 +65,13 @@ inline bool three_passes_apply(Transform2D kind, int rows, int cols) {
   return two_passes_apply(kind, rows, cols) && canonical_2d_shape(kind, rows, cols).rows >= kFourStepMinRows;
 }
 
+// Cuda2DMethod::PackedFft: an even column count of at least 4 in the planned shape, so that its
+// complex FFT has N/2 >= 2 columns (no cuFFT plan with a dimension of 1).
+inline bool packed_fft_applies(Transform2D kind, int rows, int cols) {
+  const int n = canonical_2d_shape(kind, rows, cols).cols;
+  return n % 2 == 0 && n >= 4;
+}
+
 // The method a CUDA plan runs. Auto takes the own passes where they were measured faster than
 // OneFft on the H200 (bench_ispd/results/transforms2d.md):
 //   from 4096 rows, ThreePasses where it applies (powers of two; the column pass would hold only
@@ -79,22 +86,33 @@ inline bool three_passes_apply(Transform2D kind, int rows, int cols) {
 //     in blocks of 64 threads: 15.2-15.6 us against RowFftColumnPass's 18.2-18.5 for dct2,
 //     17.7-18.1 against OneFft's 20.2-20.7 for the inverses, in two lendings);
 //     else RowFftColumnPass (any column count) for dct2 in both types and the inverses in float;
-//   else OneFft.
+//   else PackedFft where it applies with at least 100 rows and 256 columns, not a power of two
+//     (cuFFT's complex FFT of rows x cols/2 took 0.65-0.89 of its R2C of rows x cols at
+//     100..20000 rows of 300..20000 columns, and 1.00-1.04 at 100 columns; its R2C of a
+//     power-of-two row fuses the split: bench_ispd/results/transforms2d.md), else OneFft.
 template <typename T>
 Cuda2DMethod resolve_cuda_2d_method(Cuda2DMethod requested, Transform2D kind, int rows, int cols) {
   if (requested != Cuda2DMethod::Auto) return requested;
   const Dct2dShape shape = canonical_2d_shape(kind, rows, cols);
   const bool is_float = sizeof(T) == sizeof(float);
+  const Cuda2DMethod one_fft =
+      shape.rows >= 100 && shape.cols >= 256 && (shape.cols & (shape.cols - 1)) != 0 &&
+              packed_fft_applies(kind, rows, cols)
+          ? Cuda2DMethod::PackedFft
+          : Cuda2DMethod::OneFft;
   if (shape.rows >= 4096 && three_passes_apply(kind, rows, cols)) {
     const int min_cols = is_float ? 256 : shape.forward() ? 512 : 4096;
     if (shape.cols >= min_cols) return Cuda2DMethod::ThreePasses;
   }
+  if (!is_float && shape.forward() && shape.rows >= 2048 && shape.cols >= 2048 && three_passes_apply(kind, rows, cols)) {
+    return Cuda2DMethod::ThreePasses;
+  }
   const bool measured_shape =
       shape.rows >= (is_float ? 256 : 512) && shape.rows <= 2048 && (shape.cols >= 1024 || shape.cols >= shape.rows);
-  if (!measured_shape) return Cuda2DMethod::OneFft;
+  if (!measured_shape) return one_fft;
   if (two_passes_apply(kind, rows, cols)) return Cuda2DMethod::TwoPasses;
   if (column_pass_applies(kind, rows, cols) && (shape.forward() || is_float)) return Cuda2DMethod::RowFftColumnPass;
-  return Cuda2DMethod::OneFft;
+  return one_fft;
 }
 
 template <typename T>

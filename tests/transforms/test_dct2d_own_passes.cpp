@@ -149,6 +149,9 @@ TEST(Plan2DCudaAuto, ResolvesByMeasuredRule) {
     return Plan2D<decltype(type)>(kind, rows, cols, o).cuda_2d_method();
   };
   EXPECT_EQ(method(0.0f, Transform2D::Dct2, 2048, 2048), Cuda2DMethod::TwoPasses);
+  EXPECT_EQ(method(0.0, Transform2D::Dct2, 2048, 2048), Cuda2DMethod::ThreePasses);
+  EXPECT_EQ(method(0.0, Transform2D::Idct2, 2048, 2048), Cuda2DMethod::TwoPasses);
+  EXPECT_EQ(method(0.0, Transform2D::Dct2, 2048, 1024), Cuda2DMethod::TwoPasses);
   EXPECT_EQ(method(0.0f, Transform2D::IdxstIdct, 1024, 1024), Cuda2DMethod::TwoPasses);
   EXPECT_EQ(method(0.0f, Transform2D::Idct2, 512, 512), Cuda2DMethod::TwoPasses);
   EXPECT_EQ(method(0.0, Transform2D::Idct2, 1024, 1024), Cuda2DMethod::TwoPasses);
@@ -157,7 +160,7 @@ TEST(Plan2DCudaAuto, ResolvesByMeasuredRule) {
   EXPECT_EQ(method(0.0, Transform2D::Idct2, 512, 512), Cuda2DMethod::TwoPasses);
   EXPECT_EQ(method(0.0, Transform2D::Dct2, 512, 1000), Cuda2DMethod::RowFftColumnPass);
   EXPECT_EQ(method(0.0f, Transform2D::IdctIdxst, 1024, 3000), Cuda2DMethod::RowFftColumnPass);
-  EXPECT_EQ(method(0.0, Transform2D::IdctIdxst, 1024, 3000), Cuda2DMethod::OneFft);
+  EXPECT_EQ(method(0.0, Transform2D::IdctIdxst, 1024, 3000), Cuda2DMethod::PackedFft);
   EXPECT_EQ(method(0.0f, Transform2D::Idct2, 2048, 512), Cuda2DMethod::OneFft);
   EXPECT_EQ(method(0.0f, Transform2D::Dct2, 4096, 4096), Cuda2DMethod::ThreePasses);
   EXPECT_EQ(method(0.0, Transform2D::IdctIdxst, 8192, 8192), Cuda2DMethod::ThreePasses);
@@ -167,7 +170,13 @@ TEST(Plan2DCudaAuto, ResolvesByMeasuredRule) {
   EXPECT_EQ(method(0.0, Transform2D::Dct2, 4096, 256), Cuda2DMethod::OneFft);
   EXPECT_EQ(method(0.0, Transform2D::Idct2, 8192, 4096), Cuda2DMethod::ThreePasses);
   EXPECT_EQ(method(0.0, Transform2D::IdxstIdct, 4096, 1024), Cuda2DMethod::OneFft);
-  EXPECT_EQ(method(0.0f, Transform2D::Dct2, 4096, 4000), Cuda2DMethod::OneFft);
+  EXPECT_EQ(method(0.0f, Transform2D::Dct2, 4096, 4000), Cuda2DMethod::PackedFft);
+  EXPECT_EQ(method(0.0f, Transform2D::Dct2, 100, 10000), Cuda2DMethod::PackedFft);
+  EXPECT_EQ(method(0.0, Transform2D::IdxstIdct, 10000, 100), Cuda2DMethod::OneFft);
+  EXPECT_EQ(method(0.0f, Transform2D::Idct2, 300, 255), Cuda2DMethod::OneFft);
+  EXPECT_EQ(method(0.0f, Transform2D::Idct2, 300, 1001), Cuda2DMethod::OneFft);
+  EXPECT_EQ(method(0.0, Transform2D::Dct2, 3000, 1), Cuda2DMethod::OneFft);  // planned as 1 x 3000
+  EXPECT_EQ(method(0.0, Transform2D::Dct2, 100, 300), Cuda2DMethod::PackedFft);
   EXPECT_EQ(method(0.0f, Transform2D::Dct2, 256, 256), Cuda2DMethod::TwoPasses);
   EXPECT_EQ(method(0.0, Transform2D::Dct2, 256, 256), Cuda2DMethod::OneFft);
   EXPECT_EQ(method(0.0f, Transform2D::Dct2, 128, 128), Cuda2DMethod::OneFft);
