@@ -70,9 +70,48 @@ Idct2ColumnKernel<T> idct2_column_kernel(Transform2D kind, int rows, int cols, P
   });
 }
 
+template <typename T>
+Dct2InPlaceColumnKernel<T> dct2_column_in_place_kernel(int rows, int cols, PassLaunch& launch) {
+  if constexpr (sizeof(T) != sizeof(float)) {
+    return nullptr;
+  } else {
+    return with_log2_length(rows, [&](auto log2_rows) -> Dct2InPlaceColumnKernel<T> {
+      constexpr int kLog2M = decltype(log2_rows)::value;
+      const Dct2InPlaceColumnKernel<T> kernel = dct2_column_pass_in_place<T, kLog2M, columns_per_block<T>(kLog2M)>;
+      launch = launch_shape<T, kLog2M>(cols);
+      allow_shared(kernel, launch.shared_bytes);
+      int device = 0, sms = 0, cooperative = 0, per_sm = 0;
+      EFIELD_CUDA_CHECK(cudaGetDevice(&device));
+      EFIELD_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+      EFIELD_CUDA_CHECK(cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch, device));
+      EFIELD_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, static_cast<int>(launch.threads),
+                                                                      launch.shared_bytes));
+      if (!cooperative || static_cast<long long>(per_sm) * sms < launch.blocks) return nullptr;
+      return kernel;
+    });
+  }
+}
+
+template <typename T>
+void launch_dct2_column_in_place(Dct2InPlaceColumnKernel<T> kernel, const PassLaunch& launch, T* X,
+                                 const Complex<T>* nyquist, int N, const Complex<T>* tu, const Complex<T>* tv,
+                                 const Complex<T>* twiddles, T zero_below, cudaStream_t stream) {
+  void* args[] = {&X, &nyquist, &N, &tu, &tv, &twiddles, &zero_below};
+  EFIELD_CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(kernel), launch.grid(),
+                                                dim3(launch.threads), args, launch.shared_bytes, stream));
+}
+
 template Dct2ColumnKernel<float> dct2_column_kernel<float>(int, int, PassLaunch&);
 template Dct2ColumnKernel<double> dct2_column_kernel<double>(int, int, PassLaunch&);
 template Idct2ColumnKernel<float> idct2_column_kernel<float>(Transform2D, int, int, PassLaunch&);
 template Idct2ColumnKernel<double> idct2_column_kernel<double>(Transform2D, int, int, PassLaunch&);
+template Dct2InPlaceColumnKernel<float> dct2_column_in_place_kernel<float>(int, int, PassLaunch&);
+template Dct2InPlaceColumnKernel<double> dct2_column_in_place_kernel<double>(int, int, PassLaunch&);
+template void launch_dct2_column_in_place<float>(Dct2InPlaceColumnKernel<float>, const PassLaunch&, float*,
+                                                 const Complex<float>*, int, const Complex<float>*,
+                                                 const Complex<float>*, const Complex<float>*, float, cudaStream_t);
+template void launch_dct2_column_in_place<double>(Dct2InPlaceColumnKernel<double>, const PassLaunch&, double*,
+                                                  const Complex<double>*, int, const Complex<double>*,
+                                                  const Complex<double>*, const Complex<double>*, double, cudaStream_t);
 
 }  // namespace efield::detail::cuda_nd

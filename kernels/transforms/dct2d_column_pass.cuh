@@ -16,6 +16,7 @@
 // v|N-v) land in rows u and M-u, so the block writes kCols values at v0 and kCols values at
 // N - v0 - kCols + 1 of every row (32 bytes each in float at kCols = 8). The preprocess of
 // column n reads X'[m|M-m, n|N-n], again columns n and N-n only. Formulas: math/dct2d.hpp.
+#include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
 #include "math/complex.hpp"
@@ -70,16 +71,16 @@ struct ColumnPassThread {
   __device__ __forceinline__ bool live() const { return l < here; }
 };
 
-// Launch: gridDim.x = ceil((N/2 + 1) / kCols), blockDim.x = kThreads, dynamic shared memory
-// kCols * kStride complex values. V: the row R2C of the reordered input, M x (N/2 + 1).
-// tu, tv: quarter_twiddles(M), quarter_twiddles(N); twiddles: line_twiddles(M).
-template <typename T, int kLog2M, int kCols>
-__global__ void __launch_bounds__(ColumnPassShape<T, kLog2M, kCols>::kThreads)
-    dct2_column_pass(const Complex<T>* __restrict__ V, T* __restrict__ X, int N, const Complex<T>* __restrict__ tu,
-                     const Complex<T>* __restrict__ tv, const Complex<T>* __restrict__ twiddles, T zero_below) {
+// The dct2 column pass of one block. InPlace: V is M x N/2 in the same memory as X, its last
+// column V[., N/2] comes from nyquist, and every block has read its columns before any block
+// writes (a grid-wide barrier: the kernel runs as a cooperative launch, all blocks resident).
+template <typename T, int kLog2M, int kCols, bool InPlace>
+__device__ __forceinline__ void dct2_column_block(const Complex<T>* V, const Complex<T>* nyquist, T* X, int N,
+                                                  const Complex<T>* tu, const Complex<T>* tv,
+                                                  const Complex<T>* twiddles, T zero_below,
+                                                  unsigned char* column_pass_shared) {
   using Shape = ColumnPassShape<T, kLog2M, kCols>;
   constexpr int M = Shape::kRows, J = Shape::kJ;
-  extern __shared__ __align__(16) unsigned char column_pass_shared[];
   const ColumnPassThread<T, Shape> t(N, column_pass_shared);
   const int l = t.l, j = t.j;
   Complex<T>* line = t.line;
@@ -87,10 +88,19 @@ __global__ void __launch_bounds__(ColumnPassShape<T, kLog2M, kCols>::kThreads)
   // The first stage's inputs straight from global memory: V[j + q J, first + l].
   Complex<T> v[16];
   const Complex<T>* column = V + t.first + l;
+  int stride = t.H;
+  if constexpr (InPlace) {
+    stride = N / 2;
+    if (t.first + l == N / 2) {
+      column = nyquist;
+      stride = 1;
+    }
+  }
 #pragma unroll
   for (int q = 0; q < 16; ++q) {
-    v[q] = t.live() ? column[static_cast<long long>(j + q * J) * t.H] : Complex<T>{T(0), T(0)};
+    v[q] = t.live() ? column[static_cast<long long>(j + q * J) * stride] : Complex<T>{T(0), T(0)};
   }
+  if constexpr (InPlace) cooperative_groups::this_grid().sync();
   register_line_fft_into_line<false, M>(v, j, line, twiddles);
 
   // Quads (u, col), 0 <= u <= M/2, of this thread's column: rows Shape::quad_row(j, b), and row
@@ -108,6 +118,31 @@ __global__ void __launch_bounds__(ColumnPassShape<T, kLog2M, kCols>::kThreads)
 #pragma unroll
   for (int b = 0; b < Shape::kQuadsPerThread; ++b) write_quad(Shape::quad_row(j, b), t_u[b]);
   if (j == 0) write_quad(M / 2, tu[M / 2]);
+}
+
+// Launch: gridDim.x = ceil((N/2 + 1) / kCols), blockDim.x = kThreads, dynamic shared memory
+// kCols * kStride complex values. V: the row R2C of the reordered input, M x (N/2 + 1).
+// tu, tv: quarter_twiddles(M), quarter_twiddles(N); twiddles: line_twiddles(M).
+template <typename T, int kLog2M, int kCols>
+__global__ void __launch_bounds__(ColumnPassShape<T, kLog2M, kCols>::kThreads)
+    dct2_column_pass(const Complex<T>* __restrict__ V, T* __restrict__ X, int N, const Complex<T>* __restrict__ tu,
+                     const Complex<T>* __restrict__ tv, const Complex<T>* __restrict__ twiddles, T zero_below) {
+  extern __shared__ __align__(16) unsigned char column_pass_shared[];
+  dct2_column_block<T, kLog2M, kCols, false>(V, nullptr, X, N, tu, tv, twiddles, zero_below, column_pass_shared);
+}
+
+// The same pass with the spectrum in the output array X itself (M x N/2 complex values, which
+// take the memory of M x N reals; dct2_row_pass<Compact> wrote it there) and its last column in
+// nyquist: two arrays cross L2 instead of three. A cooperative launch whose blocks are all
+// resident (the plan checks), since each block overwrites columns other blocks read.
+template <typename T, int kLog2M, int kCols>
+__global__ void __launch_bounds__(ColumnPassShape<T, kLog2M, kCols>::kThreads)
+    dct2_column_pass_in_place(T* VX, const Complex<T>* __restrict__ nyquist, int N,
+                              const Complex<T>* __restrict__ tu, const Complex<T>* __restrict__ tv,
+                              const Complex<T>* __restrict__ twiddles, T zero_below) {
+  extern __shared__ __align__(16) unsigned char column_pass_shared[];
+  dct2_column_block<T, kLog2M, kCols, true>(reinterpret_cast<const Complex<T>*>(VX), nyquist, VX, N, tu, tv,
+                                            twiddles, zero_below, column_pass_shared);
 }
 
 // The inverse: W (M x (N/2 + 1), the row C2R's input) from the coefficients X (M x N).

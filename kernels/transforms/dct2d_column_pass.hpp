@@ -16,6 +16,9 @@ template <typename T>
 using Dct2ColumnKernel = void (*)(const Complex<T>*, T*, int, const Complex<T>*, const Complex<T>*,
                                   const Complex<T>*, T);
 template <typename T>
+using Dct2InPlaceColumnKernel = void (*)(T*, const Complex<T>*, int, const Complex<T>*, const Complex<T>*,
+                                         const Complex<T>*, T);
+template <typename T>
 using Idct2ColumnKernel = void (*)(const T*, Complex<T>*, int, const Complex<T>*, const Complex<T>*,
                                    const Complex<T>*);
 
@@ -25,5 +28,17 @@ template <typename T>
 Dct2ColumnKernel<T> dct2_column_kernel(int rows, int cols, PassLaunch& launch);
 template <typename T>
 Idct2ColumnKernel<T> idct2_column_kernel(Transform2D kind, int rows, int cols, PassLaunch& launch);
+
+// dct2_column_pass_in_place for `rows` x `cols` in float, with its launch shape, or nullptr where
+// the current device cannot hold all of its blocks at once (or runs no cooperative launches), and
+// for double.
+template <typename T>
+Dct2InPlaceColumnKernel<T> dct2_column_in_place_kernel(int rows, int cols, PassLaunch& launch);
+// Enqueues it as a cooperative launch on `stream`: X holds the M x N/2 spectrum on entry and the
+// dct2 on exit; nyquist holds the spectrum's column N/2.
+template <typename T>
+void launch_dct2_column_in_place(Dct2InPlaceColumnKernel<T> kernel, const PassLaunch& launch, T* X,
+                                 const Complex<T>* nyquist, int N, const Complex<T>* tu, const Complex<T>* tv,
+                                 const Complex<T>* twiddles, T zero_below, cudaStream_t stream);
 
 }  // namespace efield::detail::cuda_nd

@@ -9,6 +9,7 @@
 #include "math/dct2d.hpp"
 #include "math/makhoul.hpp"
 #include "math/real_fft.hpp"
+#include "transforms/column_quads.cuh"
 
 namespace efield::detail::cuda_nd {
 
@@ -113,19 +114,19 @@ __global__ void makhoul_gather_2d_float4(const float* __restrict__ y, float* __r
   }
 }
 
-// The dct2 outputs of quad (u, v) from a = V[u, v] and b = V[(M-u) mod M, v], into the rows u
-// (out_u) and M-u (out_Mu) of X: each distinct element once.
+// Rows u and (M-u) mod M of a spectrum of `stride` complex values a row, and of X (M x N).
 template <typename T>
-__device__ __forceinline__ void store_dct2_quad_pair(T* out_u, T* out_Mu, int u, int v, int M, int N,
-                                                     Complex<T> a, Complex<T> b, Complex<T> t_u,
-                                                     Complex<T> t_v, T zero_below) {
-  const Dct2Quad<T> q = dct2_post_quad(a, b, t_u, t_v);
-  const bool mirror_u = has_distinct_mirror(u, M);
-  const bool mirror_v = has_distinct_mirror(v, N);
-  out_u[v] = threshold_coefficient(q.uv, zero_below);
-  if (mirror_u) out_Mu[v] = threshold_coefficient(q.Mu_v, zero_below);
-  if (mirror_v) out_u[N - v] = threshold_coefficient(q.u_Nv, zero_below);
-  if (mirror_u && mirror_v) out_Mu[N - v] = threshold_coefficient(q.Mu_Nv, zero_below);
+struct QuadRows {
+  const Complex<T>* a;
+  const Complex<T>* b;
+  T* out_u;
+  T* out_Mu;
+};
+template <typename T>
+__device__ __forceinline__ QuadRows<T> quad_rows(const Complex<T>* S, int stride, T* X, int N, int u, int M) {
+  const int Mu = u == 0 ? 0 : M - u;
+  return {S + static_cast<std::size_t>(u) * stride, S + static_cast<std::size_t>(Mu) * stride,
+          X + static_cast<std::size_t>(u) * N, X + static_cast<std::size_t>(Mu) * N};
 }
 
 // dct2 postprocess: thread (u, v), 0 <= u <= M/2, 0 <= v <= N/2, reads V[u, v] and V[-u, v]
@@ -136,14 +137,10 @@ __global__ void dct2_postprocess(const Complex<T>* __restrict__ V, T* __restrict
                                  T zero_below) {
   const int Nh = N / 2 + 1;
   for (int u = blockIdx.y * blockDim.y + threadIdx.y; u <= M / 2; u += gridDim.y * blockDim.y) {
-    const int Mu = u == 0 ? 0 : M - u;
+    const QuadRows<T> r = quad_rows(V, Nh, X, N, u, M);
     const Complex<T> t_u = tu[u];
-    const Complex<T>* row_a = V + static_cast<std::size_t>(u) * Nh;
-    const Complex<T>* row_b = V + static_cast<std::size_t>(Mu) * Nh;
-    T* out_u = X + static_cast<std::size_t>(u) * N;
-    T* out_Mu = X + static_cast<std::size_t>(Mu) * N;
     for (int v = blockIdx.x * blockDim.x + threadIdx.x; v <= N / 2; v += gridDim.x * blockDim.x) {
-      store_dct2_quad_pair(out_u, out_Mu, u, v, M, N, row_a[v], row_b[v], t_u, tv[v], zero_below);
+      store_dct2_quad_rows(r.out_u, r.out_Mu, u, v, M, N, r.a[v], r.b[v], t_u, tv[v], zero_below);
     }
   }
 }
@@ -190,18 +187,14 @@ __global__ void dct2_packed_postprocess(const Complex<T>* __restrict__ Z, T* __r
                                         const Complex<T>* __restrict__ split, T zero_below) {
   const int L = N / 2;
   for (int u = blockIdx.y * blockDim.y + threadIdx.y; u <= M / 2; u += gridDim.y * blockDim.y) {
-    const int Mu = u == 0 ? 0 : M - u;
+    const QuadRows<T> r = quad_rows(Z, L, X, N, u, M);
     const Complex<T> t_u = tu[u];
-    const Complex<T>* row_a = Z + static_cast<std::size_t>(u) * L;
-    const Complex<T>* row_b = Z + static_cast<std::size_t>(Mu) * L;
-    T* out_u = X + static_cast<std::size_t>(u) * N;
-    T* out_Mu = X + static_cast<std::size_t>(Mu) * N;
     for (int v = blockIdx.x * blockDim.x + threadIdx.x; v <= L / 2; v += gridDim.x * blockDim.x) {
       const int Lv = v == 0 ? 0 : L - v;  // column L - v of Z, mod L
-      const SpectrumPair<T> s1 = real_fft_split(row_a[v], row_b[Lv], split[v]);  // V[u, v], V[-u, L-v]
-      const SpectrumPair<T> s2 = real_fft_split(row_b[v], row_a[Lv], split[v]);  // V[-u, v], V[u, L-v]
-      store_dct2_quad_pair(out_u, out_Mu, u, v, M, N, s1.k, s2.k, t_u, tv[v], zero_below);
-      if (L - v != v) store_dct2_quad_pair(out_u, out_Mu, u, L - v, M, N, s2.L_k, s1.L_k, t_u, tv[L - v], zero_below);
+      const SpectrumPair<T> s1 = real_fft_split(r.a[v], r.b[Lv], split[v]);  // V[u, v], V[-u, L-v]
+      const SpectrumPair<T> s2 = real_fft_split(r.b[v], r.a[Lv], split[v]);  // V[-u, v], V[u, L-v]
+      store_dct2_quad_rows(r.out_u, r.out_Mu, u, v, M, N, s1.k, s2.k, t_u, tv[v], zero_below);
+      if (L - v != v) store_dct2_quad_rows(r.out_u, r.out_Mu, u, L - v, M, N, s2.L_k, s1.L_k, t_u, tv[L - v], zero_below);
     }
   }
 }

@@ -19,10 +19,13 @@ PassLaunch launch_shape(int rows) {
 }  // namespace
 
 template <typename T>
-Dct2RowKernel<T> dct2_row_kernel(int rows, int cols, PassLaunch& launch) {
+Dct2RowKernel<T> dct2_row_kernel(int rows, int cols, PassLaunch& launch, bool compact) {
   return with_log2_length(cols, [&](auto log2_cols) {
     constexpr int kLog2N = decltype(log2_cols)::value;
-    const Dct2RowKernel<T> kernel = dct2_row_pass<T, kLog2N>;
+    Dct2RowKernel<T> kernel = dct2_row_pass<T, kLog2N, false>;
+    if constexpr (sizeof(T) == sizeof(float)) {  // the plans ask for compact in float only
+      if (compact) kernel = dct2_row_pass<T, kLog2N, true>;
+    }
     launch = launch_shape<T, kLog2N>(rows);
     allow_shared(kernel, launch.shared_bytes);
     return kernel;
@@ -42,8 +45,8 @@ Idct2RowKernel<T> idct2_row_kernel(Transform2D kind, int rows, int cols, PassLau
   });
 }
 
-template Dct2RowKernel<float> dct2_row_kernel<float>(int, int, PassLaunch&);
-template Dct2RowKernel<double> dct2_row_kernel<double>(int, int, PassLaunch&);
+template Dct2RowKernel<float> dct2_row_kernel<float>(int, int, PassLaunch&, bool);
+template Dct2RowKernel<double> dct2_row_kernel<double>(int, int, PassLaunch&, bool);
 template Idct2RowKernel<float> idct2_row_kernel<float>(Transform2D, int, int, PassLaunch&);
 template Idct2RowKernel<double> idct2_row_kernel<double>(Transform2D, int, int, PassLaunch&);
 

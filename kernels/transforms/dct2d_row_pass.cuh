@@ -70,11 +70,14 @@ struct RowPassThread {
 
 // Launch: gridDim.x = ceil(M / kRowsPerBlock), blockDim.x = kThreads, kSharedBytes of dynamic
 // shared memory. V: M x (N/2 + 1), the row R2C of the reordered x. twiddles: line_twiddles(L);
-// split: W^k = exp(-2 pi i k / N) for k <= L/2.
-template <typename T, int kLog2N>
+// split: W^k = exp(-2 pi i k / N) for k <= L/2. Compact: V is M x N/2 (it fits in the output
+// array of the dct2, see dct2_column_pass_in_place) and its last column, V[., N/2], goes to
+// nyquist (M values); nyquist is unused otherwise.
+template <typename T, int kLog2N, bool Compact>
 __global__ void __launch_bounds__(RowPassShape<T, kLog2N>::kThreads, RowPassShape<T, kLog2N>::kForwardMinBlocks)
     dct2_row_pass(const T* __restrict__ x, Complex<T>* __restrict__ V, int M,
-                  const Complex<T>* __restrict__ twiddles, const Complex<T>* __restrict__ split) {
+                  const Complex<T>* __restrict__ twiddles, const Complex<T>* __restrict__ split,
+                  Complex<T>* __restrict__ nyquist) {
   using Shape = RowPassShape<T, kLog2N>;
   constexpr int N = Shape::kN, L = Shape::kL, J = Shape::kJ;
   extern __shared__ __align__(16) unsigned char row_pass_shared[];
@@ -97,14 +100,19 @@ __global__ void __launch_bounds__(RowPassShape<T, kLog2N>::kThreads, RowPassShap
   if (!t.live) return;
 
   // V[k] and V[L-k] for k = j + q J < L/2 (k = 0 gives V[0] and V[L]); V[L/2] by thread 0.
-  Complex<T>* out = V + static_cast<long long>(makhoul_position(t.m, M)) * (L + 1);
+  const int v_row = makhoul_position(t.m, M);
+  Complex<T>* out = V + static_cast<long long>(v_row) * (Compact ? L : L + 1);
 #pragma unroll
   for (int q = 0; q < 8; ++q) {
     const int k = j + q * J;
     const SpectrumPair<T> s =
         real_fft_split(t.line[shared_fft_slot(k)], t.line[shared_fft_slot((L - k) & (L - 1))], split[k]);
     out[k] = s.k;
-    out[L - k] = s.L_k;
+    if (Compact && q == 0 && j == 0) {
+      nyquist[v_row] = s.L_k;
+    } else {
+      out[L - k] = s.L_k;
+    }
   }
   if (j == 0) {
     const Complex<T> z = t.line[shared_fft_slot(L / 2)];

@@ -9,14 +9,15 @@
 namespace efield::detail::cuda_nd {
 
 template <typename T>
-using Dct2RowKernel = void (*)(const T*, Complex<T>*, int, const Complex<T>*, const Complex<T>*);
+using Dct2RowKernel = void (*)(const T*, Complex<T>*, int, const Complex<T>*, const Complex<T>*, Complex<T>*);
 template <typename T>
 using Idct2RowKernel = void (*)(const Complex<T>*, T*, int, const Complex<T>*, const Complex<T>*, int);
 
 // The kernel for rows of `cols` values (a power of two in 64..8192) with its launch shape for
-// `rows` rows; the kernel's shared-memory limit is raised here.
+// `rows` rows; the kernel's shared-memory limit is raised here. compact: the variant that writes
+// the spectrum as M x N/2 plus its last column apart (dct2_row_pass).
 template <typename T>
-Dct2RowKernel<T> dct2_row_kernel(int rows, int cols, PassLaunch& launch);
+Dct2RowKernel<T> dct2_row_kernel(int rows, int cols, PassLaunch& launch, bool compact = false);
 template <typename T>
 Idct2RowKernel<T> idct2_row_kernel(Transform2D kind, int rows, int cols, PassLaunch& launch);
 

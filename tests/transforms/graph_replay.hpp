@@ -6,6 +6,7 @@
 
 #include <cuda_runtime.h>
 
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,17 @@ void capture_and_replay(Plan& plan, size_t n, cudaStreamCaptureMode mode, Refere
   cudaGraphExecDestroy(exec);
   cudaGraphDestroy(graph);
   cudaStreamDestroy(stream);
+}
+
+// A float plan of `method` for each of `kinds`, captured and replayed against the definition.
+inline void expect_method_captured_in_graph(Cuda2DMethod method, int rows, int cols,
+                                            std::initializer_list<Transform2D> kinds) {
+  for (Transform2D kind : kinds) {
+    SCOPED_TRACE(std::string(to_string(method)) + " " + to_string(kind));
+    Plan2D<float> plan(kind, rows, cols, cuda_options(method));
+    capture_and_replay<float>(plan, static_cast<size_t>(rows) * cols, cudaStreamCaptureModeGlobal,
+                              [&](const std::vector<double>& x) { return dense_2d(kind, x, rows, cols); });
+  }
 }
 
 }  // namespace efield::test

@@ -77,13 +77,7 @@ TEST(Plan2DColumnPass, ZeroBelow) {
 #if EFIELD_HAS_CUDA
 TEST(Plan2DColumnPass, CapturedInCudaGraph) {
   EFIELD_REQUIRE_GPU();
-  const int rows = 256, cols = 99;
-  for (Transform2D kind : {Transform2D::Dct2, Transform2D::IdxstIdct}) {
-    SCOPED_TRACE(to_string(kind));
-    Plan2D<float> plan(kind, rows, cols, cuda_options(Cuda2DMethod::RowFftColumnPass));
-    capture_and_replay<float>(plan, static_cast<size_t>(rows) * cols, cudaStreamCaptureModeGlobal,
-                              [&](const std::vector<double>& x) { return dense_2d(kind, x, rows, cols); });
-  }
+  expect_method_captured_in_graph(Cuda2DMethod::RowFftColumnPass, 256, 99, {Transform2D::Dct2, Transform2D::IdxstIdct});
 }
 #endif
 
@@ -91,27 +85,14 @@ TEST(Plan2DColumnPass, RejectedWhereItDoesNotApply) {
   EFIELD_REQUIRE_GPU();
   // Rows not a power of two, below 64, above 8192; a single column is planned as a single row.
   for (const auto& [rows, cols] : {std::pair{100, 64}, {32, 64}, {16384, 2}, {1, 256}, {256, 1}}) {
-    std::string msg;
-    try {
-      Plan2D<float>(Transform2D::Dct2, rows, cols, cuda_options(Cuda2DMethod::RowFftColumnPass));
-    } catch (const Error& e) {
-      msg = e.what();
-    }
-    EXPECT_NE(msg.find("RowFftColumnPass needs a power-of-two row count in 64..8192"), std::string::npos) << msg;
-    EXPECT_NE(msg.find(std::to_string(rows) + "x" + std::to_string(cols)), std::string::npos) << msg;
+    expect_method_rejected(Cuda2DMethod::RowFftColumnPass, rows, cols,
+                           "RowFftColumnPass needs a power-of-two row count in 64..8192");
   }
 }
 
 TEST(Plan2DColumnPass, NameAndCpuBackend) {
   EXPECT_STREQ(to_string(Cuda2DMethod::RowFftColumnPass), "row_fft_column_pass");
-  PlanOptions o;
-  o.backend = Backend::Cpu;
-  o.cuda_2d_method = Cuda2DMethod::RowFftColumnPass;
-  const int rows = 3, cols = 5;  // the option is for the CUDA backend only
-  Plan2D<double> plan(Transform2D::Dct2, rows, cols, o);
-  EXPECT_EQ(plan.cuda_2d_method(), Cuda2DMethod::Auto);  // a CPU plan runs no CUDA method
-  const auto x = random_vector<double>(rows * cols, next_seed());
-  EXPECT_LE(relative_l2(run_execute(plan, x), dense_2d(Transform2D::Dct2, x, rows, cols)), tolerance<double>());
+  expect_cpu_backend_ignores_method(Cuda2DMethod::RowFftColumnPass);
 }
 
 }  // namespace

@@ -75,13 +75,7 @@ TEST(Plan2DPackedFft, ZeroBelow) {
 #if EFIELD_HAS_CUDA
 TEST(Plan2DPackedFft, CapturedInCudaGraph) {
   EFIELD_REQUIRE_GPU();
-  const int rows = 99, cols = 300;
-  for (Transform2D kind : {Transform2D::Dct2, Transform2D::IdctIdxst}) {
-    SCOPED_TRACE(to_string(kind));
-    Plan2D<float> plan(kind, rows, cols, cuda_options(Cuda2DMethod::PackedFft));
-    capture_and_replay<float>(plan, static_cast<size_t>(rows) * cols, cudaStreamCaptureModeGlobal,
-                              [&](const std::vector<double>& x) { return dense_2d(kind, x, rows, cols); });
-  }
+  expect_method_captured_in_graph(Cuda2DMethod::PackedFft, 99, 300, {Transform2D::Dct2, Transform2D::IdctIdxst});
 }
 #endif
 
@@ -90,27 +84,13 @@ TEST(Plan2DPackedFft, RejectedWhereItDoesNotApply) {
   // Odd column counts, two columns (one complex column), a single element; 7 x 1 is planned as
   // 1 x 7.
   for (const auto& [rows, cols] : {std::pair{5, 7}, {64, 255}, {3, 2}, {1, 1}, {7, 1}}) {
-    std::string msg;
-    try {
-      Plan2D<float>(Transform2D::Dct2, rows, cols, cuda_options(Cuda2DMethod::PackedFft));
-    } catch (const Error& e) {
-      msg = e.what();
-    }
-    EXPECT_NE(msg.find("PackedFft needs an even column count of at least 4"), std::string::npos) << msg;
-    EXPECT_NE(msg.find(std::to_string(rows) + "x" + std::to_string(cols)), std::string::npos) << msg;
+    expect_method_rejected(Cuda2DMethod::PackedFft, rows, cols, "PackedFft needs an even column count of at least 4");
   }
 }
 
 TEST(Plan2DPackedFft, NameAndCpuBackend) {
   EXPECT_STREQ(to_string(Cuda2DMethod::PackedFft), "packed_fft");
-  PlanOptions o;
-  o.backend = Backend::Cpu;
-  o.cuda_2d_method = Cuda2DMethod::PackedFft;
-  const int rows = 3, cols = 5;  // the option is for the CUDA backend only
-  Plan2D<double> plan(Transform2D::Dct2, rows, cols, o);
-  EXPECT_EQ(plan.cuda_2d_method(), Cuda2DMethod::Auto);  // a CPU plan runs no CUDA method
-  const auto x = random_vector<double>(rows * cols, next_seed());
-  EXPECT_LE(relative_l2(run_execute(plan, x), dense_2d(Transform2D::Dct2, x, rows, cols)), tolerance<double>());
+  expect_cpu_backend_ignores_method(Cuda2DMethod::PackedFft);
 }
 
 }  // namespace
