@@ -1,8 +1,8 @@
 #pragma once
 // cuFFT's real-transform types and calls for float and double behind one template, for every
-// CUDA plan (1D, 2D, 3D transforms and the electrostatic pipeline), and the complex inverse that
-// gives the electrostatic field pair (and the forward one of Plan2D's PackedFft). Spectra are passed as the library's Complex<T>, whose layout
-// equals cufftComplex / cufftDoubleComplex.
+// CUDA plan (1D, 2D, 3D transforms and the electrostatic pipeline), and the complex transforms
+// (the inverse gives the electrostatic field pair; both run Plan2D's PackedFft). Spectra are
+// passed as the library's Complex<T>, whose layout equals cufftComplex / cufftDoubleComplex.
 #include <cufft.h>
 
 #include "math/complex.hpp"

@@ -108,7 +108,8 @@ using ColumnLinesShape =
 template <typename T, int kLen, int kV>
 constexpr int group_piece_bytes() {
   const int lines = lines_per_block<T, kLen, kV, kFourStepPieceBytes>();
-  const int threads = (kFourStepPieceBytes / static_cast<int>(sizeof(Complex<T>))) * (kLen / kV) * (lines < 2 ? 2 : lines);
+  const int cols = kFourStepPieceBytes / static_cast<int>(sizeof(Complex<T>));
+  const int threads = cols * (kLen / kV) * (lines < 2 ? 2 : lines);
   return threads > 512 ? kFourStepPieceBytes / 2 : kFourStepPieceBytes;
 }
 template <typename T, int kLen, bool Inverse, int kV = four_step_values(Inverse),

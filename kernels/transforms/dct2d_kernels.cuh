@@ -194,7 +194,9 @@ __global__ void dct2_packed_postprocess(const Complex<T>* __restrict__ Z, T* __r
       const SpectrumPair<T> s1 = real_fft_split(r.a[v], r.b[Lv], split[v]);  // V[u, v], V[-u, L-v]
       const SpectrumPair<T> s2 = real_fft_split(r.b[v], r.a[Lv], split[v]);  // V[-u, v], V[u, L-v]
       store_dct2_quad_rows(r.out_u, r.out_Mu, u, v, M, N, s1.k, s2.k, t_u, tv[v], zero_below);
-      if (L - v != v) store_dct2_quad_rows(r.out_u, r.out_Mu, u, L - v, M, N, s2.L_k, s1.L_k, t_u, tv[L - v], zero_below);
+      if (L - v != v) {
+        store_dct2_quad_rows(r.out_u, r.out_Mu, u, L - v, M, N, s2.L_k, s1.L_k, t_u, tv[L - v], zero_below);
+      }
     }
   }
 }

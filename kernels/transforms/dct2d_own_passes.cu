@@ -9,8 +9,8 @@
 // buffer, the twiddle tables and the kernel choice are made at construction; execute() enqueues
 // two or three kernels on the caller's stream (capturable in a CUDA graph) and allocates
 // nothing. TwoPasses dct2 in float from 2048^2 keeps the spectrum in the output array when the
-// arrays allow (dct2_column_pass_in_place): measured 1.15x -> 1.04x of cuFFT's R2C at 2048^2,
-// where three arrays of 16 MB no longer fit the L2 together.
+// arrays allow (dct2_column_pass_in_place): 1.12x -> 1.01x of cuFFT's R2C at 2048^2, where
+// three arrays of 16 MB no longer fit the L2 together (bench_ispd/results/transforms2d.md).
 #include <cstdint>
 
 #include "common/cuda_check.cuh"

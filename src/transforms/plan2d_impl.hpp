@@ -95,7 +95,7 @@ Cuda2DMethod resolve_cuda_2d_method(Cuda2DMethod requested, Transform2D kind, in
   if (requested != Cuda2DMethod::Auto) return requested;
   const Dct2dShape shape = canonical_2d_shape(kind, rows, cols);
   const bool is_float = sizeof(T) == sizeof(float);
-  const Cuda2DMethod one_fft =
+  const Cuda2DMethod fallback =
       shape.rows >= 100 && shape.cols >= 256 && (shape.cols & (shape.cols - 1)) != 0 &&
               packed_fft_applies(kind, rows, cols)
           ? Cuda2DMethod::PackedFft
@@ -104,15 +104,16 @@ Cuda2DMethod resolve_cuda_2d_method(Cuda2DMethod requested, Transform2D kind, in
     const int min_cols = is_float ? 256 : shape.forward() ? 512 : 4096;
     if (shape.cols >= min_cols) return Cuda2DMethod::ThreePasses;
   }
-  if (!is_float && shape.forward() && shape.rows >= 2048 && shape.cols >= 2048 && three_passes_apply(kind, rows, cols)) {
+  const bool double_dct2_from_2048 = !is_float && shape.forward() && shape.rows >= 2048 && shape.cols >= 2048;
+  if (double_dct2_from_2048 && three_passes_apply(kind, rows, cols)) {
     return Cuda2DMethod::ThreePasses;
   }
   const bool measured_shape =
       shape.rows >= (is_float ? 256 : 512) && shape.rows <= 2048 && (shape.cols >= 1024 || shape.cols >= shape.rows);
-  if (!measured_shape) return one_fft;
+  if (!measured_shape) return fallback;
   if (two_passes_apply(kind, rows, cols)) return Cuda2DMethod::TwoPasses;
   if (column_pass_applies(kind, rows, cols) && (shape.forward() || is_float)) return Cuda2DMethod::RowFftColumnPass;
-  return one_fft;
+  return fallback;
 }
 
 template <typename T>

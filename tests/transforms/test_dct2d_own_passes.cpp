@@ -137,7 +137,8 @@ TEST(Plan2DOwnPasses, RejectedWhereItDoesNotApply) {
   // A size not a power of two, below 64 or above 8192 on either axis.
   for (const auto& [rows, cols] : {std::pair{100, 64}, {64, 100}, {32, 64}, {64, 32}, {16384, 64}, {64, 16384},
                                    {1, 256}, {256, 1}}) {
-    expect_method_rejected(Cuda2DMethod::TwoPasses, rows, cols, "TwoPasses needs both sizes to be powers of two in 64..8192");
+    expect_method_rejected(Cuda2DMethod::TwoPasses, rows, cols,
+                           "TwoPasses needs both sizes to be powers of two in 64..8192");
     expect_method_rejected(Cuda2DMethod::ThreePasses, rows, cols,
                     "ThreePasses needs both sizes to be powers of two in 64..8192, and at least 1024 rows");
   }
