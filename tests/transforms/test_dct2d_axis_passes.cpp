@@ -90,35 +90,17 @@ TEST(Plan2DAxisPasses, ZeroBelow) {
 #if EFIELD_HAS_CUDA
 TEST(Plan2DAxisPasses, CapturedInCudaGraph) {
   EFIELD_REQUIRE_GPU();
-  const int rows = 128, cols = 256;
-  Plan2D<float> plan(Transform2D::IdctIdxst, rows, cols, cuda_options(Cuda2DMethod::AxisPasses));
-  capture_and_replay<float>(plan, static_cast<size_t>(rows) * cols, cudaStreamCaptureModeGlobal,
-                            [&](const std::vector<double>& x) { return dense_2d(Transform2D::IdctIdxst, x, rows, cols); });
+  expect_method_captured_in_graph(Cuda2DMethod::AxisPasses, 128, 256, {Transform2D::IdctIdxst});
 }
 #endif
-
-std::string error_of_plan(int rows, int cols, bool dbl) {
-  try {
-    if (dbl) {
-      Plan2D<double>(Transform2D::Dct2, rows, cols, cuda_options(Cuda2DMethod::AxisPasses));
-    } else {
-      Plan2D<float>(Transform2D::Dct2, rows, cols, cuda_options(Cuda2DMethod::AxisPasses));
-    }
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
 
 TEST(Plan2DAxisPasses, RejectedWhereItDoesNotApply) {
   EFIELD_REQUIRE_GPU();
   for (const auto& [rows, cols] : {std::pair{3, 4}, {4, 3}, {1, 8}, {8, 1}, {16384, 2}}) {
-    const auto msg = error_of_plan(rows, cols, false);
-    EXPECT_NE(msg.find("AxisPasses needs both sizes to be powers of two in 2..8192"), std::string::npos) << msg;
-    EXPECT_NE(msg.find(std::to_string(rows) + "x" + std::to_string(cols)), std::string::npos) << msg;
+    expect_method_rejected(Cuda2DMethod::AxisPasses, Transform2D::Dct2, rows, cols,
+                           "AxisPasses needs both sizes to be powers of two in 2..8192");
   }
-  const auto msg = error_of_plan(8192, 2, true);
-  EXPECT_NE(msg.find("2..4096"), std::string::npos) << msg;
+  expect_method_rejected<double>(Cuda2DMethod::AxisPasses, Transform2D::Dct2, 8192, 2, "2..4096");
 }
 
 TEST(Plan2DAxisPasses, InvalidMethodValue) {
@@ -134,13 +116,7 @@ TEST(Plan2DAxisPasses, InvalidMethodValue) {
 }
 
 TEST(Plan2DAxisPasses, CpuBackendIgnoresTheMethod) {
-  PlanOptions o;
-  o.backend = Backend::Cpu;
-  o.cuda_2d_method = Cuda2DMethod::AxisPasses;
-  const int rows = 3, cols = 5;  // not a power of two: the option is for CUDA only
-  Plan2D<double> plan(Transform2D::Dct2, rows, cols, o);
-  const auto x = random_vector<double>(rows * cols, next_seed());
-  EXPECT_LE(relative_l2(run_execute(plan, x), dense_2d(Transform2D::Dct2, x, rows, cols)), tolerance<double>());
+  expect_cpu_backend_ignores_method(Cuda2DMethod::AxisPasses, Transform2D::Dct2);
   EXPECT_STREQ(to_string(Cuda2DMethod::AxisPasses), "axis_passes");
   EXPECT_STREQ(to_string(Cuda2DMethod::OneFft), "one_fft");
   EXPECT_STREQ(to_string(Cuda2DMethod::Auto), "auto");

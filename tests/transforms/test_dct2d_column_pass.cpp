@@ -85,14 +85,14 @@ TEST(Plan2DColumnPass, RejectedWhereItDoesNotApply) {
   EFIELD_REQUIRE_GPU();
   // Rows not a power of two, below 64, above 8192; a single column is planned as a single row.
   for (const auto& [rows, cols] : {std::pair{100, 64}, {32, 64}, {16384, 2}, {1, 256}, {256, 1}}) {
-    expect_method_rejected(Cuda2DMethod::RowFftColumnPass, rows, cols,
+    expect_method_rejected(Cuda2DMethod::RowFftColumnPass, Transform2D::Dct2, rows, cols,
                            "RowFftColumnPass needs a power-of-two row count in 64..8192");
   }
 }
 
 TEST(Plan2DColumnPass, NameAndCpuBackend) {
   EXPECT_STREQ(to_string(Cuda2DMethod::RowFftColumnPass), "row_fft_column_pass");
-  expect_cpu_backend_ignores_method(Cuda2DMethod::RowFftColumnPass);
+  expect_cpu_backend_ignores_method(Cuda2DMethod::RowFftColumnPass, Transform2D::Dct2);
 }
 
 }  // namespace

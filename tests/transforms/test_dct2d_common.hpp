@@ -196,12 +196,13 @@ void expect_unaligned_device_pointers(int rows, int cols, const PlanOptions& opt
   }
 }
 
-// Asking for `method` where it does not apply throws, and the message names the method's rule
-// and the shape.
-inline void expect_method_rejected(Cuda2DMethod method, int rows, int cols, const std::string& rule) {
+// Asking for `method` where it does not apply (a Plan2D<T> of `kind`) throws, and the message
+// names the method's rule and the shape.
+template <typename T = float>
+void expect_method_rejected(Cuda2DMethod method, Transform2D kind, int rows, int cols, const std::string& rule) {
   std::string msg;
   try {
-    Plan2D<float>(Transform2D::Idct2, rows, cols, cuda_options(method));
+    Plan2D<T>(kind, rows, cols, cuda_options(method));
   } catch (const Error& e) {
     msg = e.what();
   }
@@ -209,17 +210,17 @@ inline void expect_method_rejected(Cuda2DMethod method, int rows, int cols, cons
   EXPECT_NE(msg.find(std::to_string(rows) + "x" + std::to_string(cols)), std::string::npos) << msg;
 }
 
-// A CPU plan takes any Cuda2DMethod (the option is for the CUDA backend only), runs no CUDA
-// method and gives the definition.
-inline void expect_cpu_backend_ignores_method(Cuda2DMethod method) {
+// A CPU plan of `kind` takes any Cuda2DMethod (the option is for the CUDA backend only), runs no
+// CUDA method and gives the definition.
+inline void expect_cpu_backend_ignores_method(Cuda2DMethod method, Transform2D kind) {
   PlanOptions o;
   o.backend = Backend::Cpu;
   o.cuda_2d_method = method;
-  const int rows = 3, cols = 5;
-  Plan2D<double> plan(Transform2D::Idct2, rows, cols, o);
+  const int rows = 3, cols = 5;  // not a power of two, nor a shape every method takes
+  Plan2D<double> plan(kind, rows, cols, o);
   EXPECT_EQ(plan.cuda_2d_method(), Cuda2DMethod::Auto);
   const auto x = random_vector<double>(rows * cols, next_seed());
-  EXPECT_LE(relative_l2(run_execute(plan, x), dense_2d(Transform2D::Idct2, x, rows, cols)), tolerance<double>());
+  EXPECT_LE(relative_l2(run_execute(plan, x), dense_2d(kind, x, rows, cols)), tolerance<double>());
 }
 
 // The sizes of the 2D correctness sweep: 1, 2, odd, even, prime and powers of two on both axes,

@@ -137,14 +137,14 @@ TEST(Plan2DOwnPasses, RejectedWhereItDoesNotApply) {
   // A size not a power of two, below 64 or above 8192 on either axis.
   for (const auto& [rows, cols] : {std::pair{100, 64}, {64, 100}, {32, 64}, {64, 32}, {16384, 64}, {64, 16384},
                                    {1, 256}, {256, 1}}) {
-    expect_method_rejected(Cuda2DMethod::TwoPasses, rows, cols,
+    expect_method_rejected(Cuda2DMethod::TwoPasses, Transform2D::Idct2, rows, cols,
                            "TwoPasses needs both sizes to be powers of two in 64..8192");
-    expect_method_rejected(Cuda2DMethod::ThreePasses, rows, cols,
+    expect_method_rejected(Cuda2DMethod::ThreePasses, Transform2D::Idct2, rows, cols,
                     "ThreePasses needs both sizes to be powers of two in 64..8192, and at least 1024 rows");
   }
   // ThreePasses: fewer than 1024 rows.
   for (const auto& [rows, cols] : {std::pair{512, 4096}, {64, 64}}) {
-    expect_method_rejected(Cuda2DMethod::ThreePasses, rows, cols, "at least 1024 rows");
+    expect_method_rejected(Cuda2DMethod::ThreePasses, Transform2D::Idct2, rows, cols, "at least 1024 rows");
   }
 }
 
@@ -202,7 +202,7 @@ TEST(Plan2DOwnPasses, NamesAndCpuBackend) {
   EXPECT_STREQ(to_string(Cuda2DMethod::TwoPasses), "two_passes");
   EXPECT_STREQ(to_string(Cuda2DMethod::ThreePasses), "three_passes");
   for (Cuda2DMethod method : {Cuda2DMethod::TwoPasses, Cuda2DMethod::ThreePasses}) {
-    expect_cpu_backend_ignores_method(method);
+    expect_cpu_backend_ignores_method(method, Transform2D::Idct2);
   }
 }
 

@@ -84,13 +84,14 @@ TEST(Plan2DPackedFft, RejectedWhereItDoesNotApply) {
   // Odd column counts, two columns (one complex column), a single element; 7 x 1 is planned as
   // 1 x 7.
   for (const auto& [rows, cols] : {std::pair{5, 7}, {64, 255}, {3, 2}, {1, 1}, {7, 1}}) {
-    expect_method_rejected(Cuda2DMethod::PackedFft, rows, cols, "PackedFft needs an even column count of at least 4");
+    expect_method_rejected(Cuda2DMethod::PackedFft, Transform2D::Dct2, rows, cols,
+                           "PackedFft needs an even column count of at least 4");
   }
 }
 
 TEST(Plan2DPackedFft, NameAndCpuBackend) {
   EXPECT_STREQ(to_string(Cuda2DMethod::PackedFft), "packed_fft");
-  expect_cpu_backend_ignores_method(Cuda2DMethod::PackedFft);
+  expect_cpu_backend_ignores_method(Cuda2DMethod::PackedFft, Transform2D::Dct2);
 }
 
 }  // namespace
