@@ -103,6 +103,7 @@ struct DeviceMem {
 constexpr efield::Cuda2DMethod kTimedMethods[] = {efield::Cuda2DMethod::OneFft, efield::Cuda2DMethod::RowFftColumnPass,
                                                   efield::Cuda2DMethod::TwoPasses, efield::Cuda2DMethod::ThreePasses,
                                                   efield::Cuda2DMethod::PackedFft,
+                                                  efield::Cuda2DMethod::TransposedPackedFft,
                                                   efield::Cuda2DMethod::AxisPasses};
 
 template <typename T>
@@ -305,8 +306,10 @@ int main(int argc, char** argv) {
             "postprocess fused; the inverses the other way round), three_passes (two_passes with the "
             "column FFT split in two passes of short lines, four-step), row_fft_column_pass (reorder, "
             "cuFFT's batched row FFTs, our column pass), one_fft (reorder, one cuFFT 2D real FFT, "
-            "postprocess) or packed_fft (one_fft with the real FFT as one complex FFT of rows x cols/2 "
-            "packed pairs, its split fused into the postprocess). The next six columns time each explicit Cuda2DMethod on the same data, with its ratio to "
+            "postprocess), packed_fft (one_fft with the real FFT as one complex FFT of rows x cols/2 "
+            "packed pairs, its split fused into the postprocess) or transposed_packed_fft (packed_fft "
+            "of the transposed array, the transposition folded into its first and last passes). The "
+            "next seven columns time each explicit Cuda2DMethod on the same data, with its ratio to "
             "cuFFT (n/a where the method does not take the shape); axis_passes is the experimental one "
             "pass per axis with our shared-memory FFT.\n\n"
          << t.markdown() << "\n";

@@ -37,7 +37,7 @@ enum class DctAlgorithm {
 
 // How the CUDA backend of Plan2D computes a 2D transform (the CPU backend always runs OneFft).
 enum class Cuda2DMethod {
-  Auto,        // the fastest measured: TwoPasses, RowFftColumnPass or OneFft (rule in the README)
+  Auto,        // the fastest measured for the shape and type (rule in the README)
   OneFft,      // the DCT paper's Algorithm 2: reorder, one 2D cuFFT real FFT, postprocess; any size
   AxisPasses,  // one pass per axis, each a whole 1D transform of a tile in shared memory (own
                // FFT): the array crosses memory twice. Both sizes powers of two in 2..8192 (float)
@@ -62,6 +62,11 @@ enum class Cuda2DMethod {
               // row that is not a power of two runs that split as a pass of its own. An even
               // column count of at least 4 (after a single column is planned as a single row);
               // throws otherwise.
+  TransposedPackedFft,  // PackedFft of the transposed array, the transposition folded into its
+                        // first and last passes (32 x 32 tiles in shared memory, and the quad
+                        // postprocess's stores): for tall arrays of short rows (10000 x 100),
+                        // whose 2D FFT cuFFT runs with few long columns. An even row count of at
+                        // least 4; throws otherwise.
 };
 
 struct PlanOptions {

@@ -12,17 +12,19 @@
 namespace efield::detail::cuda_nd {
 
 // The dct2 outputs of quad (u, v) from a = V[u, v] and b = V[(M-u) mod M, v], into the rows u
-// (out_u) and (M-u) mod M (out_Mu) of X (M x N): each distinct element once.
+// (out_u) and (M-u) mod M (out_Mu) of X (M x N), column n of a row at n col_stride (1, or M
+// where X is stored transposed): each distinct element once.
 template <typename T>
 __device__ __forceinline__ void store_dct2_quad_rows(T* out_u, T* out_Mu, int u, int v, int M, int N, Complex<T> a,
-                                                     Complex<T> b, Complex<T> t_u, Complex<T> t_v, T zero_below) {
+                                                     Complex<T> b, Complex<T> t_u, Complex<T> t_v, T zero_below,
+                                                     long long col_stride = 1) {
   const Dct2Quad<T> q = dct2_post_quad(a, b, t_u, t_v);
   const bool mirror_u = has_distinct_mirror(u, M);
   const bool mirror_v = has_distinct_mirror(v, N);
-  out_u[v] = threshold_coefficient(q.uv, zero_below);
-  if (mirror_u) out_Mu[v] = threshold_coefficient(q.Mu_v, zero_below);
-  if (mirror_v) out_u[N - v] = threshold_coefficient(q.u_Nv, zero_below);
-  if (mirror_u && mirror_v) out_Mu[N - v] = threshold_coefficient(q.Mu_Nv, zero_below);
+  out_u[v * col_stride] = threshold_coefficient(q.uv, zero_below);
+  if (mirror_u) out_Mu[v * col_stride] = threshold_coefficient(q.Mu_v, zero_below);
+  if (mirror_v) out_u[(N - v) * col_stride] = threshold_coefficient(q.u_Nv, zero_below);
+  if (mirror_u && mirror_v) out_Mu[(N - v) * col_stride] = threshold_coefficient(q.Mu_Nv, zero_below);
 }
 
 // Quad (u, col), 0 <= u <= M/2, 0 <= col <= N/2, of the dct2 output X (M x N): a = V[u, col],

@@ -62,9 +62,9 @@ Idct2GroupsKernel<T> idct2_column_groups_kernel(Transform2D kind, int rows, int 
     using Split = FourStepSplit<kLog2M>;
     launch = launch_shape<ColumnGroupsShape<T, Split::kM1, true>>(cols, Split::kM2);  // M2 groups, in pairs
     launch.quad_input = true;  // N is a power of two from 64 (three_passes_apply)
-    Idct2GroupsKernel<T> kernel = idct2_column_groups<T, kLog2M, false, false>;
-    if (kind == Transform2D::IdxstIdct) kernel = idct2_column_groups<T, kLog2M, true, false>;
-    if (kind == Transform2D::IdctIdxst) kernel = idct2_column_groups<T, kLog2M, false, true>;
+    const Idct2GroupsKernel<T> kernel = for_kind(kind, [](auto sine_rows, auto sine_cols) {
+      return idct2_column_groups<T, kLog2M, decltype(sine_rows)::value, decltype(sine_cols)::value>;
+    });
     allow_shared(kernel, launch.shared_bytes);
     return kernel;
   });

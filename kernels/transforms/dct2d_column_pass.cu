@@ -21,6 +21,12 @@ constexpr int columns_per_block(int log2_rows) {
   return cols;
 }
 
+// The inverse's quad preprocess: four columns a thread (kCols of them a block), N a multiple of 4.
+template <typename T, int kLog2M>
+bool wide_preprocess_applies(int cols) {
+  return columns_per_block<T>(kLog2M) % 4 == 0 && cols % 4 == 0 && cols >= 8;
+}
+
 template <typename T, int kLog2M>
 PassLaunch launch_shape(int cols) {
   constexpr int kCols = columns_per_block<T>(kLog2M);
@@ -51,22 +57,36 @@ Idct2ColumnKernel<T> idct2_column_kernel(Transform2D kind, int rows, int cols, P
     constexpr int kLog2M = decltype(log2_rows)::value;
     constexpr int kCols = columns_per_block<T>(kLog2M);
     launch = launch_shape<T, kLog2M>(cols);
-    Idct2ColumnKernel<T> kernel = nullptr;
-    // The quad preprocess: four columns a thread (kCols of them a block), N a multiple of 4.
-    if constexpr (kCols % 4 == 0) launch.quad_input = cols % 4 == 0 && cols >= 8;
+    launch.quad_input = wide_preprocess_applies<T, kLog2M>(cols);
     auto pick = [&](auto wide) {
-      constexpr bool kWide = decltype(wide)::value && kCols % 4 == 0;
-      kernel = idct2_column_pass<T, kLog2M, kCols, false, false, kWide>;
-      if (kind == Transform2D::IdxstIdct) kernel = idct2_column_pass<T, kLog2M, kCols, true, false, kWide>;
-      if (kind == Transform2D::IdctIdxst) kernel = idct2_column_pass<T, kLog2M, kCols, false, true, kWide>;
+      return for_kind(kind, [](auto sine_rows, auto sine_cols) {
+        return idct2_column_pass<T, kLog2M, kCols, decltype(sine_rows)::value, decltype(sine_cols)::value,
+                                 decltype(wide)::value && kCols % 4 == 0>;
+      });
     };
-    if (launch.quad_input) {
-      pick(std::true_type{});
-    } else {
-      pick(std::false_type{});
-    }
+    const Idct2ColumnKernel<T> kernel = launch.quad_input ? pick(std::true_type{}) : pick(std::false_type{});
     allow_shared(kernel, launch.shared_bytes);
     return kernel;
+  });
+}
+
+template <typename T>
+Idct2CompactColumnKernel<T> idct2_column_compact_kernel(Transform2D kind, int rows, int cols, PassLaunch& launch) {
+  return with_log2_length(rows, [&](auto log2_rows) -> Idct2CompactColumnKernel<T> {
+    constexpr int kLog2M = decltype(log2_rows)::value;
+    constexpr int kCols = columns_per_block<T>(kLog2M);
+    if constexpr (sizeof(T) != sizeof(float) || kLog2M < 9 || kCols % 4 != 0) {
+      return nullptr;
+    } else {
+      if (!wide_preprocess_applies<T, kLog2M>(cols)) return nullptr;
+      launch = launch_shape<T, kLog2M>(cols);
+      launch.quad_input = true;
+      const Idct2CompactColumnKernel<T> kernel = for_kind(kind, [](auto sine_rows, auto sine_cols) {
+        return idct2_column_pass_compact<T, kLog2M, kCols, decltype(sine_rows)::value, decltype(sine_cols)::value>;
+      });
+      allow_shared(kernel, launch.shared_bytes);
+      return kernel;
+    }
   });
 }
 
@@ -105,6 +125,8 @@ template Dct2ColumnKernel<float> dct2_column_kernel<float>(int, int, PassLaunch&
 template Dct2ColumnKernel<double> dct2_column_kernel<double>(int, int, PassLaunch&);
 template Idct2ColumnKernel<float> idct2_column_kernel<float>(Transform2D, int, int, PassLaunch&);
 template Idct2ColumnKernel<double> idct2_column_kernel<double>(Transform2D, int, int, PassLaunch&);
+template Idct2CompactColumnKernel<float> idct2_column_compact_kernel<float>(Transform2D, int, int, PassLaunch&);
+template Idct2CompactColumnKernel<double> idct2_column_compact_kernel<double>(Transform2D, int, int, PassLaunch&);
 template Dct2InPlaceColumnKernel<float> dct2_column_in_place_kernel<float>(int, int, PassLaunch&);
 template Dct2InPlaceColumnKernel<double> dct2_column_in_place_kernel<double>(int, int, PassLaunch&);
 template void launch_dct2_column_in_place<float>(Dct2InPlaceColumnKernel<float>, const PassLaunch&, float*,

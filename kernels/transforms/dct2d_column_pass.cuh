@@ -21,6 +21,7 @@
 
 #include "math/complex.hpp"
 #include "math/dct2d.hpp"
+#include "math/makhoul.hpp"
 #include "transforms/column_quads.cuh"
 #include "transforms/register_fft.cuh"
 #include "transforms/shared_fft.cuh"
@@ -145,18 +146,18 @@ __global__ void __launch_bounds__(ColumnPassShape<T, kLog2M, kCols>::kThreads)
                                             twiddles, zero_below, column_pass_shared);
 }
 
-// The inverse: W (M x (N/2 + 1), the row C2R's input) from the coefficients X (M x N).
-// tm, tn: quarter_twiddles(M), quarter_twiddles(N). Launch as dct2_column_pass. Wide: the
-// preprocess reads X in 16-byte quads (load_idct2_quads4: N % 4 == 0, N >= 8, X 16-byte
-// aligned), four columns of a row pair a thread; otherwise one value at a time, the thread's own
-// column.
-template <typename T, int kLog2M, int kCols, bool SineRows, bool SineCols, bool Wide>
-__global__ void __launch_bounds__(ColumnPassShape<T, kLog2M, kCols>::kThreads)
-    idct2_column_pass(const T* __restrict__ X, Complex<T>* __restrict__ W, int N, const Complex<T>* __restrict__ tm,
-                      const Complex<T>* __restrict__ tn, const Complex<T>* __restrict__ twiddles) {
+// The inverse column pass of one block: W (M x (N/2 + 1), the row C2R's input) from the
+// coefficients X (M x N). Wide: the preprocess reads X in 16-byte quads (load_idct2_quads4:
+// N % 4 == 0, N >= 8, X 16-byte aligned), four columns of a row pair a thread; otherwise one
+// value at a time, the thread's own column. Compact: W is M x N/2, its row makhoul_source(r)
+// holding row r (the row idct2_row_pass_in_place of output row makhoul_source(r) needs), and
+// W's column N/2 goes to nyquist in the same row order.
+template <typename T, int kLog2M, int kCols, bool SineRows, bool SineCols, bool Wide, bool Compact>
+__device__ __forceinline__ void idct2_column_block(const T* X, Complex<T>* W, Complex<T>* nyquist, int N,
+                                                   const Complex<T>* tm, const Complex<T>* tn,
+                                                   const Complex<T>* twiddles, unsigned char* column_pass_shared) {
   using Shape = ColumnPassShape<T, kLog2M, kCols>;
   constexpr int M = Shape::kRows, J = Shape::kJ;
-  extern __shared__ __align__(16) unsigned char column_pass_shared[];
   const ColumnPassThread<T, Shape> t(N, column_pass_shared);
   const int j = t.j;
   Complex<T>* line = t.line;
@@ -216,11 +217,41 @@ __global__ void __launch_bounds__(ColumnPassShape<T, kLog2M, kCols>::kThreads)
   for (int q = 0; q < 16; ++q) v[q] = line[shared_fft_slot(j + q * J)];
   register_line_fft<true, M>(v, j, line, twiddles);
   // The last stage leaves natural order: v[q] = w-hat[j + q J], stored straight to global memory.
-  if (live) {
+  if (!live) return;
+  if constexpr (Compact) {
+    Complex<T>* column = n == N / 2 ? nyquist : W + n;
+    const int stride = n == N / 2 ? 1 : N / 2;
+#pragma unroll
+    for (int q = 0; q < 16; ++q) column[static_cast<long long>(makhoul_source(j + q * J, M)) * stride] = v[q];
+  } else {
     Complex<T>* column = W + n;
 #pragma unroll
     for (int q = 0; q < 16; ++q) column[static_cast<long long>(j + q * J) * t.H] = v[q];
   }
+}
+
+// Launch: as dct2_column_pass. tm, tn: quarter_twiddles(M), quarter_twiddles(N).
+template <typename T, int kLog2M, int kCols, bool SineRows, bool SineCols, bool Wide>
+__global__ void __launch_bounds__(ColumnPassShape<T, kLog2M, kCols>::kThreads)
+    idct2_column_pass(const T* __restrict__ X, Complex<T>* __restrict__ W, int N, const Complex<T>* __restrict__ tm,
+                      const Complex<T>* __restrict__ tn, const Complex<T>* __restrict__ twiddles) {
+  extern __shared__ __align__(16) unsigned char column_pass_shared[];
+  idct2_column_block<T, kLog2M, kCols, SineRows, SineCols, Wide, false>(X, W, nullptr, N, tm, tn, twiddles,
+                                                                         column_pass_shared);
+}
+
+// The same pass writing W compact (M x N/2 in the memory of the M x N output, rows in the
+// order the in-place row pass reads them, column N/2 in nyquist): the inverses' spectrum then
+// takes no array of its own, as dct2_column_pass_in_place's does not. Blocks write only, so
+// nothing needs the grid to wait.
+template <typename T, int kLog2M, int kCols, bool SineRows, bool SineCols>
+__global__ void __launch_bounds__(ColumnPassShape<T, kLog2M, kCols>::kThreads)
+    idct2_column_pass_compact(const T* __restrict__ X, Complex<T>* __restrict__ W, Complex<T>* __restrict__ nyquist,
+                              int N, const Complex<T>* __restrict__ tm, const Complex<T>* __restrict__ tn,
+                              const Complex<T>* __restrict__ twiddles) {
+  extern __shared__ __align__(16) unsigned char column_pass_shared[];
+  idct2_column_block<T, kLog2M, kCols, SineRows, SineCols, true, true>(X, W, nyquist, N, tm, tn, twiddles,
+                                                                        column_pass_shared);
 }
 
 }  // namespace efield::detail::cuda_nd

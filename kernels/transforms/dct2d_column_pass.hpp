@@ -21,6 +21,9 @@ using Dct2InPlaceColumnKernel = void (*)(T*, const Complex<T>*, int, const Compl
 template <typename T>
 using Idct2ColumnKernel = void (*)(const T*, Complex<T>*, int, const Complex<T>*, const Complex<T>*,
                                    const Complex<T>*);
+template <typename T>
+using Idct2CompactColumnKernel = void (*)(const T*, Complex<T>*, Complex<T>*, int, const Complex<T>*,
+                                          const Complex<T>*, const Complex<T>*);
 
 // The kernel for `rows` (column_pass_applies in plan2d_impl.hpp must hold) with its launch shape for `cols`
 // columns; the kernel's shared-memory limit is raised here.
@@ -28,6 +31,11 @@ template <typename T>
 Dct2ColumnKernel<T> dct2_column_kernel(int rows, int cols, PassLaunch& launch);
 template <typename T>
 Idct2ColumnKernel<T> idct2_column_kernel(Transform2D kind, int rows, int cols, PassLaunch& launch);
+// idct2_column_pass_compact, compiled in float for columns of 512 rows up to 4096 (the quad
+// preprocess's range from 2048^2 elements); nullptr otherwise, and where `cols` takes no quad
+// preprocess. Reads its input in quads (launch.quad_input).
+template <typename T>
+Idct2CompactColumnKernel<T> idct2_column_compact_kernel(Transform2D kind, int rows, int cols, PassLaunch& launch);
 
 // dct2_column_pass_in_place for `rows` x `cols` in float, with its launch shape, or nullptr where
 // the current device cannot hold all of its blocks at once (or runs no cooperative launches), and

@@ -6,11 +6,16 @@
 // is OneFft with the real FFT taken as one complex FFT of the M x N/2 packed pairs (no copy: the
 // reordered array read as complex), the real FFT's split fused into the postprocess and its
 // merge into the preprocess (dct2d_kernels.cuh): cuFFT runs a separate split pass after the
-// complex FFT of a long non-power-of-two row. make_cuda_plan2d hands
+// complex FFT of a long non-power-of-two row. Cuda2DMethod::TransposedPackedFft is PackedFft
+// planned for the transpose of the caller's array, the transposition folded into the reorder
+// (inverses: the gather), tiled in shared memory, and into the postprocess's stores (inverses:
+// the preprocess's loads): cuFFT's 2D FFT of a tall array of short rows runs few long columns.
+// make_cuda_plan2d hands
 // Cuda2DMethod::AxisPasses to dct2d_axis_passes.cu and Cuda2DMethod::TwoPasses and ThreePasses
 // to dct2d_own_passes.cu instead.
 // Buffers, twiddle tables and the cuFFT plan are made at construction; execute() only enqueues
 // three operations on the caller's stream (capturable in a CUDA graph).
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -47,12 +52,14 @@ inline bool quad_aligned(const void* p, int N) { return N % 4 == 0 && quad_align
 template <typename T>
 class CudaPlan2D final : public Plan2DImpl<T> {
  public:
-  // method: OneFft, RowFftColumnPass or PackedFft (the caller checked that it applies).
+  // method: OneFft, RowFftColumnPass, PackedFft or TransposedPackedFft (the caller checked that
+  // it applies).
   CudaPlan2D(Transform2D kind, int rows, int cols, const PlanOptions& options, Cuda2DMethod method)
       : Plan2DImpl<T>(kind, rows, cols),
-        shape_(canonical_2d_shape(kind, rows, cols)),
+        transposed_(method == Cuda2DMethod::TransposedPackedFft),
+        shape_(transposed_ ? transposed_2d_shape(kind, rows, cols) : canonical_2d_shape(kind, rows, cols)),
         column_pass_(method == Cuda2DMethod::RowFftColumnPass),
-        packed_(method == Cuda2DMethod::PackedFft),
+        packed_(method == Cuda2DMethod::PackedFft || transposed_),
         zero_below_(static_cast<T>(options.zero_below)),
         real_(static_cast<std::size_t>(shape_.rows) * shape_.cols),
         spectrum_(static_cast<std::size_t>(shape_.rows) * shape_.half_cols()),
@@ -103,6 +110,7 @@ class CudaPlan2D final : public Plan2DImpl<T> {
 
   Backend backend() const noexcept override { return Backend::Cuda; }
   Cuda2DMethod cuda_2d_method() const noexcept override {
+    if (transposed_) return Cuda2DMethod::TransposedPackedFft;
     if (packed_) return Cuda2DMethod::PackedFft;
     return column_pass_ ? Cuda2DMethod::RowFftColumnPass : Cuda2DMethod::OneFft;
   }
@@ -116,6 +124,15 @@ class CudaPlan2D final : public Plan2DImpl<T> {
     return dims_;
   }
   int fft_rank() const { return shape_.rows == 1 || column_pass_ ? 1 : 2; }
+
+  // TransposedPackedFft's reorder and gather: one block a 32 x 32 tile of the planned shape.
+  dim3 transpose_tiles() const {
+    const auto tiles = [](int n, int cap) {
+      return static_cast<unsigned>(std::min((n + cuda_nd::kTransposeTile - 1) / cuda_nd::kTransposeTile, cap));
+    };
+    return dim3(tiles(shape_.rows, 1 << 20), tiles(shape_.cols, 65535));
+  }
+  static dim3 transpose_block() { return dim3(cuda_nd::kTransposeTile, 8); }
 
   // The reordered array read as the packed M x N/2 complex array (N even).
   Complex<T>* packed_real() { return reinterpret_cast<Complex<T>*>(real_.get()); }
@@ -132,6 +149,12 @@ class CudaPlan2D final : public Plan2DImpl<T> {
 
   void reorder(const T* in, cudaStream_t s) {
     const int M = shape_.rows, N = shape_.cols;
+    if (transposed_) {
+      const dim3 tiles = transpose_tiles();
+      cuda_nd::makhoul_reorder_2d_transposed<T><<<tiles, transpose_block(), 0, s>>>(in, real_.get(), M, N);
+      EFIELD_CUDA_CHECK_LAUNCH();
+      return;
+    }
     if constexpr (std::is_same_v<T, float>) {
       if (quad_aligned(in, N)) {
         const auto wide = launch_2d(N / 4, M);
@@ -151,9 +174,16 @@ class CudaPlan2D final : public Plan2DImpl<T> {
 
   void postprocess(T* out, cudaStream_t s) {
     const int M = shape_.rows, N = shape_.cols;
+    if (transposed_) {  // lanes along u (dct2_packed_postprocess)
+      const auto post = launch_2d(M / 2 + 1, N / 4 + 1);
+      cuda_nd::dct2_packed_postprocess<T, true><<<post.grid, post.block, 0, s>>>(
+          spectrum_.get(), out, M, N, tu_.get(), tv_.get(), split_twiddles_.get(), zero_below_);
+      EFIELD_CUDA_CHECK_LAUNCH();
+      return;
+    }
     if (packed_) {
       const auto post = launch_2d(N / 4 + 1, M / 2 + 1);
-      cuda_nd::dct2_packed_postprocess<T><<<post.grid, post.block, 0, s>>>(
+      cuda_nd::dct2_packed_postprocess<T, false><<<post.grid, post.block, 0, s>>>(
           spectrum_.get(), out, M, N, tu_.get(), tv_.get(), split_twiddles_.get(), zero_below_);
       EFIELD_CUDA_CHECK_LAUNCH();
       return;
@@ -177,9 +207,13 @@ class CudaPlan2D final : public Plan2DImpl<T> {
       if (column_launch_.quad_input) in = quad_aligned_input(in, io_.get(), io_.size(), s);
       idct2_column_<<<column_launch_.blocks, column_launch_.threads, column_launch_.shared_bytes, s>>>(
           in, spectrum_.get(), N, tu_.get(), tv_.get(), fft_twiddles_.get());
+    } else if (transposed_) {
+      const auto pre = launch_2d(N / 4 + 1, M / 2 + 1);
+      cuda_nd::idct2_packed_preprocess<T, SineRows, SineCols, true>
+          <<<pre.grid, pre.block, 0, s>>>(in, spectrum_.get(), M, N, tu_.get(), tv_.get(), split_twiddles_.get());
     } else if (packed_) {
       const auto pre = launch_2d(N / 4 + 1, M / 2 + 1);
-      cuda_nd::idct2_packed_preprocess<T, SineRows, SineCols>
+      cuda_nd::idct2_packed_preprocess<T, SineRows, SineCols, false>
           <<<pre.grid, pre.block, 0, s>>>(in, spectrum_.get(), M, N, tu_.get(), tv_.get(), split_twiddles_.get());
     } else {
       const auto pre = launch_2d(N / 2 + 1, M / 2 + 1);
@@ -191,6 +225,13 @@ class CudaPlan2D final : public Plan2DImpl<T> {
       packed_fft_->run(spectrum_.get(), packed_real(), s);
     } else {
       fft_->run(real_.get(), spectrum_.get(), s);
+    }
+    if (transposed_) {
+      const dim3 tiles = transpose_tiles();
+      cuda_nd::makhoul_gather_2d_transposed<T, SineRows, SineCols><<<tiles, transpose_block(), 0, s>>>(
+          real_.get(), out, M, N);
+      EFIELD_CUDA_CHECK_LAUNCH();
+      return;
     }
     if constexpr (std::is_same_v<T, float>) {
       if (quad_aligned(out, N)) {
@@ -209,9 +250,10 @@ class CudaPlan2D final : public Plan2DImpl<T> {
     EFIELD_CUDA_CHECK_LAUNCH();
   }
 
+  bool transposed_;   // Cuda2DMethod::TransposedPackedFft: shape_ is the transposed array's
   Dct2dShape shape_;
   bool column_pass_;  // Cuda2DMethod::RowFftColumnPass
-  bool packed_;       // Cuda2DMethod::PackedFft
+  bool packed_;       // Cuda2DMethod::PackedFft, TransposedPackedFft
   T zero_below_;
   int dims_[2] = {0, 0};
   DeviceBuffer<T> real_;

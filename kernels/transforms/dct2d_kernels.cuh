@@ -114,19 +114,24 @@ __global__ void makhoul_gather_2d_float4(const float* __restrict__ y, float* __r
   }
 }
 
-// Rows u and (M-u) mod M of a spectrum of `stride` complex values a row, and of X (M x N).
+// Rows u and (M-u) mod M of a spectrum of `stride` complex values a row, and of X (M x N):
+// row-major, or stored transposed (element (u, v) at X[v M + u]).
 template <typename T>
 struct QuadRows {
   const Complex<T>* a;
   const Complex<T>* b;
   T* out_u;
   T* out_Mu;
+  long long col_stride;  // of X: 1, or M when transposed
 };
 template <typename T>
-__device__ __forceinline__ QuadRows<T> quad_rows(const Complex<T>* S, int stride, T* X, int N, int u, int M) {
+__device__ __forceinline__ QuadRows<T> quad_rows(const Complex<T>* S, int stride, T* X, int N, int u, int M,
+                                                 bool transposed = false) {
   const int Mu = u == 0 ? 0 : M - u;
-  return {S + static_cast<std::size_t>(u) * stride, S + static_cast<std::size_t>(Mu) * stride,
-          X + static_cast<std::size_t>(u) * N, X + static_cast<std::size_t>(Mu) * N};
+  const Complex<T>* a = S + static_cast<std::size_t>(u) * stride;
+  const Complex<T>* b = S + static_cast<std::size_t>(Mu) * stride;
+  if (transposed) return {a, b, X + u, X + Mu, M};
+  return {a, b, X + static_cast<std::size_t>(u) * N, X + static_cast<std::size_t>(Mu) * N, 1};
 }
 
 // dct2 postprocess: thread (u, v), 0 <= u <= M/2, 0 <= v <= N/2, reads V[u, v] and V[-u, v]
@@ -145,14 +150,14 @@ __global__ void dct2_postprocess(const Complex<T>* __restrict__ V, T* __restrict
   }
 }
 
-// The C2R inputs w[m, n] and w[M-m, n] from the four coefficients X'[m|M-m, n|N-n].
+// The C2R inputs w[m, n] and w[M-m, n] from the four coefficients X'[m|M-m, n|N-n]; X's
+// element (m, n) at X[m row_stride + n col_stride] (idct2_input).
 template <typename T, bool SineRows, bool SineCols>
 __device__ __forceinline__ Idct2Pair<T> idct2_pre_column(const T* X, int m, int n, int M, int N, Complex<T> t_m,
-                                                         Complex<T> t_Mm, Complex<T> t_n) {
-  return idct2_pre_pair(idct2_input<SineRows, SineCols>(X, m, n, M, N),
-                        idct2_input<SineRows, SineCols>(X, M - m, N - n, M, N),
-                        idct2_input<SineRows, SineCols>(X, M - m, n, M, N),
-                        idct2_input<SineRows, SineCols>(X, m, N - n, M, N), t_m, t_Mm, t_n);
+                                                         Complex<T> t_Mm, Complex<T> t_n, long long row_stride,
+                                                         long long col_stride) {
+  auto x = [&](int i, int k) { return idct2_input<SineRows, SineCols>(X, i, k, M, N, row_stride, col_stride); };
+  return idct2_pre_pair(x(m, n), x(M - m, N - n), x(M - m, n), x(m, N - n), t_m, t_Mm, t_n);
 }
 
 // Inverse preprocess: thread (m, n), 0 <= m <= M/2, 0 <= n <= N/2, reads the four coefficients
@@ -167,7 +172,7 @@ __global__ void idct2_preprocess(const T* __restrict__ X, Complex<T>* __restrict
     Complex<T>* w_m = W + static_cast<std::size_t>(m) * Nh;
     Complex<T>* w_Mm = W + static_cast<std::size_t>(M - m) * Nh;
     for (int n = blockIdx.x * blockDim.x + threadIdx.x; n <= N / 2; n += gridDim.x * blockDim.x) {
-      const Idct2Pair<T> w = idct2_pre_column<T, SineRows, SineCols>(X, m, n, M, N, t_m, t_Mm, tn[n]);
+      const Idct2Pair<T> w = idct2_pre_column<T, SineRows, SineCols>(X, m, n, M, N, t_m, t_Mm, tn[n], N, 1);
       w_m[n] = w.m_n;
       if (mirror_m) w_Mm[n] = w.Mm_n;
     }
@@ -178,24 +183,44 @@ __global__ void idct2_preprocess(const T* __restrict__ X, Complex<T>* __restrict
 // complex FFT Z of the M x L array z[m, p] = v[m, 2p] + i v[m, 2p+1] (L = N/2). Along the rows
 // this is math/real_fft.hpp's packing, and its split holds in 2D with the row index negated too:
 //   real_fft_split(Z[u, k], Z[-u, L-k], W^k) = { V[u, k], V[-u, L-k] }   (indices mod M, mod L).
-// So thread (u, v), 0 <= u <= M/2, 0 <= v <= L/2, reads Z at rows u, M-u and columns v, L-v, has
-// V at rows u, M-u of the columns v and L-v, and writes the dct2 quads of both columns (one when
-// L - v == v). split: W^k = exp(-2 pi i k / N), k <= L/2.
+// So the quad (u, v), 0 <= u <= M/2, 0 <= v <= L/2, reads Z at rows u, M-u and columns v, L-v,
+// has V at rows u, M-u of the columns v and L-v, and writes the dct2 quads of both columns (one
+// when L - v == v). split: W^k = exp(-2 pi i k / N), k <= L/2.
 template <typename T>
+__device__ __forceinline__ void dct2_packed_quads(const QuadRows<T>& r, int u, int v, int M, int N, Complex<T> t_u,
+                                                  const Complex<T>* tv, const Complex<T>* split, T zero_below) {
+  const int L = N / 2;
+  const int Lv = v == 0 ? 0 : L - v;  // column L - v of Z, mod L
+  const SpectrumPair<T> s1 = real_fft_split(r.a[v], r.b[Lv], split[v]);  // V[u, v], V[-u, L-v]
+  const SpectrumPair<T> s2 = real_fft_split(r.b[v], r.a[Lv], split[v]);  // V[-u, v], V[u, L-v]
+  store_dct2_quad_rows(r.out_u, r.out_Mu, u, v, M, N, s1.k, s2.k, t_u, tv[v], zero_below, r.col_stride);
+  if (L - v != v) {
+    store_dct2_quad_rows(r.out_u, r.out_Mu, u, L - v, M, N, s2.L_k, s1.L_k, t_u, tv[L - v], zero_below,
+                         r.col_stride);
+  }
+}
+
+// Thread (u, v) runs quad (u, v); a warp's lanes take consecutive v (X row-major) or, when X is
+// stored transposed (TransposedPackedFft: X is the caller's N x M array), consecutive u, so
+// that its stores run along the rows of X in memory either way (the reads of Z, 16 KiB apart,
+// then come from the L1 lines the block's other warps load).
+template <typename T, bool Transposed>
 __global__ void dct2_packed_postprocess(const Complex<T>* __restrict__ Z, T* __restrict__ X, int M, int N,
                                         const Complex<T>* __restrict__ tu, const Complex<T>* __restrict__ tv,
                                         const Complex<T>* __restrict__ split, T zero_below) {
   const int L = N / 2;
-  for (int u = blockIdx.y * blockDim.y + threadIdx.y; u <= M / 2; u += gridDim.y * blockDim.y) {
-    const QuadRows<T> r = quad_rows(Z, L, X, N, u, M);
-    const Complex<T> t_u = tu[u];
-    for (int v = blockIdx.x * blockDim.x + threadIdx.x; v <= L / 2; v += gridDim.x * blockDim.x) {
-      const int Lv = v == 0 ? 0 : L - v;  // column L - v of Z, mod L
-      const SpectrumPair<T> s1 = real_fft_split(r.a[v], r.b[Lv], split[v]);  // V[u, v], V[-u, L-v]
-      const SpectrumPair<T> s2 = real_fft_split(r.b[v], r.a[Lv], split[v]);  // V[-u, v], V[u, L-v]
-      store_dct2_quad_rows(r.out_u, r.out_Mu, u, v, M, N, s1.k, s2.k, t_u, tv[v], zero_below);
-      if (L - v != v) {
-        store_dct2_quad_rows(r.out_u, r.out_Mu, u, L - v, M, N, s2.L_k, s1.L_k, t_u, tv[L - v], zero_below);
+  if constexpr (Transposed) {
+    for (int v = blockIdx.y * blockDim.y + threadIdx.y; v <= L / 2; v += gridDim.y * blockDim.y) {
+      for (int u = blockIdx.x * blockDim.x + threadIdx.x; u <= M / 2; u += gridDim.x * blockDim.x) {
+        dct2_packed_quads(quad_rows(Z, L, X, N, u, M, true), u, v, M, N, tu[u], tv, split, zero_below);
+      }
+    }
+  } else {
+    for (int u = blockIdx.y * blockDim.y + threadIdx.y; u <= M / 2; u += gridDim.y * blockDim.y) {
+      const QuadRows<T> r = quad_rows(Z, L, X, N, u, M);
+      const Complex<T> t_u = tu[u];
+      for (int v = blockIdx.x * blockDim.x + threadIdx.x; v <= L / 2; v += gridDim.x * blockDim.x) {
+        dct2_packed_quads(r, u, v, M, N, t_u, tv, split, zero_below);
       }
     }
   }
@@ -205,11 +230,14 @@ __global__ void dct2_packed_postprocess(const Complex<T>* __restrict__ Z, T* __r
 // w at rows m, M-m of the columns n and L-n (idct2_pre_pair, eight coefficients), then merges
 // them into the packed spectrum: real_ifft_merge(w[m, k], w[-m, L-k], W^k) = { 2 Z[m, k],
 // 2 Z[-m, L-k] }, whose unnormalized inverse complex FFT is M N z, the C2R's scale.
-template <typename T, bool SineRows, bool SineCols>
+// Transposed: X is the caller's N x M array (element (m, n) at X[n M + m]); lanes still take
+// consecutive n, so that the stores of Z run along its rows.
+template <typename T, bool SineRows, bool SineCols, bool Transposed>
 __global__ void idct2_packed_preprocess(const T* __restrict__ X, Complex<T>* __restrict__ Z, int M, int N,
                                         const Complex<T>* __restrict__ tm, const Complex<T>* __restrict__ tn,
                                         const Complex<T>* __restrict__ split) {
   const int L = N / 2;
+  const long long row_stride = Transposed ? 1 : N, col_stride = Transposed ? M : 1;
   for (int m = blockIdx.y * blockDim.y + threadIdx.y; m <= M / 2; m += gridDim.y * blockDim.y) {
     const bool mirror_m = has_distinct_mirror(m, M);
     const int Mm = m == 0 ? 0 : M - m;
@@ -217,8 +245,10 @@ __global__ void idct2_packed_preprocess(const T* __restrict__ X, Complex<T>* __r
     Complex<T>* z_m = Z + static_cast<std::size_t>(m) * L;
     Complex<T>* z_Mm = Z + static_cast<std::size_t>(Mm) * L;
     for (int n = blockIdx.x * blockDim.x + threadIdx.x; n <= L / 2; n += gridDim.x * blockDim.x) {
-      const Idct2Pair<T> w_n = idct2_pre_column<T, SineRows, SineCols>(X, m, n, M, N, t_m, t_Mm, tn[n]);
-      const Idct2Pair<T> w_Ln = idct2_pre_column<T, SineRows, SineCols>(X, m, L - n, M, N, t_m, t_Mm, tn[L - n]);
+      const Idct2Pair<T> w_n =
+          idct2_pre_column<T, SineRows, SineCols>(X, m, n, M, N, t_m, t_Mm, tn[n], row_stride, col_stride);
+      const Idct2Pair<T> w_Ln =
+          idct2_pre_column<T, SineRows, SineCols>(X, m, L - n, M, N, t_m, t_Mm, tn[L - n], row_stride, col_stride);
       const SpectrumPair<T> z1 = real_ifft_merge(w_n.m_n, w_Ln.Mm_n, split[n]);  // 2Z[m, n], 2Z[-m, L-n]
       const SpectrumPair<T> z2 = real_ifft_merge(w_n.Mm_n, w_Ln.m_n, split[n]);  // 2Z[-m, n], 2Z[m, L-n]
       // Column L-n is column n itself when n = 0 (mod L) or 2n = L, and row -m is row m when m
@@ -228,6 +258,59 @@ __global__ void idct2_packed_preprocess(const T* __restrict__ X, Complex<T>* __r
       if (mirror_m) z_Mm[n] = z2.k;
       if (mirror_n) z_m[L - n] = z2.L_k;
       if (mirror_m && mirror_n) z_Mm[L - n] = z1.L_k;
+    }
+  }
+}
+
+// Cuda2DMethod::TransposedPackedFft's reorder and its inverse: the caller's array u is the
+// transpose of the planned M x N array (element (m, n) at u[n M + m]). A block moves 32 x 32
+// tiles through shared memory, so that the caller's rows and the reordered rows are both read
+// and written along their length. Launch: blocks (kTransposeTile, 8), grid (ceil(M / 32),
+// ceil(N / 32)) or fewer (grid-stride over tiles).
+constexpr int kTransposeTile = 32;
+
+// v[p(m), q(n)] = u[n M + m].
+template <typename T>
+__global__ void makhoul_reorder_2d_transposed(const T* __restrict__ u, T* __restrict__ v, int M, int N) {
+  __shared__ T tile[kTransposeTile][kTransposeTile + 1];  // [n - n0][m - m0]; + 1: no bank conflicts
+  const int tx = static_cast<int>(threadIdx.x);
+  for (int n0 = blockIdx.y * kTransposeTile; n0 < N; n0 += gridDim.y * kTransposeTile) {
+    for (int m0 = blockIdx.x * kTransposeTile; m0 < M; m0 += gridDim.x * kTransposeTile) {
+      for (int r = threadIdx.y; r < kTransposeTile; r += blockDim.y) {
+        if (n0 + r < N && m0 + tx < M) tile[r][tx] = u[static_cast<std::size_t>(n0 + r) * M + m0 + tx];
+      }
+      __syncthreads();
+      for (int r = threadIdx.y; r < kTransposeTile; r += blockDim.y) {
+        const int m = m0 + r, n = n0 + tx;
+        if (m < M && n < N) {
+          v[static_cast<std::size_t>(makhoul_position(m, M)) * N + makhoul_position(n, N)] = tile[tx][r];
+        }
+      }
+      __syncthreads();  // the tile is refilled next
+    }
+  }
+}
+
+// u[n M + m] = sign(m, n) y[p(m), q(n)]: the inverse of makhoul_reorder_2d_transposed, with the
+// (-1)^index of sine axes folded in.
+template <typename T, bool SineRows, bool SineCols>
+__global__ void makhoul_gather_2d_transposed(const T* __restrict__ y, T* __restrict__ u, int M, int N) {
+  __shared__ T tile[kTransposeTile][kTransposeTile + 1];  // [m - m0][n - n0]
+  const int tx = static_cast<int>(threadIdx.x);
+  for (int n0 = blockIdx.y * kTransposeTile; n0 < N; n0 += gridDim.y * kTransposeTile) {
+    for (int m0 = blockIdx.x * kTransposeTile; m0 < M; m0 += gridDim.x * kTransposeTile) {
+      for (int r = threadIdx.y; r < kTransposeTile; r += blockDim.y) {
+        const int m = m0 + r, n = n0 + tx;
+        if (m < M && n < N) {
+          tile[r][tx] = idct2_output_sign<SineRows, SineCols, T>(m, n) *
+                        y[static_cast<std::size_t>(makhoul_position(m, M)) * N + makhoul_position(n, N)];
+        }
+      }
+      __syncthreads();
+      for (int r = threadIdx.y; r < kTransposeTile; r += blockDim.y) {
+        if (n0 + r < N && m0 + tx < M) u[static_cast<std::size_t>(n0 + r) * M + m0 + tx] = tile[tx][r];
+      }
+      __syncthreads();
     }
   }
 }

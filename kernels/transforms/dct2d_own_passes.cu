@@ -10,7 +10,8 @@
 // two or three kernels on the caller's stream (capturable in a CUDA graph) and allocates
 // nothing. TwoPasses dct2 in float from 2048^2 keeps the spectrum in the output array when the
 // arrays allow (dct2_column_pass_in_place): 1.12x -> 1.01x of cuFFT's R2C at 2048^2, where
-// three arrays of 16 MB no longer fit the L2 together (bench_ispd/results/transforms2d.md).
+// three arrays of 16 MB no longer fit the L2 together (bench_ispd/results/transforms2d.md);
+// the inverses likewise (idct2_column_pass_compact, idct2_row_pass_in_place).
 #include <cstdint>
 
 #include "common/cuda_check.cuh"
@@ -66,6 +67,17 @@ class OwnPassPlan2D final : public Plan2DImpl<T> {
       }
     } else if (inverse) {
       idct2_column_ = cuda_nd::idct2_column_kernel<T>(kind, rows, cols, column_launch_);
+      // From 2048^2 elements, as for the dct2: the spectrum in the output array, the row pass
+      // in place. No grid-wide wait, so every GPU takes it.
+      if (static_cast<long long>(rows) * cols >= kInPlaceMinElements) {
+        cuda_nd::PassLaunch same_as_column_launch, same_as_row_launch;
+        compact_column_ = cuda_nd::idct2_column_compact_kernel<T>(kind, rows, cols, same_as_column_launch);
+        in_place_row_ = cuda_nd::idct2_row_in_place_kernel<T>(kind, rows, cols, same_as_row_launch);
+        if (!compact_column_ || !in_place_row_) {
+          compact_column_ = nullptr;
+          in_place_row_ = nullptr;
+        }
+      }
     } else {
       dct2_column_ = cuda_nd::dct2_column_kernel<T>(rows, cols, column_launch_);
       // From 2048^2 elements, where input, spectrum and output together fill the L2: the
@@ -76,9 +88,9 @@ class OwnPassPlan2D final : public Plan2DImpl<T> {
       if (in_place_column_) {
         cuda_nd::PassLaunch same_as_row_launch;
         compact_row_ = cuda_nd::dct2_row_kernel<T>(rows, cols, same_as_row_launch, true);
-        nyquist_ = DeviceBuffer<Complex<T>>(static_cast<std::size_t>(rows));
       }
     }
+    if (in_place_column_ || compact_column_) nyquist_ = DeviceBuffer<Complex<T>>(static_cast<std::size_t>(rows));
     EFIELD_CUDA_CHECK(cudaStreamCreateWithFlags(&host_stream_, cudaStreamNonBlocking));
   }
   ~OwnPassPlan2D() override {
@@ -115,7 +127,18 @@ class OwnPassPlan2D final : public Plan2DImpl<T> {
       EFIELD_CUDA_CHECK_LAUNCH();
       return;
     }
+    // The compact column pass, where there is one, reads quads too (same launch as idct2_column_).
     if (column_launch_.quad_input) in = quad_aligned_input(in, io_.get(), io_.size(), s);
+    if (compact_column_ && quad_aligned_pointer(out) && !overlapping(in, out, bytes)) {
+      auto* W = reinterpret_cast<Complex<T>*>(out);
+      compact_column_<<<column_grid, column_launch_.threads, column_launch_.shared_bytes, s>>>(
+          in, W, nyquist_.get(), N, tu_.get(), tv_.get(), column_twiddles_.get());
+      EFIELD_CUDA_CHECK_LAUNCH();
+      in_place_row_<<<row_grid, row_launch_.threads, row_launch_.shared_bytes, s>>>(
+          out, nyquist_.get(), M, row_twiddles_.get(), split_twiddles_.get());
+      EFIELD_CUDA_CHECK_LAUNCH();
+      return;
+    }
     if (four_step_) {
       idct2_groups_<<<column_grid, column_launch_.threads, column_launch_.shared_bytes, s>>>(
           in, V, N, tu_.get(), tv_.get(), m1_twiddles_.get(), column_twiddles_.get());
@@ -172,7 +195,12 @@ class OwnPassPlan2D final : public Plan2DImpl<T> {
   cuda_nd::Dct2InPlaceColumnKernel<T> in_place_column_ = nullptr;
   cuda_nd::Dct2RowKernel<T> compact_row_ = nullptr;
   cuda_nd::PassLaunch in_place_launch_;
-  DeviceBuffer<Complex<T>> nyquist_;
+  // TwoPasses inverses in float from kInPlaceMinElements: the column pass writes the spectrum
+  // into the output array (M x N/2, its last column in nyquist_), the row pass works in place.
+  // Same launch shapes as idct2_column_ and idct2_row_.
+  cuda_nd::Idct2CompactColumnKernel<T> compact_column_ = nullptr;
+  cuda_nd::Idct2InPlaceRowKernel<T> in_place_row_ = nullptr;
+  DeviceBuffer<Complex<T>> nyquist_;  // the spectrum's column N/2 in the in-place paths
   cudaStream_t host_stream_ = nullptr;
 };
 

@@ -36,12 +36,29 @@ template <typename T>
 Idct2RowKernel<T> idct2_row_kernel(Transform2D kind, int rows, int cols, PassLaunch& launch) {
   return with_log2_length(cols, [&](auto log2_cols) {
     constexpr int kLog2N = decltype(log2_cols)::value;
-    Idct2RowKernel<T> kernel = idct2_row_pass<T, kLog2N, false, false>;
-    if (kind == Transform2D::IdxstIdct) kernel = idct2_row_pass<T, kLog2N, true, false>;
-    if (kind == Transform2D::IdctIdxst) kernel = idct2_row_pass<T, kLog2N, false, true>;
+    const auto kernel = for_kind(kind, [](auto sine_rows, auto sine_cols) {
+      return idct2_row_pass<T, kLog2N, decltype(sine_rows)::value, decltype(sine_cols)::value>;
+    });
     launch = launch_shape<T, kLog2N>(rows);
     allow_shared(kernel, launch.shared_bytes);
     return kernel;
+  });
+}
+
+template <typename T>
+Idct2InPlaceRowKernel<T> idct2_row_in_place_kernel(Transform2D kind, int rows, int cols, PassLaunch& launch) {
+  return with_log2_length(cols, [&](auto log2_cols) -> Idct2InPlaceRowKernel<T> {
+    constexpr int kLog2N = decltype(log2_cols)::value;
+    if constexpr (sizeof(T) != sizeof(float) || kLog2N < 9) {
+      return nullptr;
+    } else {
+      const auto kernel = for_kind(kind, [](auto sine_rows, auto sine_cols) {
+        return idct2_row_pass_in_place<T, kLog2N, decltype(sine_rows)::value, decltype(sine_cols)::value>;
+      });
+      launch = launch_shape<T, kLog2N>(rows);
+      allow_shared(kernel, launch.shared_bytes);
+      return kernel;
+    }
   });
 }
 
@@ -49,5 +66,7 @@ template Dct2RowKernel<float> dct2_row_kernel<float>(int, int, PassLaunch&, bool
 template Dct2RowKernel<double> dct2_row_kernel<double>(int, int, PassLaunch&, bool);
 template Idct2RowKernel<float> idct2_row_kernel<float>(Transform2D, int, int, PassLaunch&);
 template Idct2RowKernel<double> idct2_row_kernel<double>(Transform2D, int, int, PassLaunch&);
+template Idct2InPlaceRowKernel<float> idct2_row_in_place_kernel<float>(Transform2D, int, int, PassLaunch&);
+template Idct2InPlaceRowKernel<double> idct2_row_in_place_kernel<double>(Transform2D, int, int, PassLaunch&);
 
 }  // namespace efield::detail::cuda_nd

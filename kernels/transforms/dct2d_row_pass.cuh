@@ -120,30 +120,38 @@ __global__ void __launch_bounds__(RowPassShape<T, kLog2N>::kThreads, RowPassShap
   }
 }
 
-// The inverse: x (M x N) from W (M x (N/2 + 1), the column pass's output): row C2R of W's row
-// p(m), then x[m, n] = sign(m, n) y[p(m), q(n)] with the (-1)^index of sine axes. Launch and
-// tables as dct2_row_pass. four_step_m1: 0 after the column pass; the split's M1 after the
-// four-step column passes, which leave W's rows in another order (four_step_stored_row).
-template <typename T, int kLog2N, bool SineRows, bool SineCols>
-__global__ void __launch_bounds__(RowPassShape<T, kLog2N>::kThreads, RowPassShape<T, kLog2N>::kInverseMinBlocks)
-    idct2_row_pass(const Complex<T>* __restrict__ W, T* __restrict__ x, int M,
-                   const Complex<T>* __restrict__ twiddles, const Complex<T>* __restrict__ split, int four_step_m1) {
+// The inverse row pass of one block: x (M x N) from W (M x (N/2 + 1), the column pass's output):
+// row C2R of W's row p(m), then x[m, n] = sign(m, n) y[p(m), q(n)] with the (-1)^index of sine
+// axes. four_step_m1: 0 after the column pass; the split's M1 after the four-step column passes,
+// which leave W's rows in another order (four_step_stored_row). InPlace: W is compact (M x N/2
+// in x's own memory, row m holding W's row p(m), idct2_column_pass_compact) and its column N/2
+// is in nyquist; a block reads its rows whole before the FFT's first barrier and writes them
+// after it, and no other block touches them.
+template <typename T, int kLog2N, bool SineRows, bool SineCols, bool InPlace>
+__device__ __forceinline__ void idct2_row_block(const Complex<T>* W, const Complex<T>* nyquist, T* x, int M,
+                                                const Complex<T>* twiddles, const Complex<T>* split,
+                                                int four_step_m1, unsigned char* row_pass_shared) {
   using Shape = RowPassShape<T, kLog2N>;
   constexpr int N = Shape::kN, L = Shape::kL, J = Shape::kJ;
-  extern __shared__ __align__(16) unsigned char row_pass_shared[];
   const RowPassThread<T, Shape> t(M, row_pass_shared);
   const int j = t.j;
 
   // v[q] = 2 Z[k], k = j + q J, from W[k] and W[L-k]: the pair's first half when k < L/2, its
   // second half (with k' = L - k <= L/2) otherwise, so the split table stops at L/2.
   Complex<T> v[16];
-  const int w_row = t.live ? four_step_stored_row(makhoul_position(t.m, M), M, four_step_m1) : 0;
-  const Complex<T>* in = W + static_cast<long long>(w_row) * (L + 1);
+  const Complex<T>* in;
+  if constexpr (InPlace) {
+    in = W + static_cast<long long>(t.live ? t.m : 0) * L;
+  } else {
+    const int w_row = t.live ? four_step_stored_row(makhoul_position(t.m, M), M, four_step_m1) : 0;
+    in = W + static_cast<long long>(w_row) * (L + 1);
+  }
 #pragma unroll
   for (int q = 0; q < 16; ++q) {
     const int k = j + q * J;
     if (q < 8) {
-      v[q] = real_ifft_merge(in[k], in[L - k], split[k]).k;
+      const Complex<T> mirror = InPlace && k == 0 ? nyquist[t.live ? t.m : 0] : in[L - k];
+      v[q] = real_ifft_merge(in[k], mirror, split[k]).k;
     } else {
       v[q] = real_ifft_merge(in[L - k], in[k], split[L - k]).L_k;
     }
@@ -162,6 +170,27 @@ __global__ void __launch_bounds__(RowPassShape<T, kLog2N>::kThreads, RowPassShap
     const Complex<T> front = t.line[shared_fft_slot(p)], back = t.line[shared_fft_slot(L - 1 - p)];
     store_quad4(row + 4 * p, Quad4<T>{even * front.re, odd * back.im, even * front.im, odd * back.re});
   }
+}
+
+// Launch and tables as dct2_row_pass; W: M x (N/2 + 1).
+template <typename T, int kLog2N, bool SineRows, bool SineCols>
+__global__ void __launch_bounds__(RowPassShape<T, kLog2N>::kThreads, RowPassShape<T, kLog2N>::kInverseMinBlocks)
+    idct2_row_pass(const Complex<T>* __restrict__ W, T* __restrict__ x, int M,
+                   const Complex<T>* __restrict__ twiddles, const Complex<T>* __restrict__ split, int four_step_m1) {
+  extern __shared__ __align__(16) unsigned char row_pass_shared[];
+  idct2_row_block<T, kLog2N, SineRows, SineCols, false>(W, nullptr, x, M, twiddles, split, four_step_m1,
+                                                        row_pass_shared);
+}
+
+// The same pass in place: Wx holds the compact W on entry (idct2_column_pass_compact wrote it,
+// its column N/2 in nyquist) and x on exit, so the inverses' spectrum takes no array of its own.
+template <typename T, int kLog2N, bool SineRows, bool SineCols>
+__global__ void __launch_bounds__(RowPassShape<T, kLog2N>::kThreads, RowPassShape<T, kLog2N>::kInverseMinBlocks)
+    idct2_row_pass_in_place(T* Wx, const Complex<T>* __restrict__ nyquist, int M,
+                            const Complex<T>* __restrict__ twiddles, const Complex<T>* __restrict__ split) {
+  extern __shared__ __align__(16) unsigned char row_pass_shared[];
+  idct2_row_block<T, kLog2N, SineRows, SineCols, true>(reinterpret_cast<const Complex<T>*>(Wx), nyquist, Wx, M,
+                                                       twiddles, split, 0, row_pass_shared);
 }
 
 }  // namespace efield::detail::cuda_nd

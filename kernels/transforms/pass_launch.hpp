@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "common/cuda_check.cuh"
+#include "efield/transforms.hpp"
 
 namespace efield::detail::cuda_nd {
 
@@ -42,6 +43,15 @@ auto with_log2_length(int length, F&& f) {
 // threads of blocks of block_threads (at least 1): the register cap of a pass, chosen by measure.
 constexpr int min_blocks_for(int resident_threads, int block_threads) {
   return resident_threads / block_threads > 1 ? resident_threads / block_threads : 1;
+}
+
+// Calls f(sine_rows, sine_cols), each a std::bool_constant, for the sine axes of an inverse
+// `kind` (idct2: neither; idxst_idct: rows; idct_idxst: columns), to pick a kernel instance.
+template <typename F>
+auto for_kind(Transform2D kind, F&& f) {
+  if (kind == Transform2D::IdxstIdct) return f(std::true_type{}, std::false_type{});
+  if (kind == Transform2D::IdctIdxst) return f(std::false_type{}, std::true_type{});
+  return f(std::false_type{}, std::false_type{});
 }
 
 template <typename Kernel>

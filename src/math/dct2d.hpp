@@ -103,13 +103,19 @@ EFIELD_HD int idct2_pair_source(int target, int k, int K) {
   return s < 0 ? -1 : s == k ? 0 : 1;
 }
 
-// X'[m, n] (0 <= m <= M, 0 <= n <= N). SineRows/SineCols select idxst along that axis.
+// X'[m, n] (0 <= m <= M, 0 <= n <= N). SineRows/SineCols select idxst along that axis. X's
+// element (m, n) sits at X[m row_stride + n col_stride]: (N, 1) for a row-major M x N array,
+// (1, M) for its transpose (Cuda2DMethod::TransposedPackedFft).
 template <bool SineRows, bool SineCols, typename T>
-EFIELD_HD T idct2_input(const T* X, int m, int n, int M, int N) {
+EFIELD_HD T idct2_input(const T* X, int m, int n, int M, int N, long long row_stride, long long col_stride) {
   const int sm = idct2_source<SineRows>(m, M);
   const int sn = idct2_source<SineCols>(n, N);
   if (sm < 0 || sn < 0) return T(0);
-  return X[static_cast<long long>(sm) * N + sn];
+  return X[sm * row_stride + sn * col_stride];
+}
+template <bool SineRows, bool SineCols, typename T>
+EFIELD_HD T idct2_input(const T* X, int m, int n, int M, int N) {
+  return idct2_input<SineRows, SineCols>(X, m, n, M, N, N, 1);
 }
 
 // Inverse preprocess of one quad (m, n), 0 <= m <= M/2, 0 <= n <= N/2: the two Hermitian-half

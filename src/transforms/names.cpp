@@ -49,6 +49,7 @@ const char* to_string(Cuda2DMethod method) noexcept {
     case Cuda2DMethod::TwoPasses: return "two_passes";
     case Cuda2DMethod::ThreePasses: return "three_passes";
     case Cuda2DMethod::PackedFft: return "packed_fft";
+    case Cuda2DMethod::TransposedPackedFft: return "transposed_packed_fft";
   }
   return "unknown";
 }

@@ -46,6 +46,9 @@ std::string explicit_method_requirement(Cuda2DMethod method, Transform2D kind, i
     case Cuda2DMethod::PackedFft:
       if (detail::packed_fft_applies(kind, rows, cols)) return "";
       return "PackedFft needs an even column count of at least 4 (a single column counts as a single row)";
+    case Cuda2DMethod::TransposedPackedFft:
+      if (detail::transposed_packed_fft_applies(rows)) return "";
+      return "TransposedPackedFft needs an even row count of at least 4";
     default:
       return "";  // Auto and OneFft take every shape
   }

@@ -22,13 +22,16 @@ struct Dct2dShape {
   int half_cols() const { return cols / 2 + 1; }
 };
 
+// The kind of the transposed problem: idct_idxst of X is the transpose of idxst_idct of X^T
+// (dct2 and idct2 are their own).
+inline Transform2D transposed_kind(Transform2D kind) {
+  if (kind == Transform2D::IdctIdxst) return Transform2D::IdxstIdct;
+  if (kind == Transform2D::IdxstIdct) return Transform2D::IdctIdxst;
+  return kind;
+}
+
 inline Dct2dShape canonical_2d_shape(Transform2D kind, int rows, int cols) {
-  if (cols == 1 && rows > 1) {
-    Transform2D swapped = kind;
-    if (kind == Transform2D::IdctIdxst) swapped = Transform2D::IdxstIdct;
-    if (kind == Transform2D::IdxstIdct) swapped = Transform2D::IdctIdxst;
-    return {swapped, 1, rows};
-  }
+  if (cols == 1 && rows > 1) return {transposed_kind(kind), 1, rows};
   return {kind, rows, cols};
 }
 
@@ -72,12 +75,21 @@ inline bool packed_fft_applies(Transform2D kind, int rows, int cols) {
   return n % 2 == 0 && n >= 4;
 }
 
+// Cuda2DMethod::TransposedPackedFft plans PackedFft for the transpose of the caller's array
+// (cols x rows, the kind's axes swapped), so it needs an even row count of at least 4.
+inline Dct2dShape transposed_2d_shape(Transform2D kind, int rows, int cols) {
+  return canonical_2d_shape(transposed_kind(kind), cols, rows);
+}
+inline bool transposed_packed_fft_applies(int rows) { return rows % 2 == 0 && rows >= 4; }
+
 // The method a CUDA plan runs. Auto takes the own passes where they were measured faster than
 // OneFft on the H200 (bench_ispd/results/transforms2d.md):
+//   float inverses of 2048^2 elements with at most 4096 rows: TwoPasses, which keeps their
+//     spectrum in the output array (4096x1024: 37.5-37.8 us against ThreePasses' 41.2-42.0);
 //   from 4096 rows, ThreePasses where it applies (powers of two; the column pass would hold only
-//     4 or 2 whole columns per block there): in float from 256 columns, in double for dct2 from
-//     512 columns and for the inverses from 4096 columns (its first inverse pass is the slow one
-//     in double: OneFft beat it at 4096x1024);
+//     4 or 2 whole columns per block there) from 256 columns (double inverses at 4096x256..2048
+//     and 8192x256..1024: 1.15-1.36x of C2R against OneFft's 1.51-1.64x; at 4096x512 TwoPasses
+//     ran 5 % faster still);
 //   rows 512..2048 (256..2048 in float, where a column-pass block holds 8 whole columns) and
 //   arrays "wide enough", at least 1024 columns or as many columns as rows (the column pass's
 //   blocks own 8 columns each, so a tall narrow array leaves SMs idle; 2048x512 ran faster with
@@ -86,6 +98,9 @@ inline bool packed_fft_applies(Transform2D kind, int rows, int cols) {
 //     in blocks of 64 threads: 15.2-15.6 us against RowFftColumnPass's 18.2-18.5 for dct2,
 //     17.7-18.1 against OneFft's 20.2-20.7 for the inverses, in two lendings);
 //     else RowFftColumnPass (any column count) for dct2 in both types and the inverses in float;
+//   TransposedPackedFft for 2000..10000 rows of 100..300 columns, not a power of two (cuFFT's 2D
+//     FFT of such an array runs few long columns: 10000x100, 2000x100 and 3000x300 took 0.84-0.93
+//     of PackedFft's or OneFft's time; 20000x500 and double 6000x1000 ran slower);
 //   else PackedFft where it applies with at least 100 rows and 256 columns, not a power of two
 //     (cuFFT's complex FFT of rows x cols/2 took 0.65-0.89 of its R2C of rows x cols at
 //     100..20000 rows of 300..20000 columns, and 1.00-1.04 at 100 columns; its R2C of a
@@ -95,14 +110,14 @@ Cuda2DMethod resolve_cuda_2d_method(Cuda2DMethod requested, Transform2D kind, in
   if (requested != Cuda2DMethod::Auto) return requested;
   const Dct2dShape shape = canonical_2d_shape(kind, rows, cols);
   const bool is_float = sizeof(T) == sizeof(float);
-  const Cuda2DMethod fallback =
-      shape.rows >= 100 && shape.cols >= 256 && (shape.cols & (shape.cols - 1)) != 0 &&
-              packed_fft_applies(kind, rows, cols)
-          ? Cuda2DMethod::PackedFft
-          : Cuda2DMethod::OneFft;
-  if (shape.rows >= 4096 && three_passes_apply(kind, rows, cols)) {
-    const int min_cols = is_float ? 256 : shape.forward() ? 512 : 4096;
-    if (shape.cols >= min_cols) return Cuda2DMethod::ThreePasses;
+  const auto power_of_two = [](int n) { return (n & (n - 1)) == 0; };
+  const long long elements = static_cast<long long>(shape.rows) * shape.cols;
+  if (is_float && !shape.forward() && elements == 2048LL * 2048 && shape.rows <= 4096 &&
+      two_passes_apply(kind, rows, cols)) {
+    return Cuda2DMethod::TwoPasses;
+  }
+  if (shape.rows >= 4096 && shape.cols >= 256 && three_passes_apply(kind, rows, cols)) {
+    return Cuda2DMethod::ThreePasses;
   }
   const bool double_dct2_from_2048 = !is_float && shape.forward() && shape.rows >= 2048 && shape.cols >= 2048;
   if (double_dct2_from_2048 && three_passes_apply(kind, rows, cols)) {
@@ -110,10 +125,18 @@ Cuda2DMethod resolve_cuda_2d_method(Cuda2DMethod requested, Transform2D kind, in
   }
   const bool measured_shape =
       shape.rows >= (is_float ? 256 : 512) && shape.rows <= 2048 && (shape.cols >= 1024 || shape.cols >= shape.rows);
-  if (!measured_shape) return fallback;
-  if (two_passes_apply(kind, rows, cols)) return Cuda2DMethod::TwoPasses;
-  if (column_pass_applies(kind, rows, cols) && (shape.forward() || is_float)) return Cuda2DMethod::RowFftColumnPass;
-  return fallback;
+  if (measured_shape && two_passes_apply(kind, rows, cols)) return Cuda2DMethod::TwoPasses;
+  if (measured_shape && column_pass_applies(kind, rows, cols) && (shape.forward() || is_float)) {
+    return Cuda2DMethod::RowFftColumnPass;
+  }
+  if (shape.rows >= 2000 && shape.rows <= 10000 && shape.cols >= 100 && shape.cols <= 300 &&
+      !power_of_two(shape.cols) && transposed_packed_fft_applies(shape.rows)) {
+    return Cuda2DMethod::TransposedPackedFft;
+  }
+  if (shape.rows >= 100 && shape.cols >= 256 && !power_of_two(shape.cols) && packed_fft_applies(kind, rows, cols)) {
+    return Cuda2DMethod::PackedFft;
+  }
+  return Cuda2DMethod::OneFft;
 }
 
 template <typename T>

@@ -106,7 +106,7 @@ TEST(Plan2DAxisPasses, RejectedWhereItDoesNotApply) {
 TEST(Plan2DAxisPasses, InvalidMethodValue) {
   PlanOptions o;
   o.backend = Backend::Cpu;
-  o.cuda_2d_method = static_cast<Cuda2DMethod>(7);
+  o.cuda_2d_method = static_cast<Cuda2DMethod>(99);
   try {
     Plan2D<float>(Transform2D::Dct2, 4, 4, o);
     ADD_FAILURE() << "no exception";

@@ -94,32 +94,43 @@ TEST(Plan2DOwnPasses, ZeroBelow) {
   }
 }
 
-// TwoPasses dct2 in float from 2048^2 keeps the spectrum in the output array (a cooperative
-// column pass, in place) when the output is 16-byte aligned and apart from the input, and the
-// spectrum buffer otherwise. Each case against OneFft in double: out of place (in the output
-// array), in place and at an unaligned output (the buffer), and in a graph.
-TEST(Plan2DOwnPasses, Dct2SpectrumInTheOutputArray) {
+// TwoPasses in float from 2048^2 elements keeps the spectrum in the output array (dct2: a
+// cooperative column pass in place; inverses: a compact column pass, then the row pass in
+// place) when the output is 16-byte aligned and apart from the input, and the spectrum buffer
+// otherwise. Each case against OneFft in double: out of place (in the output array), in place
+// and at an unaligned output (the buffer), and in a graph. 8192 rows take no compact inverse
+// column pass (two columns a block), so they check the buffer path's choice.
+TEST(Plan2DOwnPasses, SpectrumInTheOutputArray) {
   EFIELD_REQUIRE_GPU();
-  const int rows = 2048, cols = 2048;
-  const std::size_t n = static_cast<std::size_t>(rows) * cols;
-  Plan2D<float> plan(Transform2D::Dct2, rows, cols, cuda_options(Cuda2DMethod::TwoPasses));
-  Plan2D<double> ref(Transform2D::Dct2, rows, cols, cuda_options(Cuda2DMethod::OneFft));
-  const auto x = random_vector<float>(n, next_seed());
-  const auto expected = run_execute(ref, to_double(x));
-  EXPECT_LE(relative_l2(run_execute(plan, x), expected), tolerance<float>());
-  EXPECT_LE(relative_l2(run_in_place(plan, x), expected), tolerance<float>());
-  DeviceArray<float> d_in(x);
-  DeviceArray<float> d_out(poisoned<float>(n + 2));
-  plan.execute(d_in.get(), d_out.get() + 1, nullptr);
-  device_synchronize();
-  const auto shifted = d_out.download();
-  EXPECT_TRUE(std::isnan(shifted.front()));
-  EXPECT_TRUE(std::isnan(shifted.back()));
-  EXPECT_LE(relative_l2(std::vector<float>(shifted.begin() + 1, shifted.end() - 1), expected), tolerance<float>());
+  auto check = [](Transform2D kind, int rows, int cols) {
+    SCOPED_TRACE(testing::Message() << to_string(kind) << " " << rows << "x" << cols);
+    const std::size_t n = static_cast<std::size_t>(rows) * cols;
+    Plan2D<float> plan(kind, rows, cols, cuda_options(Cuda2DMethod::TwoPasses));
+    Plan2D<double> ref(kind, rows, cols, cuda_options(Cuda2DMethod::OneFft));
+    const auto x = random_vector<float>(n, next_seed());
+    const auto expected = run_execute(ref, to_double(x));
+    EXPECT_LE(relative_l2(run_execute(plan, x), expected), tolerance<float>());
+    EXPECT_LE(relative_l2(run_in_place(plan, x), expected), tolerance<float>());
+    DeviceArray<float> d_in(x);
+    DeviceArray<float> d_out(poisoned<float>(n + 2));
+    plan.execute(d_in.get(), d_out.get() + 1, nullptr);
+    device_synchronize();
+    const auto shifted = d_out.download();
+    EXPECT_TRUE(std::isnan(shifted.front()));
+    EXPECT_TRUE(std::isnan(shifted.back()));
+    EXPECT_LE(relative_l2(std::vector<float>(shifted.begin() + 1, shifted.end() - 1), expected), tolerance<float>());
 #if EFIELD_HAS_CUDA
-  capture_and_replay<float>(plan, n, cudaStreamCaptureModeGlobal,
-                            [&](const std::vector<double>& in) { return run_execute(ref, in); });
+    capture_and_replay<float>(plan, n, cudaStreamCaptureModeGlobal,
+                              [&](const std::vector<double>& in) { return run_execute(ref, in); });
 #endif
+  };
+  for (Transform2D kind : {Transform2D::Dct2, Transform2D::Idct2, Transform2D::IdctIdxst, Transform2D::IdxstIdct}) {
+    check(kind, 2048, 2048);
+  }
+  for (const auto& [rows, cols] : {std::pair{512, 8192}, {4096, 1024}, {8192, 512}}) {
+    check(Transform2D::Dct2, rows, cols);
+    check(Transform2D::IdxstIdct, rows, cols);
+  }
 }
 
 #if EFIELD_HAS_CUDA
@@ -148,11 +159,12 @@ TEST(Plan2DOwnPasses, RejectedWhereItDoesNotApply) {
   }
 }
 
-// What Auto runs, as reported by the plan (resolve_cuda_2d_method's measured rule): from 4096
-// rows, ThreePasses for powers of two (float from 256 columns; double dct2 from 512, double
-// inverses from 4096); rows 512..2048 (256..2048 in float) with at least 1024 columns or as many
-// columns as rows, TwoPasses for powers of two, else RowFftColumnPass for dct2 and float
-// inverses; else OneFft.
+// What Auto runs, as reported by the plan (resolve_cuda_2d_method's measured rule): float
+// inverses of 2048^2 elements up to 4096 rows, TwoPasses; from 4096 rows, ThreePasses for powers
+// of two from 256 columns; rows 512..2048 (256..2048 in float) with at least 1024 columns or as
+// many columns as rows, TwoPasses for powers of two, else RowFftColumnPass for dct2 and float
+// inverses; 2000..10000 rows of 100..300 columns (not a power of two), TransposedPackedFft;
+// PackedFft from 100 rows and 256 columns (not a power of two); else OneFft.
 TEST(Plan2DCudaAuto, ResolvesByMeasuredRule) {
   EFIELD_REQUIRE_GPU();
   PlanOptions o;
@@ -179,12 +191,21 @@ TEST(Plan2DCudaAuto, ResolvesByMeasuredRule) {
   EXPECT_EQ(method(0.0f, Transform2D::Idct2, 8192, 256), Cuda2DMethod::ThreePasses);
   EXPECT_EQ(method(0.0f, Transform2D::Dct2, 4096, 128), Cuda2DMethod::OneFft);
   EXPECT_EQ(method(0.0, Transform2D::Dct2, 4096, 512), Cuda2DMethod::ThreePasses);
-  EXPECT_EQ(method(0.0, Transform2D::Dct2, 4096, 256), Cuda2DMethod::OneFft);
+  EXPECT_EQ(method(0.0, Transform2D::Dct2, 4096, 256), Cuda2DMethod::ThreePasses);
+  EXPECT_EQ(method(0.0, Transform2D::Idct2, 8192, 256), Cuda2DMethod::ThreePasses);
+  EXPECT_EQ(method(0.0f, Transform2D::Idct2, 4096, 1024), Cuda2DMethod::TwoPasses);
+  EXPECT_EQ(method(0.0f, Transform2D::IdctIdxst, 1024, 4096), Cuda2DMethod::TwoPasses);
+  EXPECT_EQ(method(0.0f, Transform2D::Dct2, 4096, 1024), Cuda2DMethod::ThreePasses);
+  EXPECT_EQ(method(0.0f, Transform2D::IdctIdxst, 8192, 512), Cuda2DMethod::ThreePasses);
+  EXPECT_EQ(method(0.0f, Transform2D::Idct2, 4096, 2048), Cuda2DMethod::ThreePasses);
   EXPECT_EQ(method(0.0, Transform2D::Idct2, 8192, 4096), Cuda2DMethod::ThreePasses);
-  EXPECT_EQ(method(0.0, Transform2D::IdxstIdct, 4096, 1024), Cuda2DMethod::OneFft);
+  EXPECT_EQ(method(0.0, Transform2D::IdxstIdct, 4096, 1024), Cuda2DMethod::ThreePasses);
   EXPECT_EQ(method(0.0f, Transform2D::Dct2, 4096, 4000), Cuda2DMethod::PackedFft);
   EXPECT_EQ(method(0.0f, Transform2D::Dct2, 100, 10000), Cuda2DMethod::PackedFft);
-  EXPECT_EQ(method(0.0, Transform2D::IdxstIdct, 10000, 100), Cuda2DMethod::OneFft);
+  EXPECT_EQ(method(0.0, Transform2D::IdxstIdct, 10000, 100), Cuda2DMethod::TransposedPackedFft);
+  EXPECT_EQ(method(0.0f, Transform2D::Dct2, 3000, 300), Cuda2DMethod::TransposedPackedFft);
+  EXPECT_EQ(method(0.0f, Transform2D::Dct2, 20000, 500), Cuda2DMethod::PackedFft);
+  EXPECT_EQ(method(0.0f, Transform2D::Dct2, 10001, 100), Cuda2DMethod::OneFft);  // an odd row count
   EXPECT_EQ(method(0.0f, Transform2D::Idct2, 300, 255), Cuda2DMethod::OneFft);
   EXPECT_EQ(method(0.0f, Transform2D::Idct2, 300, 1001), Cuda2DMethod::OneFft);
   EXPECT_EQ(method(0.0, Transform2D::Dct2, 3000, 1), Cuda2DMethod::OneFft);  // planned as 1 x 3000
@@ -192,7 +213,8 @@ TEST(Plan2DCudaAuto, ResolvesByMeasuredRule) {
   EXPECT_EQ(method(0.0f, Transform2D::Dct2, 256, 256), Cuda2DMethod::TwoPasses);
   EXPECT_EQ(method(0.0, Transform2D::Dct2, 256, 256), Cuda2DMethod::OneFft);
   EXPECT_EQ(method(0.0f, Transform2D::Dct2, 128, 128), Cuda2DMethod::OneFft);
-  EXPECT_EQ(method(0.0f, Transform2D::Dct2, 2048, 100), Cuda2DMethod::OneFft);
+  EXPECT_EQ(method(0.0f, Transform2D::Dct2, 2048, 100), Cuda2DMethod::TransposedPackedFft);
+  EXPECT_EQ(method(0.0f, Transform2D::Dct2, 1024, 100), Cuda2DMethod::OneFft);
   EXPECT_EQ(method(0.0f, Transform2D::Dct2, 1000, 1024), Cuda2DMethod::OneFft);
   o.cuda_2d_method = Cuda2DMethod::AxisPasses;
   EXPECT_EQ(method(0.0f, Transform2D::Dct2, 64, 64), Cuda2DMethod::AxisPasses);
