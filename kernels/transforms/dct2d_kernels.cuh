@@ -202,8 +202,8 @@ __device__ __forceinline__ void dct2_packed_quads(const QuadRows<T>& r, int u, i
 
 // Thread (u, v) runs quad (u, v); a warp's lanes take consecutive v (X row-major) or, when X is
 // stored transposed (TransposedPackedFft: X is the caller's N x M array), consecutive u, so
-// that its stores run along the rows of X in memory either way (the reads of Z, 16 KiB apart,
-// then come from the L1 lines the block's other warps load).
+// that its stores run along the rows of X in memory either way (the transposed reads of Z, a
+// row of Z apart, then share L1 lines with the block's other warps, which take the next v).
 template <typename T, bool Transposed>
 __global__ void dct2_packed_postprocess(const Complex<T>* __restrict__ Z, T* __restrict__ X, int M, int N,
                                         const Complex<T>* __restrict__ tu, const Complex<T>* __restrict__ tv,
