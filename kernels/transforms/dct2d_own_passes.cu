@@ -83,7 +83,8 @@ class OwnPassPlan2D final : public Plan2DImpl<T> {
       // From 2048^2 elements, where input, spectrum and output together fill the L2: the
       // spectrum in the output array when the GPU holds every column-pass block at once.
       if (static_cast<long long>(rows) * cols >= kInPlaceMinElements) {
-        in_place_column_ = cuda_nd::dct2_column_in_place_kernel<T>(rows, cols, in_place_launch_);
+        cuda_nd::PassLaunch same_as_column_launch;
+        in_place_column_ = cuda_nd::dct2_column_in_place_kernel<T>(rows, cols, same_as_column_launch);
       }
       if (in_place_column_) {
         cuda_nd::PassLaunch same_as_row_launch;
@@ -109,7 +110,7 @@ class OwnPassPlan2D final : public Plan2DImpl<T> {
         compact_row_<<<row_grid, row_launch_.threads, row_launch_.shared_bytes, s>>>(
             in, reinterpret_cast<Complex<T>*>(out), M, row_twiddles_.get(), split_twiddles_.get(), nyquist_.get());
         EFIELD_CUDA_CHECK_LAUNCH();
-        cuda_nd::launch_dct2_column_in_place<T>(in_place_column_, in_place_launch_, out, nyquist_.get(), N, tu_.get(),
+        cuda_nd::launch_dct2_column_in_place<T>(in_place_column_, column_launch_, out, nyquist_.get(), N, tu_.get(),
                                                 tv_.get(), column_twiddles_.get(), zero_below_, s);
         return;
       }
@@ -192,9 +193,9 @@ class OwnPassPlan2D final : public Plan2DImpl<T> {
   cuda_nd::PassLaunch row_launch_;
   // TwoPasses dct2 in float from kInPlaceMinElements: the row pass writes the spectrum into the
   // output array (M x N/2, its last column in nyquist_) and the column pass works in place.
+  // Same launch shapes as dct2_column_ and dct2_row_.
   cuda_nd::Dct2InPlaceColumnKernel<T> in_place_column_ = nullptr;
   cuda_nd::Dct2RowKernel<T> compact_row_ = nullptr;
-  cuda_nd::PassLaunch in_place_launch_;
   // TwoPasses inverses in float from kInPlaceMinElements: the column pass writes the spectrum
   // into the output array (M x N/2, its last column in nyquist_), the row pass works in place.
   // Same launch shapes as idct2_column_ and idct2_row_.
