@@ -20,9 +20,6 @@ struct CufftReal<float> {
   static cufftResult exec_c2c(cufftHandle p, Complex<float>* in, Complex<float>* out, int direction) {
     return cufftExecC2C(p, reinterpret_cast<cufftComplex*>(in), reinterpret_cast<cufftComplex*>(out), direction);
   }
-  static cufftResult exec_c2c_inverse(cufftHandle p, Complex<float>* in, Complex<float>* out) {
-    return exec_c2c(p, in, out, CUFFT_INVERSE);
-  }
   static cufftResult exec_r2c(cufftHandle p, float* in, Complex<float>* out) {
     return cufftExecR2C(p, in, reinterpret_cast<cufftComplex*>(out));
   }
@@ -39,9 +36,6 @@ struct CufftReal<double> {
   static cufftResult exec_c2c(cufftHandle p, Complex<double>* in, Complex<double>* out, int direction) {
     return cufftExecZ2Z(p, reinterpret_cast<cufftDoubleComplex*>(in), reinterpret_cast<cufftDoubleComplex*>(out),
                         direction);
-  }
-  static cufftResult exec_c2c_inverse(cufftHandle p, Complex<double>* in, Complex<double>* out) {
-    return exec_c2c(p, in, out, CUFFT_INVERSE);
   }
   static cufftResult exec_r2c(cufftHandle p, double* in, Complex<double>* out) {
     return cufftExecD2Z(p, in, reinterpret_cast<cufftDoubleComplex*>(out));

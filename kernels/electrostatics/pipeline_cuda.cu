@@ -318,7 +318,7 @@ class CudaPipeline final : public ElectrostaticBackend {
       EFIELD_CUDA_CHECK(cudaEventRecord(e[2], stream_));
       enqueue_spectral();
       EFIELD_CUDA_CHECK(cudaEventRecord(e[3], stream_));
-      EFIELD_CUFFT_CHECK(CufftReal<T>::exec_c2c_inverse(fields_.get(), z_.get(), z_.get()));
+      EFIELD_CUFFT_CHECK(CufftReal<T>::exec_c2c(fields_.get(), z_.get(), z_.get(), CUFFT_INVERSE));
       EFIELD_CUDA_CHECK(cudaEventRecord(e[4], stream_));
       enqueue_gather(px, py, pgx, pgy, fo);
       launch_finalize(finalize_args(bins), stream_);
@@ -554,7 +554,7 @@ class CudaPipeline final : public ElectrostaticBackend {
     EFIELD_CUDA_CHECK(cudaStreamWaitEvent(side_stream_, fork_, 0));
     launch_finalize(finalize_args(bins), side_stream_);
     EFIELD_CUDA_CHECK(cudaEventRecord(join_, side_stream_));
-    EFIELD_CUFFT_CHECK(CufftReal<T>::exec_c2c_inverse(fields_.get(), z_.get(), z_.get()));
+    EFIELD_CUFFT_CHECK(CufftReal<T>::exec_c2c(fields_.get(), z_.get(), z_.get(), CUFFT_INVERSE));
     enqueue_gather(x, y, gx, gy, fo);
     EFIELD_CUDA_CHECK(cudaStreamWaitEvent(stream_, join_, 0));
   }

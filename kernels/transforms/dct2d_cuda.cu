@@ -174,17 +174,12 @@ class CudaPlan2D final : public Plan2DImpl<T> {
 
   void postprocess(T* out, cudaStream_t s) {
     const int M = shape_.rows, N = shape_.cols;
-    if (transposed_) {  // lanes along u (dct2_packed_postprocess)
-      const auto post = launch_2d(M / 2 + 1, N / 4 + 1);
-      cuda_nd::dct2_packed_postprocess<T, true><<<post.grid, post.block, 0, s>>>(
-          spectrum_.get(), out, M, N, tu_.get(), tv_.get(), split_twiddles_.get(), zero_below_);
-      EFIELD_CUDA_CHECK_LAUNCH();
-      return;
-    }
-    if (packed_) {
-      const auto post = launch_2d(N / 4 + 1, M / 2 + 1);
-      cuda_nd::dct2_packed_postprocess<T, false><<<post.grid, post.block, 0, s>>>(
-          spectrum_.get(), out, M, N, tu_.get(), tv_.get(), split_twiddles_.get(), zero_below_);
+    if (packed_) {  // transposed: lanes along u (dct2_packed_postprocess)
+      const auto post = transposed_ ? launch_2d(M / 2 + 1, N / 4 + 1) : launch_2d(N / 4 + 1, M / 2 + 1);
+      const auto kernel =
+          transposed_ ? cuda_nd::dct2_packed_postprocess<T, true> : cuda_nd::dct2_packed_postprocess<T, false>;
+      kernel<<<post.grid, post.block, 0, s>>>(spectrum_.get(), out, M, N, tu_.get(), tv_.get(), split_twiddles_.get(),
+                                              zero_below_);
       EFIELD_CUDA_CHECK_LAUNCH();
       return;
     }
@@ -207,14 +202,11 @@ class CudaPlan2D final : public Plan2DImpl<T> {
       if (column_launch_.quad_input) in = quad_aligned_input(in, io_.get(), io_.size(), s);
       idct2_column_<<<column_launch_.blocks, column_launch_.threads, column_launch_.shared_bytes, s>>>(
           in, spectrum_.get(), N, tu_.get(), tv_.get(), fft_twiddles_.get());
-    } else if (transposed_) {
-      const auto pre = launch_2d(N / 4 + 1, M / 2 + 1);
-      cuda_nd::idct2_packed_preprocess<T, SineRows, SineCols, true>
-          <<<pre.grid, pre.block, 0, s>>>(in, spectrum_.get(), M, N, tu_.get(), tv_.get(), split_twiddles_.get());
     } else if (packed_) {
       const auto pre = launch_2d(N / 4 + 1, M / 2 + 1);
-      cuda_nd::idct2_packed_preprocess<T, SineRows, SineCols, false>
-          <<<pre.grid, pre.block, 0, s>>>(in, spectrum_.get(), M, N, tu_.get(), tv_.get(), split_twiddles_.get());
+      const auto kernel = transposed_ ? cuda_nd::idct2_packed_preprocess<T, SineRows, SineCols, true>
+                                      : cuda_nd::idct2_packed_preprocess<T, SineRows, SineCols, false>;
+      kernel<<<pre.grid, pre.block, 0, s>>>(in, spectrum_.get(), M, N, tu_.get(), tv_.get(), split_twiddles_.get());
     } else {
       const auto pre = launch_2d(N / 2 + 1, M / 2 + 1);
       cuda_nd::idct2_preprocess<T, SineRows, SineCols>

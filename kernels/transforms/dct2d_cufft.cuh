@@ -16,6 +16,21 @@
 
 namespace efield::detail::cuda_nd {
 
+// A cuFFT plan of `type` over `rank` dimensions (last fastest), `batch` contiguous transforms;
+// the handle is destroyed again if cuFFT cannot make the plan (then this throws).
+inline cufftHandle make_cufft_plan(const int* dims, int rank, cufftType type, int batch) {
+  std::vector<int> n(dims, dims + rank);
+  cufftHandle plan = 0;
+  EFIELD_CUFFT_CHECK(cufftCreate(&plan));
+  std::size_t work = 0;
+  const cufftResult made = cufftMakePlanMany(plan, rank, n.data(), nullptr, 1, 0, nullptr, 1, 0, type, batch, &work);
+  if (made != CUFFT_SUCCESS) {
+    cufftDestroy(plan);
+    EFIELD_CUFFT_CHECK(made);
+  }
+  return plan;
+}
+
 // A cuFFT real plan (R2C or C2R) over `rank` dimensions (last fastest), `batch` contiguous
 // transforms of that shape one after the other. With a single element
 // there is nothing to transform and no plan is made (cuFFT does not promise length-1 plans);
@@ -27,15 +42,7 @@ class RealFft {
     long long total = batch;
     for (int i = 0; i < rank; ++i) total *= dims[i];
     if (total == 1) return;
-    std::vector<int> n(dims, dims + rank);
-    EFIELD_CUFFT_CHECK(cufftCreate(&plan_));
-    std::size_t work = 0;
-    const cufftResult made = cufftMakePlanMany(plan_, rank, n.data(), nullptr, 1, 0, nullptr, 1, 0,
-                                               forward ? CufftReal<T>::r2c : CufftReal<T>::c2r, batch, &work);
-    if (made != CUFFT_SUCCESS) {
-      cufftDestroy(plan_);  // the destructor does not run for a constructor that throws
-      EFIELD_CUFFT_CHECK(made);
-    }
+    plan_ = make_cufft_plan(dims, rank, forward ? CufftReal<T>::r2c : CufftReal<T>::c2r, batch);
     has_plan_ = true;
   }
   ~RealFft() {
@@ -84,17 +91,8 @@ void RealFft<T>::run(T* real, Complex<T>* spectrum, cudaStream_t stream) {
 template <typename T>
 class ComplexFft {
  public:
-  ComplexFft(const int* dims, int rank, bool forward) : direction_(forward ? CUFFT_FORWARD : CUFFT_INVERSE) {
-    std::vector<int> n(dims, dims + rank);
-    EFIELD_CUFFT_CHECK(cufftCreate(&plan_));
-    std::size_t work = 0;
-    const cufftResult made =
-        cufftMakePlanMany(plan_, rank, n.data(), nullptr, 1, 0, nullptr, 1, 0, CufftReal<T>::c2c, 1, &work);
-    if (made != CUFFT_SUCCESS) {
-      cufftDestroy(plan_);  // the destructor does not run for a constructor that throws
-      EFIELD_CUFFT_CHECK(made);
-    }
-  }
+  ComplexFft(const int* dims, int rank, bool forward)
+      : direction_(forward ? CUFFT_FORWARD : CUFFT_INVERSE), plan_(make_cufft_plan(dims, rank, CufftReal<T>::c2c, 1)) {}
   ~ComplexFft() { cufftDestroy(plan_); }
   ComplexFft(const ComplexFft&) = delete;
   ComplexFft& operator=(const ComplexFft&) = delete;

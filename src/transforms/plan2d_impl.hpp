@@ -22,6 +22,8 @@ struct Dct2dShape {
   int half_cols() const { return cols / 2 + 1; }
 };
 
+inline bool is_power_of_two(int n) { return n > 0 && (n & (n - 1)) == 0; }
+
 // The kind of the transposed problem: idct_idxst of X is the transpose of idxst_idct of X^T
 // (dct2 and idct2 are their own).
 inline Transform2D transposed_kind(Transform2D kind) {
@@ -43,7 +45,7 @@ constexpr int axis_passes_max_length() {
 }
 template <typename T>
 bool axis_passes_apply(int rows, int cols) {
-  auto fits = [](int n) { return n >= 2 && n <= axis_passes_max_length<T>() && (n & (n - 1)) == 0; };
+  auto fits = [](int n) { return n >= 2 && n <= axis_passes_max_length<T>() && is_power_of_two(n); };
   return fits(rows) && fits(cols);
 }
 
@@ -52,7 +54,7 @@ bool axis_passes_apply(int rows, int cols) {
 // the column length its own column FFT is compiled for; any column count.
 constexpr int kColumnPassMinRows = 64;
 constexpr int kColumnPassMaxRows = 8192;
-inline bool own_pass_length(int n) { return n >= kColumnPassMinRows && n <= kColumnPassMaxRows && (n & (n - 1)) == 0; }
+inline bool own_pass_length(int n) { return n >= kColumnPassMinRows && n <= kColumnPassMaxRows && is_power_of_two(n); }
 inline bool column_pass_applies(Transform2D kind, int rows, int cols) {
   return own_pass_length(canonical_2d_shape(kind, rows, cols).rows);
 }
@@ -110,7 +112,6 @@ Cuda2DMethod resolve_cuda_2d_method(Cuda2DMethod requested, Transform2D kind, in
   if (requested != Cuda2DMethod::Auto) return requested;
   const Dct2dShape shape = canonical_2d_shape(kind, rows, cols);
   const bool is_float = sizeof(T) == sizeof(float);
-  const auto power_of_two = [](int n) { return (n & (n - 1)) == 0; };
   const long long elements = static_cast<long long>(shape.rows) * shape.cols;
   if (is_float && !shape.forward() && elements == 2048LL * 2048 && shape.rows <= 4096 &&
       two_passes_apply(kind, rows, cols)) {
@@ -130,10 +131,10 @@ Cuda2DMethod resolve_cuda_2d_method(Cuda2DMethod requested, Transform2D kind, in
     return Cuda2DMethod::RowFftColumnPass;
   }
   if (shape.rows >= 2000 && shape.rows <= 10000 && shape.cols >= 100 && shape.cols <= 300 &&
-      !power_of_two(shape.cols) && transposed_packed_fft_applies(shape.rows)) {
+      !is_power_of_two(shape.cols) && transposed_packed_fft_applies(shape.rows)) {
     return Cuda2DMethod::TransposedPackedFft;
   }
-  if (shape.rows >= 100 && shape.cols >= 256 && !power_of_two(shape.cols) && packed_fft_applies(kind, rows, cols)) {
+  if (shape.rows >= 100 && shape.cols >= 256 && !is_power_of_two(shape.cols) && packed_fft_applies(kind, rows, cols)) {
     return Cuda2DMethod::PackedFft;
   }
   return Cuda2DMethod::OneFft;
