@@ -7,7 +7,8 @@
 namespace efield::detail::cuda_nd {
 namespace {
 
-static_assert(FourStepSplit<10>::kM1 == kFourStepM1, "the row pass reads rows with the split's M1");
+static_assert(FourStepSplit<10, true>::kM1 == kFourStepM1 && FourStepSplit<13, true>::kM1 == kFourStepM1,
+              "the inverse row pass reads rows with the split's M1");
 // The passes are compiled for 2^10 = 1024..8192 rows (FourStepSplit's least, lines of 16),
 // the rows three_passes_apply admits.
 constexpr int kMinLog2Rows = 10;
@@ -26,17 +27,25 @@ PassLaunch launch_shape(int cols, int lines) {
 
 }  // namespace
 
+int four_step_m1(bool inverse, int rows) {
+  return with_log2_length<kMinLog2Rows>(rows, [&](auto log2_rows) {
+    constexpr int kLog2M = decltype(log2_rows)::value;
+    return inverse ? FourStepSplit<kLog2M, true>::kM1 : FourStepSplit<kLog2M, false>::kM1;
+  });
+}
+
 template <typename T>
 ColumnLinesKernel<T> column_lines_kernel(bool inverse, int rows, int cols, PassLaunch& launch) {
   return with_log2_length<kMinLog2Rows>(rows, [&](auto log2_rows) {
     constexpr int kLog2M = decltype(log2_rows)::value;
-    using Split = FourStepSplit<kLog2M>;
     // Forward: M2 lines of length M1; inverse: M1 lines of length M2.
+    using Forward = FourStepSplit<kLog2M, false>;
+    using Inverse = FourStepSplit<kLog2M, true>;
     ColumnLinesKernel<T> kernel = column_lines<T, kLog2M, false>;
-    launch = launch_shape<ColumnLinesShape<T, Split::kM1, false>>(cols, Split::kM2);
+    launch = launch_shape<ColumnLinesShape<T, Forward::kM1, false>>(cols, Forward::kM2);
     if (inverse) {
       kernel = column_lines<T, kLog2M, true>;
-      launch = launch_shape<ColumnLinesShape<T, Split::kM2, true>>(cols, Split::kM1);
+      launch = launch_shape<ColumnLinesShape<T, Inverse::kM2, true>>(cols, Inverse::kM1);
     }
     allow_shared(kernel, launch.shared_bytes);
     return kernel;
@@ -47,7 +56,7 @@ template <typename T>
 Dct2ColumnKernel<T> dct2_column_groups_kernel(int rows, int cols, PassLaunch& launch) {
   return with_log2_length<kMinLog2Rows>(rows, [&](auto log2_rows) {
     constexpr int kLog2M = decltype(log2_rows)::value;
-    using Split = FourStepSplit<kLog2M>;
+    using Split = FourStepSplit<kLog2M, false>;
     const Dct2ColumnKernel<T> kernel = dct2_column_groups<T, kLog2M>;
     launch = launch_shape<ColumnGroupsShape<T, Split::kM2, false>>(cols, Split::kM1);  // M1 groups, in pairs
     allow_shared(kernel, launch.shared_bytes);
@@ -59,7 +68,7 @@ template <typename T>
 Idct2GroupsKernel<T> idct2_column_groups_kernel(Transform2D kind, int rows, int cols, PassLaunch& launch) {
   return with_log2_length<kMinLog2Rows>(rows, [&](auto log2_rows) {
     constexpr int kLog2M = decltype(log2_rows)::value;
-    using Split = FourStepSplit<kLog2M>;
+    using Split = FourStepSplit<kLog2M, true>;
     launch = launch_shape<ColumnGroupsShape<T, Split::kM1, true>>(cols, Split::kM2);  // M2 groups, in pairs
     launch.quad_input = true;  // N is a power of two from 64 (three_passes_apply)
     const Idct2GroupsKernel<T> kernel = for_kind(kind, [](auto sine_rows, auto sine_cols) {

@@ -2,7 +2,8 @@
 // The column FFT of Cuda2DMethod::ThreePasses, for long columns (M = 1024..8192 rows). The
 // column pass (dct2d_column_pass.cuh) keeps whole columns in shared memory, so at 4096 and 8192
 // rows a block holds only 4 or 2 of them and moves every row in 8- to 32-byte pieces. Here the
-// length-M FFT is split in two passes of short lines (four-step, M = M1 M2, M1 = 64):
+// length-M FFT is split in two passes of short lines (four-step, M = M1 M2, M1 = 64 or 128,
+// FourStepSplit):
 //   X[k1 + M1 k2] = sum_n2 w_M2^(n2 k2) [ w_M^(n2 k1) sum_n1 x[n2 + M2 n1] w_M1^(n1 k1) ],
 // so that a block holds 256 bytes of every row it touches (kFourStepPieceBytes):
 //   dct2:     row pass -> column_lines<forward>: line n2 = rows n2 + M2 n1, FFT over n1, times
@@ -36,10 +37,17 @@
 
 namespace efield::detail::cuda_nd {
 
-template <int kLog2M>
+// M = M1 M2. The inverse passes take M1 = 64 at every M (the row pass reads the rows where
+// they leave them, kFourStepM1). The forward passes take M1 = 128 at 8192 rows: lines of 128 in
+// column_lines, groups of 64 in dct2_column_groups. Against M1 = 64 (groups of 128, where the
+// quad postprocess and the FFT together ran 2.4 times the instructions of cuFFT's own pass of
+// 128, ncu) in one lending of the H200, dct2 three_passes: float 8192^2 534 -> 503 us,
+// 8192x4096 266 -> 249, 8192x2048 138 -> 131, 8192x1024 70.8 -> 69.5; double 8192x4096
+// 504 -> 492, 8192^2 1025 -> 1003. At 4096 rows M1 = 128 measured 1.5-3.5 % slower.
+template <int kLog2M, bool Inverse>
 struct FourStepSplit {
   static constexpr int kM = 1 << kLog2M;
-  static constexpr int kM1 = 64;
+  static constexpr int kM1 = !Inverse && kLog2M >= 13 ? 128 : 64;
   static constexpr int kM2 = kM / kM1;
   static_assert(kM2 >= 16, "four-step column FFT: at least 1024 rows");
 };
@@ -50,12 +58,18 @@ __device__ __forceinline__ int four_step_stored_row(int n, int M, int m1) {
   return m1 == 0 ? n : (n % m1) * (M / m1) + n / m1;
 }
 
-// Values of a line a thread holds in registers (register_fft.cuh): 8 in the forward passes, 16
-// in the inverse ones. Measured against 16 in one lending of the H200 (quick runs,
-// three_passes): with 8 in both forward passes, dct2 ran 3.5 % faster at 4096^2 and 3 % at
-// 8192^2 in float, 4 % and 9 % in double; in the inverse passes 8 measured 1-5 % slower (either
-// pass, or both) or, with 64 registers, within 1 %.
-constexpr int four_step_values(bool inverse) { return inverse ? 16 : 8; }
+// Values of a line a thread holds in registers (register_fft.cuh), for lines of length len: 8 in
+// the forward passes, 16 in the inverse ones, and 16 in the forward lines of 128 in float.
+// Measured against 16 in one lending of the H200 (quick runs, three_passes): with 8 in both
+// forward passes, dct2 ran 3.5 % faster at 4096^2 and 3 % at 8192^2 in float, 4 % and 9 % in
+// double (lines of 64 and groups of 128 then); in the inverse passes 8 measured 1-5 % slower
+// (either pass, or both) or, with 64 registers, within 1 %. The forward lines of 128 (8192 rows,
+// FourStepSplit): 16 in float took the dct2 at 8192^2 from 515-520 to 503-507 us (8192x2048:
+// 136-146 -> 131); in double 16 spills at the 128-register cap and measured 1-2 % slower.
+template <typename T>
+constexpr int four_step_values(bool inverse, int len) {
+  return inverse || (sizeof(T) == 4 && len >= 128) ? 16 : 8;
+}
 
 // A block of kLines lines of length kLen for each of kCols consecutive spectrum columns
 // (kPieceBytes of a row), kV values of a line a thread.
@@ -93,7 +107,8 @@ constexpr int kFourStepBlockThreads = 64;
 // columns), as cuFFT's own four-step column kernels do. Against 128 bytes (A/B in one lending of
 // the H200, three_passes): 4096^2 float 5 % (dct2) and 7 % (inverses) faster, 8192^2 float 2 %
 // and 5 %, double 4-10 %. The group passes fall back to 128 bytes where 256 would make blocks of
-// more than 512 threads (8192 rows, float, forward): that block of 1,024 measured 2 % slower.
+// more than 512 threads (float forward groups of 128, which FourStepSplit no longer makes): that
+// block of 1,024 measured 2 % slower.
 // 512 bytes for column_lines measured within 1 % of 256.
 constexpr int kFourStepPieceBytes = 256;
 template <typename T, int kLen, int kV, int kPieceBytes>
@@ -101,7 +116,7 @@ constexpr int lines_per_block() {
   const int per_line = (kPieceBytes / static_cast<int>(sizeof(Complex<T>))) * (kLen / kV);
   return per_line >= kFourStepBlockThreads ? 1 : kFourStepBlockThreads / per_line;
 }
-template <typename T, int kLen, bool Inverse, int kV = four_step_values(Inverse)>
+template <typename T, int kLen, bool Inverse, int kV = four_step_values<T>(Inverse, kLen)>
 using ColumnLinesShape =
     LineBlockShape<T, kLen, lines_per_block<T, kLen, kV, kFourStepPieceBytes>(), kV, kFourStepPieceBytes>;
 // The group passes hold at least one pair of lines a block.
@@ -112,7 +127,7 @@ constexpr int group_piece_bytes() {
   const int threads = cols * (kLen / kV) * (lines < 2 ? 2 : lines);
   return threads > 512 ? kFourStepPieceBytes / 2 : kFourStepPieceBytes;
 }
-template <typename T, int kLen, bool Inverse, int kV = four_step_values(Inverse),
+template <typename T, int kLen, bool Inverse, int kV = four_step_values<T>(Inverse, kLen),
           int kPieceBytes = group_piece_bytes<T, kLen, kV>(),
           int kLines = lines_per_block<T, kLen, kV, kPieceBytes>()>
 using ColumnGroupsShape = LineBlockShape<T, kLen, kLines < 2 ? 2 : kLines, kV, kPieceBytes>;
@@ -161,11 +176,13 @@ __device__ __forceinline__ int mirror_position(int k, int group, int len) {
 // Launch: grid (ceil(H / kCols), lines / kLines), Shape::kThreads, Shape::kSharedBytes.
 template <typename T, int kLog2M, bool Inverse>
 __global__ void __launch_bounds__(
-    ColumnLinesShape<T, Inverse ? FourStepSplit<kLog2M>::kM2 : FourStepSplit<kLog2M>::kM1, Inverse>::kThreads,
-    ColumnLinesShape<T, Inverse ? FourStepSplit<kLog2M>::kM2 : FourStepSplit<kLog2M>::kM1, Inverse>::kMinBlocks)
+    ColumnLinesShape<T, Inverse ? FourStepSplit<kLog2M, Inverse>::kM2 : FourStepSplit<kLog2M, Inverse>::kM1,
+                     Inverse>::kThreads,
+    ColumnLinesShape<T, Inverse ? FourStepSplit<kLog2M, Inverse>::kM2 : FourStepSplit<kLog2M, Inverse>::kM1,
+                     Inverse>::kMinBlocks)
     column_lines(Complex<T>* __restrict__ spectrum, int H, const Complex<T>* __restrict__ line_twiddles,
                  const Complex<T>* __restrict__ step_twiddles) {
-  using Split = FourStepSplit<kLog2M>;
+  using Split = FourStepSplit<kLog2M, Inverse>;
   constexpr int kLen = Inverse ? Split::kM2 : Split::kM1;
   using Shape = ColumnLinesShape<T, kLen, Inverse>;
   constexpr int J = Shape::kJ, V = Shape::kValues;
@@ -196,12 +213,12 @@ __global__ void __launch_bounds__(
 // output X (M x N). tu, tv: quarter_twiddles(M), quarter_twiddles(N); twiddles: line_twiddles(M2).
 // Launch: grid (ceil((N/2 + 1) / kCols), (M1/2) / (kLines/2)), kThreads, kSharedBytes.
 template <typename T, int kLog2M>
-__global__ void __launch_bounds__(ColumnGroupsShape<T, FourStepSplit<kLog2M>::kM2, false>::kThreads,
-                                  ColumnGroupsShape<T, FourStepSplit<kLog2M>::kM2, false>::kMinBlocks)
+__global__ void __launch_bounds__(ColumnGroupsShape<T, FourStepSplit<kLog2M, false>::kM2, false>::kThreads,
+                                  ColumnGroupsShape<T, FourStepSplit<kLog2M, false>::kM2, false>::kMinBlocks)
     dct2_column_groups(const Complex<T>* __restrict__ spectrum, T* __restrict__ X, int N,
                        const Complex<T>* __restrict__ tu, const Complex<T>* __restrict__ tv,
                        const Complex<T>* __restrict__ twiddles, T zero_below) {
-  using Split = FourStepSplit<kLog2M>;
+  using Split = FourStepSplit<kLog2M, false>;
   constexpr int M = Split::kM, M1 = Split::kM1, M2 = Split::kM2;
   using Shape = ColumnGroupsShape<T, M2, false>;
   constexpr int J = Shape::kJ, V = Shape::kValues;
@@ -237,12 +254,12 @@ __global__ void __launch_bounds__(ColumnGroupsShape<T, FourStepSplit<kLog2M>::kM
 // (load_idct2_quads4; the own passes' N is a power of two from 64, and X 16-byte aligned).
 // Launch: grid (ceil((N/2 + 1) / kCols), (M2/2) / (kLines/2)), kThreads, kSharedBytes.
 template <typename T, int kLog2M, bool SineRows, bool SineCols>
-__global__ void __launch_bounds__(ColumnGroupsShape<T, FourStepSplit<kLog2M>::kM1, true>::kThreads,
-                                  ColumnGroupsShape<T, FourStepSplit<kLog2M>::kM1, true>::kMinBlocks)
+__global__ void __launch_bounds__(ColumnGroupsShape<T, FourStepSplit<kLog2M, true>::kM1, true>::kThreads,
+                                  ColumnGroupsShape<T, FourStepSplit<kLog2M, true>::kM1, true>::kMinBlocks)
     idct2_column_groups(const T* __restrict__ X, Complex<T>* __restrict__ W, int N, const Complex<T>* __restrict__ tm,
                         const Complex<T>* __restrict__ tn, const Complex<T>* __restrict__ twiddles,
                         const Complex<T>* __restrict__ step_twiddles) {
-  using Split = FourStepSplit<kLog2M>;
+  using Split = FourStepSplit<kLog2M, true>;
   constexpr int M = Split::kM, M1 = Split::kM1, M2 = Split::kM2;
   using Shape = ColumnGroupsShape<T, M1, true>;
   constexpr int J = Shape::kJ, V = Shape::kValues;

@@ -9,9 +9,13 @@
 
 namespace efield::detail::cuda_nd {
 
-// The four-step split's first factor, M1 (dct2d_column_four_step.cuh): the inverse's row pass
-// reads its rows where the column passes left them.
+// The inverse four-step split's first factor, M1 (dct2d_column_four_step.cuh): the inverse's
+// row pass reads its rows where the column passes left them.
 constexpr int kFourStepM1 = 64;
+
+// The split's M1 for `rows` (a power of two in 1024..8192): the line length of the forward
+// column_lines and of the inverse groups (FourStepSplit).
+int four_step_m1(bool inverse, int rows);
 
 template <typename T>
 using ColumnLinesKernel = void (*)(Complex<T>*, int, const Complex<T>*, const Complex<T>*);
@@ -21,8 +25,8 @@ using Idct2GroupsKernel = void (*)(const T*, Complex<T>*, int, const Complex<T>*
 
 // For `rows` a power of two in 1024..8192 (three_passes_apply in plan2d_impl.hpp) and `cols`
 // columns of real data; each raises its kernel's shared-memory limit. The line lengths are
-// M1 = kFourStepM1 and M2 = rows / M1; column_lines_kernel's line length is M1 forward, M2
-// inverse.
+// M1 = four_step_m1(inverse, rows) and M2 = rows / M1; column_lines_kernel's line length is M1
+// forward, M2 inverse.
 template <typename T>
 ColumnLinesKernel<T> column_lines_kernel(bool inverse, int rows, int cols, PassLaunch& launch);
 template <typename T>

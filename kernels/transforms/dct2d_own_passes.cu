@@ -57,8 +57,9 @@ class OwnPassPlan2D final : public Plan2DImpl<T> {
       dct2_row_ = cuda_nd::dct2_row_kernel<T>(rows, cols, row_launch_);
     }
     if (four_step_) {
-      m1_twiddles_ = DeviceBuffer<Complex<T>>(cuda_nd::line_twiddles<T>(cuda_nd::kFourStepM1));
-      m2_twiddles_ = DeviceBuffer<Complex<T>>(cuda_nd::line_twiddles<T>(rows / cuda_nd::kFourStepM1));
+      const int m1 = cuda_nd::four_step_m1(inverse, rows);
+      m1_twiddles_ = DeviceBuffer<Complex<T>>(cuda_nd::line_twiddles<T>(m1));
+      m2_twiddles_ = DeviceBuffer<Complex<T>>(cuda_nd::line_twiddles<T>(rows / m1));
       column_lines_ = cuda_nd::column_lines_kernel<T>(inverse, rows, cols, lines_launch_);
       if (inverse) {
         idct2_groups_ = cuda_nd::idct2_column_groups_kernel<T>(kind, rows, cols, column_launch_);
