@@ -7,8 +7,6 @@
 namespace efield::detail::cuda_nd {
 namespace {
 
-static_assert(FourStepSplit<10, true>::kM1 == kFourStepM1 && FourStepSplit<13, true>::kM1 == kFourStepM1,
-              "the inverse row pass reads rows with the split's M1");
 // The passes are compiled for 2^10 = 1024..8192 rows (FourStepSplit's least, lines of 16),
 // the rows three_passes_apply admits.
 constexpr int kMinLog2Rows = 10;

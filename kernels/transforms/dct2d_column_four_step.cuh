@@ -37,13 +37,14 @@
 
 namespace efield::detail::cuda_nd {
 
-// M = M1 M2. The inverse passes take M1 = 64 at every M (the row pass reads the rows where
-// they leave them, kFourStepM1). The forward passes take M1 = 128 at 8192 rows: lines of 128 in
-// column_lines, groups of 64 in dct2_column_groups. Against M1 = 64 (groups of 128, where the
-// quad postprocess and the FFT together ran 2.4 times the instructions of cuFFT's own pass of
-// 128, ncu) in one lending of the H200, dct2 three_passes: float 8192^2 534 -> 503 us,
-// 8192x4096 266 -> 249, 8192x2048 138 -> 131, 8192x1024 70.8 -> 69.5; double 8192x4096
-// 504 -> 492, 8192^2 1025 -> 1003. At 4096 rows M1 = 128 measured 1.5-3.5 % slower.
+// M = M1 M2. The inverse passes take M1 = 64 at every M (at 8192 rows M1 = 32 measured 0.5-3 %
+// slower in float and 1 % faster in double, M1 = 128 9-12 % slower). The forward passes take
+// M1 = 128 at 8192 rows: lines of 128 in column_lines, groups of 64 in dct2_column_groups.
+// Against M1 = 64 (groups of 128, where the quad postprocess and the FFT together ran 2.4 times
+// the instructions of cuFFT's own pass of 128, ncu) in one lending of the H200, dct2
+// three_passes: float 8192^2 534 -> 503 us, 8192x4096 266 -> 249, 8192x2048 138 -> 131,
+// 8192x1024 70.8 -> 69.5; double 8192x4096 504 -> 492, 8192^2 1025 -> 1003. At 4096 rows
+// M1 = 128 measured 1.5-3.5 % slower.
 template <int kLog2M, bool Inverse>
 struct FourStepSplit {
   static constexpr int kM = 1 << kLog2M;

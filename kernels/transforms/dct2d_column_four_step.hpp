@@ -9,12 +9,9 @@
 
 namespace efield::detail::cuda_nd {
 
-// The inverse four-step split's first factor, M1 (dct2d_column_four_step.cuh): the inverse's
-// row pass reads its rows where the column passes left them.
-constexpr int kFourStepM1 = 64;
-
 // The split's M1 for `rows` (a power of two in 1024..8192): the line length of the forward
-// column_lines and of the inverse groups (FourStepSplit).
+// column_lines and of the inverse groups (FourStepSplit). The inverse's row pass reads its rows
+// where the column passes left them (four_step_stored_row) with it.
 int four_step_m1(bool inverse, int rows);
 
 template <typename T>

@@ -156,7 +156,7 @@ class OwnPassPlan2D final : public Plan2DImpl<T> {
     // The row pass writes 16-byte quads; io_ is free again once the column pass has read `in`.
     T* row_out = quad_aligned_pointer(out) ? out : io_.get();
     idct2_row_<<<row_grid, row_launch_.threads, row_launch_.shared_bytes, s>>>(
-        V, row_out, M, row_twiddles_.get(), split_twiddles_.get(), four_step_ ? cuda_nd::kFourStepM1 : 0);
+        V, row_out, M, row_twiddles_.get(), split_twiddles_.get(), four_step_ ? cuda_nd::four_step_m1(true, M) : 0);
     EFIELD_CUDA_CHECK_LAUNCH();
     if (row_out != out) EFIELD_CUDA_CHECK(cudaMemcpyAsync(out, row_out, bytes, cudaMemcpyDeviceToDevice, s));
   }
