@@ -58,6 +58,7 @@ class OwnPassPlan2D final : public Plan2DImpl<T> {
     }
     if (four_step_) {
       const int m1 = cuda_nd::four_step_m1(inverse, rows);
+      if (inverse) row_m1_ = m1;
       m1_twiddles_ = DeviceBuffer<Complex<T>>(cuda_nd::line_twiddles<T>(m1));
       m2_twiddles_ = DeviceBuffer<Complex<T>>(cuda_nd::line_twiddles<T>(rows / m1));
       column_lines_ = cuda_nd::column_lines_kernel<T>(inverse, rows, cols, lines_launch_);
@@ -156,7 +157,7 @@ class OwnPassPlan2D final : public Plan2DImpl<T> {
     // The row pass writes 16-byte quads; io_ is free again once the column pass has read `in`.
     T* row_out = quad_aligned_pointer(out) ? out : io_.get();
     idct2_row_<<<row_grid, row_launch_.threads, row_launch_.shared_bytes, s>>>(
-        V, row_out, M, row_twiddles_.get(), split_twiddles_.get(), four_step_ ? cuda_nd::four_step_m1(true, M) : 0);
+        V, row_out, M, row_twiddles_.get(), split_twiddles_.get(), row_m1_);
     EFIELD_CUDA_CHECK_LAUNCH();
     if (row_out != out) EFIELD_CUDA_CHECK(cudaMemcpyAsync(out, row_out, bytes, cudaMemcpyDeviceToDevice, s));
   }
@@ -189,6 +190,7 @@ class OwnPassPlan2D final : public Plan2DImpl<T> {
   cuda_nd::Idct2RowKernel<T> idct2_row_ = nullptr;
   cuda_nd::ColumnLinesKernel<T> column_lines_ = nullptr;    // four-step only
   cuda_nd::Idct2GroupsKernel<T> idct2_groups_ = nullptr;  // four-step only
+  int row_m1_ = 0;  // the inverse row pass: where the four-step left its rows (four_step_m1), or 0
   cuda_nd::PassLaunch column_launch_;  // the column pass, or the four-step's group pass
   cuda_nd::PassLaunch lines_launch_;
   cuda_nd::PassLaunch row_launch_;
