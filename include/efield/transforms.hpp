@@ -54,9 +54,8 @@ enum class Cuda2DMethod {
               // memory twice. Both sizes powers of two in 64..8192; throws otherwise.
   ThreePasses,  // TwoPasses with the column FFT split in two passes of short lines (four-step,
                 // 64 x rows/64; the dct2 at 8192 rows 128 x 64), so that long columns are read
-                // and written in 256-byte pieces
-                // of each row: the array crosses memory three times. TwoPasses's shapes with
-                // at least 1024 rows; throws otherwise.
+                // and written in 256-byte pieces of each row: the array crosses memory three
+                // times. TwoPasses's shapes with at least 1024 rows; throws otherwise.
   PackedFft,  // OneFft with the 2D real FFT taken as one complex 2D FFT of the rows x cols/2
               // array of packed (even, odd) pairs, the real FFT's split fused into the
               // postprocess (the inverses: its merge into the preprocess). cuFFT's R2C of a long
