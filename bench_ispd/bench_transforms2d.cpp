@@ -104,6 +104,7 @@ constexpr efield::Cuda2DMethod kTimedMethods[] = {efield::Cuda2DMethod::OneFft, 
                                                   efield::Cuda2DMethod::TwoPasses, efield::Cuda2DMethod::ThreePasses,
                                                   efield::Cuda2DMethod::PackedFft,
                                                   efield::Cuda2DMethod::TransposedPackedFft,
+                                                  efield::Cuda2DMethod::PrimeFactorFft,
                                                   efield::Cuda2DMethod::AxisPasses};
 
 template <typename T>

@@ -67,6 +67,12 @@ enum class Cuda2DMethod {
                         // postprocess's stores): for tall arrays of short rows (10000 x 100),
                         // whose 2D FFT cuFFT runs with few long columns. An even row count of at
                         // least 4; throws otherwise.
+  PrimeFactorFft,  // TransposedPackedFft with the long axis's complex FFT (length L = rows/2) split
+                   // by the prime-factor (Good-Thomas) map L = P Q, P the power of two in L, Q
+                   // odd: the length-P DFTs in registers in its first and last passes, cuFFT's
+                   // part P batched FFTs of Q x cols, and no transposition (every pass reads and
+                   // writes along the caller's rows). Rows with rows/2 = P Q, P in 2..16, Q >= 3
+                   // (10000 = 2 x 8 x 625); throws otherwise.
 };
 
 struct PlanOptions {

@@ -29,6 +29,7 @@
 #include "transforms/dct2d_cufft.cuh"
 #include "transforms/dct2d_kernels.cuh"
 #include "transforms/dct2d_own_passes.hpp"
+#include "transforms/dct2d_prime_factor.hpp"
 #include "transforms/register_fft.cuh"
 #include "transforms/plan2d_impl.hpp"
 
@@ -274,6 +275,7 @@ std::unique_ptr<Plan2DImpl<T>> make_cuda_plan2d(Transform2D kind, int rows, int 
     return make_cuda_axis_pass_plan2d<T>(kind, rows, cols, options);
   }
   const Cuda2DMethod method = resolve_cuda_2d_method<T>(options.cuda_2d_method, kind, rows, cols);
+  if (method == Cuda2DMethod::PrimeFactorFft) return make_cuda_prime_factor_plan2d<T>(kind, rows, cols, options);
   if (method == Cuda2DMethod::TwoPasses || method == Cuda2DMethod::ThreePasses) {
     return make_cuda_own_pass_plan2d<T>(kind, rows, cols, method == Cuda2DMethod::ThreePasses, options);
   }

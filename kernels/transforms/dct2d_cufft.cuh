@@ -86,13 +86,15 @@ void RealFft<T>::run(T* real, Complex<T>* spectrum, cudaStream_t stream) {
   }
 }
 
-// A cuFFT complex plan over `rank` dimensions (last fastest, each at least 2), forward
-// (exp(-i ...)) or inverse (exp(+i ...), unnormalized): Plan2D's PackedFft.
+// A cuFFT complex plan over `rank` dimensions (last fastest, each at least 2), `batch`
+// contiguous transforms, forward (exp(-i ...)) or inverse (exp(+i ...), unnormalized): Plan2D's
+// PackedFft, TransposedPackedFft and PrimeFactorFft.
 template <typename T>
 class ComplexFft {
  public:
-  ComplexFft(const int* dims, int rank, bool forward)
-      : direction_(forward ? CUFFT_FORWARD : CUFFT_INVERSE), plan_(make_cufft_plan(dims, rank, CufftReal<T>::c2c, 1)) {}
+  ComplexFft(const int* dims, int rank, bool forward, int batch = 1)
+      : direction_(forward ? CUFFT_FORWARD : CUFFT_INVERSE),
+        plan_(make_cufft_plan(dims, rank, CufftReal<T>::c2c, batch)) {}
   ~ComplexFft() { cufftDestroy(plan_); }
   ComplexFft(const ComplexFft&) = delete;
   ComplexFft& operator=(const ComplexFft&) = delete;

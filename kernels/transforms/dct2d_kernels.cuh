@@ -185,19 +185,34 @@ __global__ void idct2_preprocess(const T* __restrict__ X, Complex<T>* __restrict
 //   real_fft_split(Z[u, k], Z[-u, L-k], W^k) = { V[u, k], V[-u, L-k] }   (indices mod M, mod L).
 // So the quad (u, v), 0 <= u <= M/2, 0 <= v <= L/2, reads Z at rows u, M-u and columns v, L-v,
 // has V at rows u, M-u of the columns v and L-v, and writes the dct2 quads of both columns (one
-// when L - v == v). split: W^k = exp(-2 pi i k / N), k <= L/2.
+// when L - v == v) to out_u, out_Mu (rows u and M-u of X, elements col_stride apart).
+// split: W^k = exp(-2 pi i k / N), k <= L/2.
+template <typename T>
+struct PackedQuadInputs {
+  Complex<T> u_v;    // Z[u, v]
+  Complex<T> Mu_Lv;  // Z[-u, L-v]
+  Complex<T> Mu_v;   // Z[-u, v]
+  Complex<T> u_Lv;   // Z[u, L-v]
+};
+template <typename T>
+__device__ __forceinline__ void dct2_packed_quads(const PackedQuadInputs<T>& z, T* out_u, T* out_Mu,
+                                                  long long col_stride, int u, int v, int M, int N, Complex<T> t_u,
+                                                  const Complex<T>* tv, const Complex<T>* split, T zero_below) {
+  const int L = N / 2;
+  const SpectrumPair<T> s1 = real_fft_split(z.u_v, z.Mu_Lv, split[v]);  // V[u, v], V[-u, L-v]
+  const SpectrumPair<T> s2 = real_fft_split(z.Mu_v, z.u_Lv, split[v]);  // V[-u, v], V[u, L-v]
+  store_dct2_quad_rows(out_u, out_Mu, u, v, M, N, s1.k, s2.k, t_u, tv[v], zero_below, col_stride);
+  if (L - v != v) {
+    store_dct2_quad_rows(out_u, out_Mu, u, L - v, M, N, s2.L_k, s1.L_k, t_u, tv[L - v], zero_below, col_stride);
+  }
+}
+// The same with Z row-major (rows u and M-u from quad_rows).
 template <typename T>
 __device__ __forceinline__ void dct2_packed_quads(const QuadRows<T>& r, int u, int v, int M, int N, Complex<T> t_u,
                                                   const Complex<T>* tv, const Complex<T>* split, T zero_below) {
-  const int L = N / 2;
-  const int Lv = v == 0 ? 0 : L - v;  // column L - v of Z, mod L
-  const SpectrumPair<T> s1 = real_fft_split(r.a[v], r.b[Lv], split[v]);  // V[u, v], V[-u, L-v]
-  const SpectrumPair<T> s2 = real_fft_split(r.b[v], r.a[Lv], split[v]);  // V[-u, v], V[u, L-v]
-  store_dct2_quad_rows(r.out_u, r.out_Mu, u, v, M, N, s1.k, s2.k, t_u, tv[v], zero_below, r.col_stride);
-  if (L - v != v) {
-    store_dct2_quad_rows(r.out_u, r.out_Mu, u, L - v, M, N, s2.L_k, s1.L_k, t_u, tv[L - v], zero_below,
-                         r.col_stride);
-  }
+  const int Lv = v == 0 ? 0 : N / 2 - v;  // column L - v of Z, mod L
+  dct2_packed_quads(PackedQuadInputs<T>{r.a[v], r.b[Lv], r.b[v], r.a[Lv]}, r.out_u, r.out_Mu, r.col_stride, u, v, M,
+                    N, t_u, tv, split, zero_below);
 }
 
 // Thread (u, v) runs quad (u, v); a warp's lanes take consecutive v (X row-major) or, when X is
@@ -226,10 +241,33 @@ __global__ void dct2_packed_postprocess(const Complex<T>* __restrict__ Z, T* __r
   }
 }
 
-// The inverses of PackedFft: thread (m, n), 0 <= m <= M/2, 0 <= n <= L/2, makes the C2R inputs
-// w at rows m, M-m of the columns n and L-n (idct2_pre_pair, eight coefficients), then merges
-// them into the packed spectrum: real_ifft_merge(w[m, k], w[-m, L-k], W^k) = { 2 Z[m, k],
-// 2 Z[-m, L-k] }, whose unnormalized inverse complex FFT is M N z, the C2R's scale.
+// The inverses of PackedFft: quad (m, n), 0 <= m <= M/2, 0 <= n <= L/2, makes the C2R inputs
+// w at rows m, M-m of the columns n and L-n (idct2_pre_pair, eight coefficients of X, element
+// (i, k) at X[i row_stride + k col_stride]), then merges them into the packed spectrum:
+// real_ifft_merge(w[m, k], w[-m, L-k], W^k) = { 2 Z[m, k], 2 Z[-m, L-k] }, whose unnormalized
+// inverse complex FFT is M N z, the C2R's scale. Column L-n is column n itself when n = 0
+// (mod L) or 2n = L, and row -m is row m when m has no distinct mirror: `store(row, column,
+// value)` is called for each element of Z once.
+template <typename T, bool SineRows, bool SineCols, typename Store>
+__device__ __forceinline__ void idct2_packed_quad(const T* X, int m, int n, int M, int N, long long row_stride,
+                                                  long long col_stride, Complex<T> t_m, Complex<T> t_Mm,
+                                                  Complex<T> t_n, Complex<T> t_Ln, Complex<T> split_n, Store store) {
+  const int L = N / 2;
+  const Idct2Pair<T> w_n = idct2_pre_column<T, SineRows, SineCols>(X, m, n, M, N, t_m, t_Mm, t_n, row_stride, col_stride);
+  const Idct2Pair<T> w_Ln =
+      idct2_pre_column<T, SineRows, SineCols>(X, m, L - n, M, N, t_m, t_Mm, t_Ln, row_stride, col_stride);
+  const SpectrumPair<T> z1 = real_ifft_merge(w_n.m_n, w_Ln.Mm_n, split_n);  // 2Z[m, n], 2Z[-m, L-n]
+  const SpectrumPair<T> z2 = real_ifft_merge(w_n.Mm_n, w_Ln.m_n, split_n);  // 2Z[-m, n], 2Z[m, L-n]
+  const bool mirror_m = has_distinct_mirror(m, M);
+  const bool mirror_n = has_distinct_mirror(n, L);
+  const int Mm = m == 0 ? 0 : M - m;
+  store(m, n, z1.k);
+  if (mirror_m) store(Mm, n, z2.k);
+  if (mirror_n) store(m, L - n, z2.L_k);
+  if (mirror_m && mirror_n) store(Mm, L - n, z1.L_k);
+}
+
+// PackedFft's preprocess: thread (m, n) runs quad (m, n) into the row-major M x L array Z.
 // Transposed: X is the caller's N x M array (element (m, n) at X[n M + m]); lanes still take
 // consecutive n, so that the stores of Z run along its rows.
 template <typename T, bool SineRows, bool SineCols, bool Transposed>
@@ -238,26 +276,12 @@ __global__ void idct2_packed_preprocess(const T* __restrict__ X, Complex<T>* __r
                                         const Complex<T>* __restrict__ split) {
   const int L = N / 2;
   const long long row_stride = Transposed ? 1 : N, col_stride = Transposed ? M : 1;
+  const auto store = [Z, L](int i, int k, Complex<T> z) { Z[static_cast<std::size_t>(i) * L + k] = z; };
   for (int m = blockIdx.y * blockDim.y + threadIdx.y; m <= M / 2; m += gridDim.y * blockDim.y) {
-    const bool mirror_m = has_distinct_mirror(m, M);
-    const int Mm = m == 0 ? 0 : M - m;
     const Complex<T> t_m = tm[m], t_Mm = tm[M - m];
-    Complex<T>* z_m = Z + static_cast<std::size_t>(m) * L;
-    Complex<T>* z_Mm = Z + static_cast<std::size_t>(Mm) * L;
     for (int n = blockIdx.x * blockDim.x + threadIdx.x; n <= L / 2; n += gridDim.x * blockDim.x) {
-      const Idct2Pair<T> w_n =
-          idct2_pre_column<T, SineRows, SineCols>(X, m, n, M, N, t_m, t_Mm, tn[n], row_stride, col_stride);
-      const Idct2Pair<T> w_Ln =
-          idct2_pre_column<T, SineRows, SineCols>(X, m, L - n, M, N, t_m, t_Mm, tn[L - n], row_stride, col_stride);
-      const SpectrumPair<T> z1 = real_ifft_merge(w_n.m_n, w_Ln.Mm_n, split[n]);  // 2Z[m, n], 2Z[-m, L-n]
-      const SpectrumPair<T> z2 = real_ifft_merge(w_n.Mm_n, w_Ln.m_n, split[n]);  // 2Z[-m, n], 2Z[m, L-n]
-      // Column L-n is column n itself when n = 0 (mod L) or 2n = L, and row -m is row m when m
-      // has no distinct mirror: each element of Z once.
-      const bool mirror_n = has_distinct_mirror(n, L);
-      z_m[n] = z1.k;
-      if (mirror_m) z_Mm[n] = z2.k;
-      if (mirror_n) z_m[L - n] = z2.L_k;
-      if (mirror_m && mirror_n) z_Mm[L - n] = z1.L_k;
+      idct2_packed_quad<T, SineRows, SineCols>(X, m, n, M, N, row_stride, col_stride, t_m, t_Mm, tn[n], tn[L - n],
+                                               split[n], store);
     }
   }
 }

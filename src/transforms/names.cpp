@@ -50,6 +50,7 @@ const char* to_string(Cuda2DMethod method) noexcept {
     case Cuda2DMethod::ThreePasses: return "three_passes";
     case Cuda2DMethod::PackedFft: return "packed_fft";
     case Cuda2DMethod::TransposedPackedFft: return "transposed_packed_fft";
+    case Cuda2DMethod::PrimeFactorFft: return "prime_factor_fft";
   }
   return "unknown";
 }

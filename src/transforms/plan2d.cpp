@@ -49,6 +49,9 @@ std::string explicit_method_requirement(Cuda2DMethod method, Transform2D kind, i
     case Cuda2DMethod::TransposedPackedFft:
       if (detail::transposed_packed_fft_applies(rows)) return "";
       return "TransposedPackedFft needs an even row count of at least 4";
+    case Cuda2DMethod::PrimeFactorFft:
+      if (detail::prime_factor_fft_applies(rows)) return "";
+      return "PrimeFactorFft needs rows/2 = P Q with P a power of two in 2..16 and Q odd, at least 3";
     default:
       return "";  // Auto and OneFft take every shape
   }

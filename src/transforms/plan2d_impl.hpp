@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "efield/transforms.hpp"
+#include "math/prime_factor.hpp"
 
 namespace efield::detail {
 
@@ -84,6 +85,16 @@ inline Dct2dShape transposed_2d_shape(Transform2D kind, int rows, int cols) {
 }
 inline bool transposed_packed_fft_applies(int rows) { return rows % 2 == 0 && rows >= 4; }
 
+// Cuda2DMethod::PrimeFactorFft: TransposedPackedFft's plan with rows/2 = P Q split by the
+// prime-factor map (math/prime_factor.hpp), P the power of two in rows/2 (a DFT in registers
+// of at most 16 values), Q odd and at least 3 (Q = 1 would leave nothing to split).
+constexpr int kPrimeFactorMaxP = 16;
+inline bool prime_factor_fft_applies(int rows) {
+  if (rows % 2 != 0 || rows < 4) return false;
+  const PrimeFactorSplit split = prime_factor_split(rows / 2);
+  return split.P >= 2 && split.P <= kPrimeFactorMaxP && split.Q >= 3;
+}
+
 // The method a CUDA plan runs. Auto takes the own passes where they were measured faster than
 // OneFft on the H200 (bench_ispd/results/transforms2d.md):
 //   float inverses of 2048^2 elements with at most 4096 rows: TwoPasses, which keeps their
@@ -100,6 +111,11 @@ inline bool transposed_packed_fft_applies(int rows) { return rows % 2 == 0 && ro
 //     in blocks of 64 threads: 15.2-15.6 us against RowFftColumnPass's 18.2-18.5 for dct2,
 //     17.7-18.1 against OneFft's 20.2-20.7 for the inverses, in two lendings);
 //     else RowFftColumnPass (any column count) for dct2 in both types and the inverses in float;
+//   PrimeFactorFft where it applies in 2000..20000 rows of 100..2000 columns, from 10000 rows, or
+//     from 6000 rows in double, or from 1000 columns (rows/2 = P Q split into P batched FFTs of
+//     Q x cols: 0.75-0.87 of the method Auto ran before at 6000..20000 x 300..2000, 10000x100
+//     double 0.75-0.83; measured slower with Q = 375 in float, at 3000 rows (P = 4) and at
+//     2000..4000 x 100);
 //   TransposedPackedFft for 2000..10000 rows of 100..300 columns, not a power of two (cuFFT's 2D
 //     FFT of such an array runs few long columns: 10000x100, 2000x100 and 3000x300 took 0.84-0.93
 //     of PackedFft's or OneFft's time; 20000x500 and double 6000x1000 ran slower);
@@ -130,6 +146,10 @@ Cuda2DMethod resolve_cuda_2d_method(Cuda2DMethod requested, Transform2D kind, in
   if (measured_shape && column_pass_applies(kind, rows, cols) && (shape.forward() || is_float)) {
     return Cuda2DMethod::RowFftColumnPass;
   }
+  const bool prime_factor_box = shape.rows >= 2000 && shape.rows <= 20000 && shape.cols >= 100 &&
+                                shape.cols <= 2000 &&
+                                (shape.rows >= 10000 || (!is_float && shape.rows >= 6000) || shape.cols >= 1000);
+  if (prime_factor_box && prime_factor_fft_applies(shape.rows)) return Cuda2DMethod::PrimeFactorFft;
   if (shape.rows >= 2000 && shape.rows <= 10000 && shape.cols >= 100 && shape.cols <= 300 &&
       !is_power_of_two(shape.cols) && transposed_packed_fft_applies(shape.rows)) {
     return Cuda2DMethod::TransposedPackedFft;

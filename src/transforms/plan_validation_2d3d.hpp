@@ -47,7 +47,8 @@ inline void require_valid_options(const std::string& who, const PlanOptions& opt
       options.cuda_2d_method != Cuda2DMethod::RowFftColumnPass &&
       options.cuda_2d_method != Cuda2DMethod::TwoPasses && options.cuda_2d_method != Cuda2DMethod::ThreePasses &&
       options.cuda_2d_method != Cuda2DMethod::PackedFft &&
-      options.cuda_2d_method != Cuda2DMethod::TransposedPackedFft) {
+      options.cuda_2d_method != Cuda2DMethod::TransposedPackedFft &&
+      options.cuda_2d_method != Cuda2DMethod::PrimeFactorFft) {
     throw Error(who + ": PlanOptions::cuda_2d_method is not a valid efield::Cuda2DMethod value");
   }
 }

@@ -163,8 +163,10 @@ TEST(Plan2DOwnPasses, RejectedWhereItDoesNotApply) {
 // inverses of 2048^2 elements up to 4096 rows, TwoPasses; from 4096 rows, ThreePasses for powers
 // of two from 256 columns; rows 512..2048 (256..2048 in float) with at least 1024 columns or as
 // many columns as rows, TwoPasses for powers of two, else RowFftColumnPass for dct2 and float
-// inverses; 2000..10000 rows of 100..300 columns (not a power of two), TransposedPackedFft;
-// PackedFft from 100 rows and 256 columns (not a power of two); else OneFft.
+// inverses; PrimeFactorFft where it applies in 2000..20000 rows of 100..2000 columns from 10000
+// rows, 6000 rows in double or 1000 columns; 2000..10000 rows of 100..300 columns (not a power of
+// two), TransposedPackedFft; PackedFft from 100 rows and 256 columns (not a power of two); else
+// OneFft.
 TEST(Plan2DCudaAuto, ResolvesByMeasuredRule) {
   EFIELD_REQUIRE_GPU();
   PlanOptions o;
@@ -202,9 +204,15 @@ TEST(Plan2DCudaAuto, ResolvesByMeasuredRule) {
   EXPECT_EQ(method(0.0, Transform2D::IdxstIdct, 4096, 1024), Cuda2DMethod::ThreePasses);
   EXPECT_EQ(method(0.0f, Transform2D::Dct2, 4096, 4000), Cuda2DMethod::PackedFft);
   EXPECT_EQ(method(0.0f, Transform2D::Dct2, 100, 10000), Cuda2DMethod::PackedFft);
-  EXPECT_EQ(method(0.0, Transform2D::IdxstIdct, 10000, 100), Cuda2DMethod::TransposedPackedFft);
+  EXPECT_EQ(method(0.0, Transform2D::IdxstIdct, 10000, 100), Cuda2DMethod::PrimeFactorFft);
+  EXPECT_EQ(method(0.0f, Transform2D::Dct2, 10000, 100), Cuda2DMethod::PrimeFactorFft);
   EXPECT_EQ(method(0.0f, Transform2D::Dct2, 3000, 300), Cuda2DMethod::TransposedPackedFft);
-  EXPECT_EQ(method(0.0f, Transform2D::Dct2, 20000, 500), Cuda2DMethod::PackedFft);
+  EXPECT_EQ(method(0.0, Transform2D::Idct2, 6000, 300), Cuda2DMethod::PrimeFactorFft);
+  EXPECT_EQ(method(0.0f, Transform2D::Idct2, 6000, 300), Cuda2DMethod::TransposedPackedFft);
+  EXPECT_EQ(method(0.0f, Transform2D::Dct2, 2000, 1000), Cuda2DMethod::PrimeFactorFft);
+  EXPECT_EQ(method(0.0f, Transform2D::Dct2, 20000, 500), Cuda2DMethod::PrimeFactorFft);
+  EXPECT_EQ(method(0.0f, Transform2D::Dct2, 20000, 4000), Cuda2DMethod::PackedFft);
+  EXPECT_EQ(method(0.0f, Transform2D::Dct2, 12000, 200), Cuda2DMethod::PrimeFactorFft);
   EXPECT_EQ(method(0.0f, Transform2D::Dct2, 10001, 100), Cuda2DMethod::OneFft);  // an odd row count
   EXPECT_EQ(method(0.0f, Transform2D::Idct2, 300, 255), Cuda2DMethod::OneFft);
   EXPECT_EQ(method(0.0f, Transform2D::Idct2, 300, 1001), Cuda2DMethod::OneFft);
