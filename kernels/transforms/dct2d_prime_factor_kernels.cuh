@@ -14,7 +14,7 @@
 //   inverse:  idct2_prime_factor_preprocess   (PackedFft's quads)  ->  Z(m, k) at [slot(k)][m]
 //             cuFFT inverse                   ->  y[k mod P][b][m]
 //             prime_factor_gather             (inverse DFT-P over k mod P, reorder back, signs)
-// Every kernel is a 1D grid-stride loop over the flattened index (outer) M + (inner).
+// Every kernel is a 1D grid-stride loop over a flattened 2D index (for_each_flat).
 #include <cuda_runtime.h>
 
 #include <cstddef>
@@ -27,16 +27,24 @@
 
 namespace efield::detail::cuda_nd {
 
+// f(outer, inner) for outer < outer_count, inner < inner_count: a 1D grid-stride loop over the
+// flattened index outer inner_count + inner, so that consecutive lanes take consecutive inner.
+template <typename F>
+__device__ __forceinline__ void for_each_flat(int outer_count, int inner_count, F f) {
+  const long long count = static_cast<long long>(outer_count) * inner_count;
+  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < count;
+       i += static_cast<long long>(gridDim.x) * blockDim.x) {
+    f(static_cast<int>(i / inner_count), static_cast<int>(i % inner_count));
+  }
+}
+
 // Thread (b, c), b < Q, c < M (a caller column; m = p(c) its reordered row): z[m, (Q a + P b)
 // mod L] for a < P, read from the caller's rows (the reordered position n holds sample
 // makhoul_source(n, N)); their DFT-P goes to w[(k Q + b) M + m], k < P.
 template <typename T, int P>
 __global__ void prime_factor_reorder(const T* __restrict__ x, Complex<T>* __restrict__ w, int M, int N, int Q) {
   const PrimeFactorSplit split{P, Q};
-  const long long count = static_cast<long long>(Q) * M;
-  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < count;
-       i += static_cast<long long>(gridDim.x) * blockDim.x) {
-    const int b = static_cast<int>(i / M), c = static_cast<int>(i % M);
+  for_each_flat(Q, M, [&](int b, int c) {
     const int m = makhoul_position(c, M);
     const T* column = x + c;
     Complex<T> v[P];
@@ -49,7 +57,7 @@ __global__ void prime_factor_reorder(const T* __restrict__ x, Complex<T>* __rest
     register_dft<P, false>(v);
 #pragma unroll
     for (int k = 0; k < P; ++k) w[(static_cast<std::size_t>(k) * Q + b) * M + m] = v[k];
-  }
+  });
 }
 
 // The inverse of prime_factor_reorder: thread (b, c) takes y[(k Q + b) M + m], k < P, m = p(c),
@@ -59,10 +67,7 @@ __global__ void prime_factor_reorder(const T* __restrict__ x, Complex<T>* __rest
 template <typename T, int P, bool SineRows, bool SineCols>
 __global__ void prime_factor_gather(const Complex<T>* __restrict__ y, T* __restrict__ x, int M, int N, int Q) {
   const PrimeFactorSplit split{P, Q};
-  const long long count = static_cast<long long>(Q) * M;
-  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < count;
-       i += static_cast<long long>(gridDim.x) * blockDim.x) {
-    const int b = static_cast<int>(i / M), col = static_cast<int>(i % M);
+  for_each_flat(Q, M, [&](int b, int col) {
     const int m = makhoul_position(col, M);
     Complex<T> v[P];
 #pragma unroll
@@ -76,7 +81,7 @@ __global__ void prime_factor_gather(const Complex<T>* __restrict__ y, T* __restr
       column[static_cast<std::size_t>(n_even) * M] = idct2_output_sign<SineRows, SineCols, T>(col, n_even) * v[a].re;
       column[static_cast<std::size_t>(n_odd) * M] = idct2_output_sign<SineRows, SineCols, T>(col, n_odd) * v[a].im;
     }
-  }
+  });
 }
 
 // Element (u, k) of the packed spectrum in the prime-factor layout.
@@ -91,17 +96,14 @@ __global__ void dct2_prime_factor_postprocess(const Complex<T>* __restrict__ Z, 
                                               PrimeFactorSplit split, const Complex<T>* __restrict__ tu,
                                               const Complex<T>* __restrict__ tv,
                                               const Complex<T>* __restrict__ split_twiddles, T zero_below) {
-  const int L = N / 2, width = M / 2 + 1;
-  const long long count = static_cast<long long>(L / 2 + 1) * width;
-  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < count;
-       i += static_cast<long long>(gridDim.x) * blockDim.x) {
-    const int v = static_cast<int>(i / width), u = static_cast<int>(i % width);
+  const int L = N / 2;
+  for_each_flat(L / 2 + 1, M / 2 + 1, [&](int v, int u) {
     const int Mu = u == 0 ? 0 : M - u, Lv = v == 0 ? 0 : L - v;
     const Complex<T>* at_v = Z + prime_factor_element(0, v, M, split);
     const Complex<T>* at_Lv = Z + prime_factor_element(0, Lv, M, split);
     const PackedQuadInputs<T> z{at_v[u], at_Lv[Mu], at_v[Mu], at_Lv[u]};
     dct2_packed_quads(z, X + u, X + Mu, M, u, v, M, N, tu[u], tv, split_twiddles, zero_below);
-  }
+  });
 }
 
 // The inverses: thread (n, m), n <= L/2, m <= M/2, runs PackedFft's inverse quad (m, n) from the
@@ -111,15 +113,12 @@ __global__ void idct2_prime_factor_preprocess(const T* __restrict__ X, Complex<T
                                               PrimeFactorSplit split, const Complex<T>* __restrict__ tm,
                                               const Complex<T>* __restrict__ tn,
                                               const Complex<T>* __restrict__ split_twiddles) {
-  const int L = N / 2, width = M / 2 + 1;
-  const long long count = static_cast<long long>(L / 2 + 1) * width;
+  const int L = N / 2;
   const auto store = [Z, M, split](int row, int k, Complex<T> z) { Z[prime_factor_element(row, k, M, split)] = z; };
-  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < count;
-       i += static_cast<long long>(gridDim.x) * blockDim.x) {
-    const int n = static_cast<int>(i / width), m = static_cast<int>(i % width);
+  for_each_flat(L / 2 + 1, M / 2 + 1, [&](int n, int m) {
     idct2_packed_quad<T, SineRows, SineCols>(X, m, n, M, N, 1, M, tm[m], tm[M - m], tn[n], tn[L - n],
                                              split_twiddles[n], store);
-  }
+  });
 }
 
 }  // namespace efield::detail::cuda_nd
