@@ -23,7 +23,7 @@ namespace {
 using cuda_nd::ComplexFft;
 
 template <typename T>
-using PrimeFactorMove = void (*)(const T*, Complex<T>*, int, int, int);
+using PrimeFactorReorder = void (*)(const T*, Complex<T>*, int, int, int);
 template <typename T>
 using PrimeFactorGather = void (*)(const Complex<T>*, T*, int, int, int);
 template <typename T>
@@ -126,7 +126,7 @@ class PrimeFactorPlan2D final : public Plan2DImpl<T> {
   DeviceBuffer<Complex<T>> tv_;
   DeviceBuffer<Complex<T>> split_twiddles_;  // the real FFT's split, W^k = exp(-2 pi i k / N), k <= N/4
   std::optional<ComplexFft<T>> fft_;
-  PrimeFactorMove<T> reorder_ = nullptr;
+  PrimeFactorReorder<T> reorder_ = nullptr;
   PrimeFactorGather<T> gather_ = nullptr;
   PrimeFactorPreprocess<T> preprocess_ = nullptr;
   cudaStream_t host_stream_ = nullptr;

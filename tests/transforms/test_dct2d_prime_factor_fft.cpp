@@ -1,7 +1,7 @@
 // Cuda2DMethod::PrimeFactorFft (TransposedPackedFft's plan with the long axis's complex FFT split
 // by the prime-factor map rows/2 = P Q: DFT-P in the reorder and gather, cuFFT's P batched 2D
 // FFTs): the index maps of math/prime_factor.hpp against the DFT (CPU); against the float64
-// definitions at every P in 2..16 with Q = 3, 5, 17, 63, 125 and odd, prime, single and even
+// definitions at every P in 2..16 with Q = 3, 5, 17, 25, 63 and odd, prime, single and even
 // column counts; against OneFft at large sizes, round trip, in place, through host pointers, at
 // unaligned device pointers, with zero_below and inside a CUDA graph; and the error of asking
 // for it where it does not apply.
@@ -73,8 +73,8 @@ TEST(PrimeFactorSplit, MapsGiveTheDft) {
   }
 }
 
-// Row counts 2 P Q: P = 2 (12, 20, 252), 4 (24, 40, 136), 8 (48, 80, 400), 16 (96); column
-// counts 1, 2, 3, 5, 7, 16, 17, 31, 64, 100, 127 and 255.
+// Row counts 2 P Q: P = 2 (12, 20, 252: Q = 3, 5, 63), 4 (24, 40, 136: Q = 3, 5, 17), 8 (48, 80,
+// 400: Q = 3, 5, 25), 16 (96: Q = 3); column counts 1, 2, 3, 5, 7, 16, 17, 31, 64, 100, 127, 255.
 std::vector<std::pair<int, int>> prime_factor_sizes() {
   return {{12, 1},  {12, 2},  {20, 3},   {24, 5},   {48, 7},    {80, 17}, {96, 16},
           {136, 31}, {252, 64}, {400, 100}, {40, 127}, {12, 255}, {96, 1}};
