@@ -1,5 +1,7 @@
 // Instantiations of the four-step column passes (dct2d_column_four_step.cuh) for 1024..8192
 // rows, and the choice of kernel and grid at plan construction.
+#include <type_traits>
+
 #include "transforms/dct2d_column_four_step.cuh"
 #include "transforms/dct2d_column_four_step.hpp"
 #include "transforms/plan2d_impl.hpp"
@@ -37,14 +39,13 @@ ColumnLinesKernel<T> column_lines_kernel(bool inverse, int rows, int cols, PassL
   return with_log2_length<kMinLog2Rows>(rows, [&](auto log2_rows) {
     constexpr int kLog2M = decltype(log2_rows)::value;
     // Forward: M2 lines of length M1; inverse: M1 lines of length M2.
-    using Forward = FourStepSplit<kLog2M, false>;
-    using Inverse = FourStepSplit<kLog2M, true>;
-    ColumnLinesKernel<T> kernel = column_lines<T, kLog2M, false>;
-    launch = launch_shape<ColumnLinesShape<T, Forward::kM1, false>>(cols, Forward::kM2);
-    if (inverse) {
-      kernel = column_lines<T, kLog2M, true>;
-      launch = launch_shape<ColumnLinesShape<T, Inverse::kM2, true>>(cols, Inverse::kM1);
-    }
+    auto pick = [&](auto is_inverse) {
+      constexpr bool kInverse = decltype(is_inverse)::value;
+      using Split = FourStepSplit<kLog2M, kInverse>;
+      launch = launch_shape<ColumnLinesShape<T, Split::kLineLength, kInverse>>(cols, Split::kM / Split::kLineLength);
+      return column_lines<T, kLog2M, kInverse>;
+    };
+    const ColumnLinesKernel<T> kernel = inverse ? pick(std::true_type{}) : pick(std::false_type{});
     allow_shared(kernel, launch.shared_bytes);
     return kernel;
   });

@@ -50,6 +50,7 @@ struct FourStepSplit {
   static constexpr int kM = 1 << kLog2M;
   static constexpr int kM1 = !Inverse && kLog2M >= 13 ? 128 : 64;
   static constexpr int kM2 = kM / kM1;
+  static constexpr int kLineLength = Inverse ? kM2 : kM1;  // column_lines' lines
   static_assert(kM2 >= 16, "four-step column FFT: at least 1024 rows");
 };
 
@@ -176,15 +177,12 @@ __device__ __forceinline__ int mirror_position(int k, int group, int len) {
 // line_twiddles(M).
 // Launch: grid (ceil(H / kCols), lines / kLines), Shape::kThreads, Shape::kSharedBytes.
 template <typename T, int kLog2M, bool Inverse>
-__global__ void __launch_bounds__(
-    ColumnLinesShape<T, Inverse ? FourStepSplit<kLog2M, Inverse>::kM2 : FourStepSplit<kLog2M, Inverse>::kM1,
-                     Inverse>::kThreads,
-    ColumnLinesShape<T, Inverse ? FourStepSplit<kLog2M, Inverse>::kM2 : FourStepSplit<kLog2M, Inverse>::kM1,
-                     Inverse>::kMinBlocks)
+__global__ void __launch_bounds__(ColumnLinesShape<T, FourStepSplit<kLog2M, Inverse>::kLineLength, Inverse>::kThreads,
+                                  ColumnLinesShape<T, FourStepSplit<kLog2M, Inverse>::kLineLength, Inverse>::kMinBlocks)
     column_lines(Complex<T>* __restrict__ spectrum, int H, const Complex<T>* __restrict__ line_twiddles,
                  const Complex<T>* __restrict__ step_twiddles) {
   using Split = FourStepSplit<kLog2M, Inverse>;
-  constexpr int kLen = Inverse ? Split::kM2 : Split::kM1;
+  constexpr int kLen = Split::kLineLength;
   using Shape = ColumnLinesShape<T, kLen, Inverse>;
   constexpr int J = Shape::kJ, V = Shape::kValues;
   constexpr int kRowStep = Inverse ? 1 : Split::kM2;  // rows between a line's consecutive elements

@@ -15,6 +15,7 @@
 #include "transforms/dct2d_cufft.cuh"
 #include "transforms/dct2d_prime_factor.hpp"
 #include "transforms/dct2d_prime_factor_kernels.cuh"
+#include "transforms/pass_launch.hpp"
 #include "transforms/plan2d_impl.hpp"
 
 namespace efield::detail {
@@ -30,13 +31,6 @@ template <typename T>
 using PrimeFactorPreprocess = void (*)(const T*, Complex<T>*, int, int, PrimeFactorSplit, const Complex<T>*,
                                        const Complex<T>*, const Complex<T>*);
 
-template <typename T, int P>
-PrimeFactorGather<T> gather_kernel(const Dct2dShape& shape) {
-  if (shape.sine_rows()) return cuda_nd::prime_factor_gather<T, P, true, false>;
-  if (shape.sine_cols()) return cuda_nd::prime_factor_gather<T, P, false, true>;
-  return cuda_nd::prime_factor_gather<T, P, false, false>;
-}
-
 template <typename T>
 class PrimeFactorPlan2D final : public Plan2DImpl<T> {
  public:
@@ -50,7 +44,9 @@ class PrimeFactorPlan2D final : public Plan2DImpl<T> {
         io_(static_cast<std::size_t>(rows) * cols),
         tu_(quarter_twiddles<T>(shape_.rows)),
         tv_(quarter_twiddles<T>(shape_.cols)),
-        split_twiddles_(root_twiddles<T>(shape_.cols, shape_.cols / 4 + 1)) {
+        split_twiddles_(root_twiddles<T>(shape_.cols, shape_.cols / 4 + 1)),
+        line_blocks_(launch_blocks(static_cast<long long>(split_.Q) * shape_.rows)),
+        quad_blocks_(launch_blocks(static_cast<long long>(shape_.cols / 4 + 1) * (shape_.rows / 2 + 1))) {
     // P slices of Q x M (slot, then m fastest); a single caller column (M = 1) is P lines of Q.
     const int dims[2] = {split_.Q, shape_.rows};
     const int rank = shape_.rows == 1 ? 1 : 2;
@@ -69,23 +65,21 @@ class PrimeFactorPlan2D final : public Plan2DImpl<T> {
 
   void execute(const T* in, T* out, Stream stream) override {
     const auto s = reinterpret_cast<cudaStream_t>(stream);
-    const int M = shape_.rows, N = shape_.cols, L = N / 2;
-    const int lines = launch_blocks(static_cast<long long>(split_.Q) * M);
-    const int quads = launch_blocks(static_cast<long long>(L / 2 + 1) * (M / 2 + 1));
+    const int M = shape_.rows, N = shape_.cols;
     if (shape_.forward()) {
-      reorder_<<<lines, kThreads, 0, s>>>(in, packed_.get(), M, N, split_.Q);
+      reorder_<<<line_blocks_, kThreads, 0, s>>>(in, packed_.get(), M, N, split_.Q);
       EFIELD_CUDA_CHECK_LAUNCH();
       fft_->run(packed_.get(), spectrum_.get(), s);
-      cuda_nd::dct2_prime_factor_postprocess<T><<<quads, kThreads, 0, s>>>(
+      cuda_nd::dct2_prime_factor_postprocess<T><<<quad_blocks_, kThreads, 0, s>>>(
           spectrum_.get(), out, M, N, split_, tu_.get(), tv_.get(), split_twiddles_.get(), zero_below_);
       EFIELD_CUDA_CHECK_LAUNCH();
       return;
     }
-    preprocess_<<<quads, kThreads, 0, s>>>(in, spectrum_.get(), M, N, split_, tu_.get(), tv_.get(),
-                                           split_twiddles_.get());
+    preprocess_<<<quad_blocks_, kThreads, 0, s>>>(in, spectrum_.get(), M, N, split_, tu_.get(), tv_.get(),
+                                                  split_twiddles_.get());
     EFIELD_CUDA_CHECK_LAUNCH();
     fft_->run(spectrum_.get(), packed_.get(), s);
-    gather_<<<lines, kThreads, 0, s>>>(packed_.get(), out, M, N, split_.Q);
+    gather_<<<line_blocks_, kThreads, 0, s>>>(packed_.get(), out, M, N, split_.Q);
     EFIELD_CUDA_CHECK_LAUNCH();
   }
 
@@ -103,17 +97,17 @@ class PrimeFactorPlan2D final : public Plan2DImpl<T> {
     return static_cast<int>(std::clamp<long long>((threads + kThreads - 1) / kThreads, 1, 1 << 20));
   }
 
+  // The kernels for the split's P and the planned kind's sine axes (for the dct2, the cosine
+  // instances, which it does not run).
   template <int P>
   void choose_kernels() {
     reorder_ = cuda_nd::prime_factor_reorder<T, P>;
-    gather_ = gather_kernel<T, P>(shape_);
-    if (shape_.sine_rows()) {
-      preprocess_ = cuda_nd::idct2_prime_factor_preprocess<T, true, false>;
-    } else if (shape_.sine_cols()) {
-      preprocess_ = cuda_nd::idct2_prime_factor_preprocess<T, false, true>;
-    } else {
-      preprocess_ = cuda_nd::idct2_prime_factor_preprocess<T, false, false>;
-    }
+    gather_ = cuda_nd::for_kind(shape_.kind, [](auto sine_rows, auto sine_cols) {
+      return cuda_nd::prime_factor_gather<T, P, decltype(sine_rows)::value, decltype(sine_cols)::value>;
+    });
+    preprocess_ = cuda_nd::for_kind(shape_.kind, [](auto sine_rows, auto sine_cols) {
+      return cuda_nd::idct2_prime_factor_preprocess<T, decltype(sine_rows)::value, decltype(sine_cols)::value>;
+    });
   }
 
   Dct2dShape shape_;  // the transposed array's (transposed_2d_shape)
@@ -125,6 +119,8 @@ class PrimeFactorPlan2D final : public Plan2DImpl<T> {
   DeviceBuffer<Complex<T>> tu_;
   DeviceBuffer<Complex<T>> tv_;
   DeviceBuffer<Complex<T>> split_twiddles_;  // the real FFT's split, W^k = exp(-2 pi i k / N), k <= N/4
+  int line_blocks_;  // the reorder and gather: one thread a (b, column), Q M of them
+  int quad_blocks_;  // the post/preprocess: one thread a quad, (L/2 + 1)(M/2 + 1) of them
   std::optional<ComplexFft<T>> fft_;
   PrimeFactorReorder<T> reorder_ = nullptr;
   PrimeFactorGather<T> gather_ = nullptr;
