@@ -52,11 +52,12 @@ ColumnLinesKernel<T> column_lines_kernel(bool inverse, int rows, int cols, PassL
 }
 
 template <typename T>
-Dct2ColumnKernel<T> dct2_column_groups_kernel(int rows, int cols, PassLaunch& launch) {
+Dct2ColumnKernel<T> dct2_column_groups_kernel(int rows, int cols, bool threshold, PassLaunch& launch) {
   return with_log2_length<kMinLog2Rows>(rows, [&](auto log2_rows) {
     constexpr int kLog2M = decltype(log2_rows)::value;
     using Split = FourStepSplit<kLog2M, false>;
-    const Dct2ColumnKernel<T> kernel = dct2_column_groups<T, kLog2M>;
+    const Dct2ColumnKernel<T> kernel =
+        with_threshold(threshold, [](auto kept) { return dct2_column_groups<T, kLog2M, decltype(kept)::value>; });
     launch = launch_shape<ColumnGroupsShape<T, Split::kM2, false>>(cols, Split::kM1);  // M1 groups, in pairs
     allow_shared(kernel, launch.shared_bytes);
     return kernel;
@@ -80,8 +81,8 @@ Idct2GroupsKernel<T> idct2_column_groups_kernel(Transform2D kind, int rows, int 
 
 template ColumnLinesKernel<float> column_lines_kernel<float>(bool, int, int, PassLaunch&);
 template ColumnLinesKernel<double> column_lines_kernel<double>(bool, int, int, PassLaunch&);
-template Dct2ColumnKernel<float> dct2_column_groups_kernel<float>(int, int, PassLaunch&);
-template Dct2ColumnKernel<double> dct2_column_groups_kernel<double>(int, int, PassLaunch&);
+template Dct2ColumnKernel<float> dct2_column_groups_kernel<float>(int, int, bool, PassLaunch&);
+template Dct2ColumnKernel<double> dct2_column_groups_kernel<double>(int, int, bool, PassLaunch&);
 template Idct2GroupsKernel<float> idct2_column_groups_kernel<float>(Transform2D, int, int, PassLaunch&);
 template Idct2GroupsKernel<double> idct2_column_groups_kernel<double>(Transform2D, int, int, PassLaunch&);
 

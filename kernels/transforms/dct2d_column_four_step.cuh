@@ -210,8 +210,9 @@ __global__ void __launch_bounds__(ColumnLinesShape<T, FourStepSplit<kLog2M, Inve
 
 // The last forward pass: spectrum (M x (N/2 + 1), after column_lines<forward>) to the dct2
 // output X (M x N). tu, tv: quarter_twiddles(M), quarter_twiddles(N); twiddles: line_twiddles(M2).
+// Threshold: apply zero_below (store_dct2_quad_rows).
 // Launch: grid (ceil((N/2 + 1) / kCols), (M1/2) / (kLines/2)), kThreads, kSharedBytes.
-template <typename T, int kLog2M>
+template <typename T, int kLog2M, bool Threshold>
 __global__ void __launch_bounds__(ColumnGroupsShape<T, FourStepSplit<kLog2M, false>::kM2, false>::kThreads,
                                   ColumnGroupsShape<T, FourStepSplit<kLog2M, false>::kM2, false>::kMinBlocks)
     dct2_column_groups(const Complex<T>* __restrict__ spectrum, T* __restrict__ X, int N,
@@ -239,8 +240,8 @@ __global__ void __launch_bounds__(ColumnGroupsShape<T, FourStepSplit<kLog2M, fal
   const Complex<T> t_col = tv[t.col];
   auto write_quad = [&](int k2) {
     const int u = k1 + M1 * k2;
-    store_dct2_quad(X, M, N, u, t.col, t.line[shared_fft_slot(k2)],
-                    partner[shared_fft_slot(mirror_position(k2, k1, M2))], tu[u], t_col, zero_below);
+    store_dct2_quad<Threshold>(X, M, N, u, t.col, t.line[shared_fft_slot(k2)],
+                               partner[shared_fft_slot(mirror_position(k2, k1, M2))], tu[u], t_col, zero_below);
   };
 #pragma unroll
   for (int b = 0; b < V / 2; ++b) write_quad(t.j + b * J);

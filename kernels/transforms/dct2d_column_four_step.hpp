@@ -27,7 +27,7 @@ using Idct2GroupsKernel = void (*)(const T*, Complex<T>*, int, const Complex<T>*
 template <typename T>
 ColumnLinesKernel<T> column_lines_kernel(bool inverse, int rows, int cols, PassLaunch& launch);
 template <typename T>
-Dct2ColumnKernel<T> dct2_column_groups_kernel(int rows, int cols, PassLaunch& launch);
+Dct2ColumnKernel<T> dct2_column_groups_kernel(int rows, int cols, bool threshold, PassLaunch& launch);
 template <typename T>
 Idct2GroupsKernel<T> idct2_column_groups_kernel(Transform2D kind, int rows, int cols, PassLaunch& launch);
 

@@ -41,10 +41,12 @@ PassLaunch launch_shape(int cols) {
 }  // namespace
 
 template <typename T>
-Dct2ColumnKernel<T> dct2_column_kernel(int rows, int cols, PassLaunch& launch) {
+Dct2ColumnKernel<T> dct2_column_kernel(int rows, int cols, bool threshold, PassLaunch& launch) {
   return with_log2_length(rows, [&](auto log2_rows) {
     constexpr int kLog2M = decltype(log2_rows)::value;
-    const Dct2ColumnKernel<T> kernel = dct2_column_pass<T, kLog2M, columns_per_block<T>(kLog2M)>;
+    const Dct2ColumnKernel<T> kernel = with_threshold(threshold, [](auto kept) {
+      return dct2_column_pass<T, kLog2M, columns_per_block<T>(kLog2M), decltype(kept)::value>;
+    });
     launch = launch_shape<T, kLog2M>(cols);
     allow_shared(kernel, launch.shared_bytes);
     return kernel;
@@ -91,13 +93,15 @@ Idct2CompactColumnKernel<T> idct2_column_compact_kernel(Transform2D kind, int ro
 }
 
 template <typename T>
-Dct2InPlaceColumnKernel<T> dct2_column_in_place_kernel(int rows, int cols, PassLaunch& launch) {
+Dct2InPlaceColumnKernel<T> dct2_column_in_place_kernel(int rows, int cols, bool threshold, PassLaunch& launch) {
   if constexpr (sizeof(T) != sizeof(float)) {
     return nullptr;
   } else {
     return with_log2_length(rows, [&](auto log2_rows) -> Dct2InPlaceColumnKernel<T> {
       constexpr int kLog2M = decltype(log2_rows)::value;
-      const Dct2InPlaceColumnKernel<T> kernel = dct2_column_pass_in_place<T, kLog2M, columns_per_block<T>(kLog2M)>;
+      const Dct2InPlaceColumnKernel<T> kernel = with_threshold(threshold, [](auto kept) {
+        return dct2_column_pass_in_place<T, kLog2M, columns_per_block<T>(kLog2M), decltype(kept)::value>;
+      });
       launch = launch_shape<T, kLog2M>(cols);
       allow_shared(kernel, launch.shared_bytes);
       int device = 0, sms = 0, cooperative = 0, per_sm = 0;
@@ -121,14 +125,14 @@ void launch_dct2_column_in_place(Dct2InPlaceColumnKernel<T> kernel, const PassLa
                                                 dim3(launch.threads), args, launch.shared_bytes, stream));
 }
 
-template Dct2ColumnKernel<float> dct2_column_kernel<float>(int, int, PassLaunch&);
-template Dct2ColumnKernel<double> dct2_column_kernel<double>(int, int, PassLaunch&);
+template Dct2ColumnKernel<float> dct2_column_kernel<float>(int, int, bool, PassLaunch&);
+template Dct2ColumnKernel<double> dct2_column_kernel<double>(int, int, bool, PassLaunch&);
 template Idct2ColumnKernel<float> idct2_column_kernel<float>(Transform2D, int, int, PassLaunch&);
 template Idct2ColumnKernel<double> idct2_column_kernel<double>(Transform2D, int, int, PassLaunch&);
 template Idct2CompactColumnKernel<float> idct2_column_compact_kernel<float>(Transform2D, int, int, PassLaunch&);
 template Idct2CompactColumnKernel<double> idct2_column_compact_kernel<double>(Transform2D, int, int, PassLaunch&);
-template Dct2InPlaceColumnKernel<float> dct2_column_in_place_kernel<float>(int, int, PassLaunch&);
-template Dct2InPlaceColumnKernel<double> dct2_column_in_place_kernel<double>(int, int, PassLaunch&);
+template Dct2InPlaceColumnKernel<float> dct2_column_in_place_kernel<float>(int, int, bool, PassLaunch&);
+template Dct2InPlaceColumnKernel<double> dct2_column_in_place_kernel<double>(int, int, bool, PassLaunch&);
 template void launch_dct2_column_in_place<float>(Dct2InPlaceColumnKernel<float>, const PassLaunch&, float*,
                                                  const Complex<float>*, int, const Complex<float>*,
                                                  const Complex<float>*, const Complex<float>*, float, cudaStream_t);

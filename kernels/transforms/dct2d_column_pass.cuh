@@ -75,7 +75,8 @@ struct ColumnPassThread {
 // The dct2 column pass of one block. InPlace: V is M x N/2 in the same memory as X, its last
 // column V[., N/2] comes from nyquist, and every block has read its columns before any block
 // writes (a grid-wide barrier: the kernel runs as a cooperative launch, all blocks resident).
-template <typename T, int kLog2M, int kCols, bool InPlace>
+// Threshold: apply zero_below (store_dct2_quad_rows).
+template <typename T, int kLog2M, int kCols, bool InPlace, bool Threshold>
 __device__ __forceinline__ void dct2_column_block(const Complex<T>* V, const Complex<T>* nyquist, T* X, int N,
                                                   const Complex<T>* tu, const Complex<T>* tv,
                                                   const Complex<T>* twiddles, T zero_below,
@@ -110,8 +111,8 @@ __device__ __forceinline__ void dct2_column_block(const Complex<T>* V, const Com
   const int col = t.first + l;
   const Complex<T> t_col = tv[col];
   auto write_quad = [&](int u, Complex<T> t_u) {
-    store_dct2_quad(X, M, N, u, col, line[shared_fft_slot(u)], line[shared_fft_slot((M - u) & (M - 1))], t_u, t_col,
-                    zero_below);
+    store_dct2_quad<Threshold>(X, M, N, u, col, line[shared_fft_slot(u)], line[shared_fft_slot((M - u) & (M - 1))],
+                               t_u, t_col, zero_below);
   };
   Complex<T> t_u[Shape::kQuadsPerThread];
 #pragma unroll
@@ -124,26 +125,27 @@ __device__ __forceinline__ void dct2_column_block(const Complex<T>* V, const Com
 // Launch: gridDim.x = ceil((N/2 + 1) / kCols), blockDim.x = kThreads, dynamic shared memory
 // kCols * kStride complex values. V: the row R2C of the reordered input, M x (N/2 + 1).
 // tu, tv: quarter_twiddles(M), quarter_twiddles(N); twiddles: line_twiddles(M).
-template <typename T, int kLog2M, int kCols>
+template <typename T, int kLog2M, int kCols, bool Threshold>
 __global__ void __launch_bounds__(ColumnPassShape<T, kLog2M, kCols>::kThreads)
     dct2_column_pass(const Complex<T>* __restrict__ V, T* __restrict__ X, int N, const Complex<T>* __restrict__ tu,
                      const Complex<T>* __restrict__ tv, const Complex<T>* __restrict__ twiddles, T zero_below) {
   extern __shared__ __align__(16) unsigned char column_pass_shared[];
-  dct2_column_block<T, kLog2M, kCols, false>(V, nullptr, X, N, tu, tv, twiddles, zero_below, column_pass_shared);
+  dct2_column_block<T, kLog2M, kCols, false, Threshold>(V, nullptr, X, N, tu, tv, twiddles, zero_below,
+                                                        column_pass_shared);
 }
 
 // The same pass with the spectrum in the output array X itself (M x N/2 complex values, which
 // take the memory of M x N reals; dct2_row_pass<Compact> wrote it there) and its last column in
 // nyquist: two arrays cross L2 instead of three. A cooperative launch whose blocks are all
 // resident (the plan checks), since each block overwrites columns other blocks read.
-template <typename T, int kLog2M, int kCols>
+template <typename T, int kLog2M, int kCols, bool Threshold>
 __global__ void __launch_bounds__(ColumnPassShape<T, kLog2M, kCols>::kThreads)
     dct2_column_pass_in_place(T* VX, const Complex<T>* __restrict__ nyquist, int N,
                               const Complex<T>* __restrict__ tu, const Complex<T>* __restrict__ tv,
                               const Complex<T>* __restrict__ twiddles, T zero_below) {
   extern __shared__ __align__(16) unsigned char column_pass_shared[];
-  dct2_column_block<T, kLog2M, kCols, true>(reinterpret_cast<const Complex<T>*>(VX), nyquist, VX, N, tu, tv,
-                                            twiddles, zero_below, column_pass_shared);
+  dct2_column_block<T, kLog2M, kCols, true, Threshold>(reinterpret_cast<const Complex<T>*>(VX), nyquist, VX, N, tu,
+                                                       tv, twiddles, zero_below, column_pass_shared);
 }
 
 // The inverse column pass of one block: W (M x (N/2 + 1), the row C2R's input) from the

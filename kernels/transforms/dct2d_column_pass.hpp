@@ -26,9 +26,10 @@ using Idct2CompactColumnKernel = void (*)(const T*, Complex<T>*, Complex<T>*, in
                                           const Complex<T>*, const Complex<T>*);
 
 // The kernel for `rows` (column_pass_applies in plan2d_impl.hpp must hold) with its launch shape for `cols`
-// columns; the kernel's shared-memory limit is raised here.
+// columns; the kernel's shared-memory limit is raised here. threshold: the dct2 kernel applies
+// PlanOptions::zero_below (a plan passes zero_below > 0).
 template <typename T>
-Dct2ColumnKernel<T> dct2_column_kernel(int rows, int cols, PassLaunch& launch);
+Dct2ColumnKernel<T> dct2_column_kernel(int rows, int cols, bool threshold, PassLaunch& launch);
 template <typename T>
 Idct2ColumnKernel<T> idct2_column_kernel(Transform2D kind, int rows, int cols, PassLaunch& launch);
 // idct2_column_pass_compact, compiled in float for columns of 512 rows up to 4096 (the quad
@@ -41,7 +42,7 @@ Idct2CompactColumnKernel<T> idct2_column_compact_kernel(Transform2D kind, int ro
 // the current device cannot hold all of its blocks at once (or runs no cooperative launches), and
 // for double.
 template <typename T>
-Dct2InPlaceColumnKernel<T> dct2_column_in_place_kernel(int rows, int cols, PassLaunch& launch);
+Dct2InPlaceColumnKernel<T> dct2_column_in_place_kernel(int rows, int cols, bool threshold, PassLaunch& launch);
 // Enqueues it as a cooperative launch on `stream`: X holds the M x N/2 spectrum on entry and the
 // dct2 on exit; nyquist holds the spectrum's column N/2.
 template <typename T>

@@ -80,7 +80,7 @@ class CudaPlan2D final : public Plan2DImpl<T> {
       const int M = shape_.rows, N = shape_.cols;
       fft_twiddles_ = DeviceBuffer<Complex<T>>(cuda_nd::line_twiddles<T>(M));
       if (shape_.forward()) {
-        dct2_column_ = cuda_nd::dct2_column_kernel<T>(M, N, column_launch_);
+        dct2_column_ = cuda_nd::dct2_column_kernel<T>(M, N, zero_below_ > T(0), column_launch_);
       } else {
         idct2_column_ = cuda_nd::idct2_column_kernel<T>(shape_.kind, M, N, column_launch_);
       }

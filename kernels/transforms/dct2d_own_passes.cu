@@ -51,6 +51,7 @@ class OwnPassPlan2D final : public Plan2DImpl<T> {
         row_twiddles_(cuda_nd::line_twiddles<T>(cols / 2)),
         split_twiddles_(root_twiddles<T>(cols, cols / 4 + 1)) {
     const bool inverse = kind != Transform2D::Dct2;
+    const bool threshold = zero_below_ > T(0);  // the dct2 column kernels without zero_below otherwise
     if (inverse) {
       idct2_row_ = cuda_nd::idct2_row_kernel<T>(kind, rows, cols, row_launch_);
     } else {
@@ -65,7 +66,7 @@ class OwnPassPlan2D final : public Plan2DImpl<T> {
       if (inverse) {
         idct2_groups_ = cuda_nd::idct2_column_groups_kernel<T>(kind, rows, cols, column_launch_);
       } else {
-        dct2_column_ = cuda_nd::dct2_column_groups_kernel<T>(rows, cols, column_launch_);
+        dct2_column_ = cuda_nd::dct2_column_groups_kernel<T>(rows, cols, threshold, column_launch_);
       }
     } else if (inverse) {
       idct2_column_ = cuda_nd::idct2_column_kernel<T>(kind, rows, cols, column_launch_);
@@ -81,12 +82,12 @@ class OwnPassPlan2D final : public Plan2DImpl<T> {
         }
       }
     } else {
-      dct2_column_ = cuda_nd::dct2_column_kernel<T>(rows, cols, column_launch_);
+      dct2_column_ = cuda_nd::dct2_column_kernel<T>(rows, cols, threshold, column_launch_);
       // From 2048^2 elements, where input, spectrum and output together fill the L2: the
       // spectrum in the output array when the GPU holds every column-pass block at once.
       if (static_cast<long long>(rows) * cols >= kInPlaceMinElements) {
         cuda_nd::PassLaunch same_as_column_launch;
-        in_place_column_ = cuda_nd::dct2_column_in_place_kernel<T>(rows, cols, same_as_column_launch);
+        in_place_column_ = cuda_nd::dct2_column_in_place_kernel<T>(rows, cols, threshold, same_as_column_launch);
       }
       if (in_place_column_) {
         cuda_nd::PassLaunch same_as_row_launch;

@@ -54,6 +54,13 @@ auto for_kind(Transform2D kind, F&& f) {
   return f(std::false_type{}, std::false_type{});
 }
 
+// Calls f(std::bool_constant<threshold>): the dct2 column kernels are compiled with and without
+// PlanOptions::zero_below (store_dct2_quad_rows), and a plan picks by its option.
+template <typename F>
+auto with_threshold(bool threshold, F&& f) {
+  return threshold ? f(std::true_type{}) : f(std::false_type{});
+}
+
 template <typename Kernel>
 void allow_shared(Kernel kernel, std::size_t bytes) {
   EFIELD_CUDA_CHECK(cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel),

@@ -5,7 +5,9 @@
 // zero_below and inside a CUDA graph; and the error of asking for one where it does not apply.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -130,6 +132,43 @@ TEST(Plan2DOwnPasses, SpectrumInTheOutputArray) {
   for (const auto& [rows, cols] : {std::pair{512, 8192}, {4096, 1024}, {8192, 512}}) {
     check(Transform2D::Dct2, rows, cols);
     check(Transform2D::IdxstIdct, rows, cols);
+  }
+}
+
+// The dct2 column kernels are compiled with and without zero_below; ZeroBelow above checks the
+// small shapes against the definition. Here the large ones, where other kernels run (TwoPasses'
+// column pass in the output array at 2048^2 float, ThreePasses' group pass at 4096 and 8192
+// rows): with zero_below, each coefficient is the one the same method gives without it, or 0
+// where that one is below zero_below in magnitude.
+TEST(Plan2DOwnPasses, ZeroBelowAtLargeSizes) {
+  EFIELD_REQUIRE_GPU();
+  for (const auto& [method, rows, cols] : {std::tuple{Cuda2DMethod::TwoPasses, 2048, 2048},
+                                           {Cuda2DMethod::ThreePasses, 8192, 256},
+                                           {Cuda2DMethod::ThreePasses, 4096, 512}}) {
+    SCOPED_TRACE(testing::Message() << to_string(method) << " " << rows << "x" << cols);
+    const auto x = random_vector<float>(static_cast<std::size_t>(rows) * cols, next_seed());
+    PlanOptions options = cuda_options(method);
+    Plan2D<float> plain(Transform2D::Dct2, rows, cols, options);
+    const auto expected = run_execute(plain, x);
+    double mean_abs = 0;
+    for (float e : expected) mean_abs += std::fabs(e) / static_cast<double>(expected.size());
+    options.zero_below = mean_abs;
+    Plan2D<float> thresholded(Transform2D::Dct2, rows, cols, options);
+    const auto out = run_execute(thresholded, x);
+    int zeros = 0, mismatches = 0;
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      const double a = std::fabs(expected[i]);
+      bool ok = true;
+      if (a < mean_abs * 0.999) {
+        ok = out[i] == 0.0f;
+        ++zeros;
+      } else if (a > mean_abs * 1.001) {
+        ok = std::fabs(out[i] - expected[i]) <= 1e-6 * (1 + a);
+      }
+      if (!ok && ++mismatches <= 5) ADD_FAILURE() << "element " << i << ": " << out[i] << " against " << expected[i];
+    }
+    EXPECT_EQ(mismatches, 0);
+    EXPECT_GT(zeros, 0);
   }
 }
 
