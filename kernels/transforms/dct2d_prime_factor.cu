@@ -7,7 +7,7 @@
 // into many short lines. Kernels: dct2d_prime_factor_kernels.cuh. Buffers, twiddle tables, the
 // cuFFT plan and the kernels are chosen at construction; execute() enqueues three operations.
 #include <algorithm>
-#include <optional>
+#include <array>
 
 #include "common/cuda_check.cuh"
 #include "common/host_staging.cuh"
@@ -46,11 +46,9 @@ class PrimeFactorPlan2D final : public Plan2DImpl<T> {
         tv_(quarter_twiddles<T>(shape_.cols)),
         split_twiddles_(root_twiddles<T>(shape_.cols, shape_.cols / 4 + 1)),
         line_blocks_(launch_blocks(static_cast<long long>(split_.Q) * shape_.rows)),
-        quad_blocks_(launch_blocks(static_cast<long long>(shape_.cols / 4 + 1) * (shape_.rows / 2 + 1))) {
-    // P slices of Q x M (slot, then m fastest); a single caller column (M = 1) is P lines of Q.
-    const int dims[2] = {split_.Q, shape_.rows};
-    const int rank = shape_.rows == 1 ? 1 : 2;
-    fft_.emplace(dims, rank, shape_.forward(), split_.P);
+        quad_blocks_(launch_blocks(static_cast<long long>(shape_.cols / 4 + 1) * (shape_.rows / 2 + 1))),
+        // P slices of Q x M (slot, then m fastest); a single caller column (M = 1) is P lines of Q.
+        fft_(std::array<int, 2>{split_.Q, shape_.rows}.data(), shape_.rows == 1 ? 1 : 2, shape_.forward(), split_.P) {
     switch (split_.P) {
       case 2: choose_kernels<2>(); break;
       case 4: choose_kernels<4>(); break;
@@ -69,7 +67,7 @@ class PrimeFactorPlan2D final : public Plan2DImpl<T> {
     if (shape_.forward()) {
       reorder_<<<line_blocks_, kThreads, 0, s>>>(in, packed_.get(), M, N, split_.Q);
       EFIELD_CUDA_CHECK_LAUNCH();
-      fft_->run(packed_.get(), spectrum_.get(), s);
+      fft_.run(packed_.get(), spectrum_.get(), s);
       cuda_nd::dct2_prime_factor_postprocess<T><<<quad_blocks_, kThreads, 0, s>>>(
           spectrum_.get(), out, M, N, split_, tu_.get(), tv_.get(), split_twiddles_.get(), zero_below_);
       EFIELD_CUDA_CHECK_LAUNCH();
@@ -78,7 +76,7 @@ class PrimeFactorPlan2D final : public Plan2DImpl<T> {
     preprocess_<<<quad_blocks_, kThreads, 0, s>>>(in, spectrum_.get(), M, N, split_, tu_.get(), tv_.get(),
                                                   split_twiddles_.get());
     EFIELD_CUDA_CHECK_LAUNCH();
-    fft_->run(spectrum_.get(), packed_.get(), s);
+    fft_.run(spectrum_.get(), packed_.get(), s);
     gather_<<<line_blocks_, kThreads, 0, s>>>(packed_.get(), out, M, N, split_.Q);
     EFIELD_CUDA_CHECK_LAUNCH();
   }
@@ -121,7 +119,7 @@ class PrimeFactorPlan2D final : public Plan2DImpl<T> {
   DeviceBuffer<Complex<T>> split_twiddles_;  // the real FFT's split, W^k = exp(-2 pi i k / N), k <= N/4
   int line_blocks_;  // the reorder and gather: one thread a (b, column), Q M of them
   int quad_blocks_;  // the post/preprocess: one thread a quad, (L/2 + 1)(M/2 + 1) of them
-  std::optional<ComplexFft<T>> fft_;
+  ComplexFft<T> fft_;
   PrimeFactorReorder<T> reorder_ = nullptr;
   PrimeFactorGather<T> gather_ = nullptr;
   PrimeFactorPreprocess<T> preprocess_ = nullptr;
