@@ -88,6 +88,22 @@ __device__ __forceinline__ void load_idct2_quads4(const T* __restrict__ X, int M
     raw[a][2][1] = mirror.c;
     raw[a][3][1] = mirror.b;
   }
+  // Away from the edges (m > 0 and 0 < n <= N/2 for all four columns) idct2_pair_source picks
+  // the same value for every quad: X'[m, n] is raw[0][c][0] on cosine axes, and a sine axis
+  // reads the other row (column) of its pair; at m = M/2 (n = N/2) both rows (columns) of the
+  // pair are the same one. Only the edge quads take the selection at run time below (it made the
+  // inverse group pass run 2.4 times the static instructions of the forward one).
+  if (m > 0 && n0 > 0 && n0 + 3 <= N / 2) {
+    constexpr int rm = SineRows ? 1 : 0, cn = SineCols ? 1 : 0;
+#pragma unroll
+    for (int c = 0; c < 4; ++c) {
+      x[c][0] = raw[rm][c][cn];
+      x[c][1] = raw[1 - rm][c][1 - cn];
+      x[c][2] = raw[1 - rm][c][cn];
+      x[c][3] = raw[rm][c][1 - cn];
+    }
+    return;
+  }
   const int row_m = idct2_pair_source<SineRows>(m, m, M), row_Mm = idct2_pair_source<SineRows>(M - m, m, M);
 #pragma unroll
   for (int c = 0; c < 4; ++c) {

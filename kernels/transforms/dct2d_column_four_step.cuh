@@ -50,7 +50,8 @@ struct FourStepSplit {
   static constexpr int kM = 1 << kLog2M;
   static constexpr int kM1 = !Inverse && kLog2M >= 13 ? 128 : 64;
   static constexpr int kM2 = kM / kM1;
-  static constexpr int kLineLength = Inverse ? kM2 : kM1;  // column_lines' lines
+  static constexpr int kLineLength = Inverse ? kM2 : kM1;   // column_lines' lines
+  static constexpr int kGroupLength = Inverse ? kM1 : kM2;  // the group pass's lines
   static_assert(kM2 >= 16, "four-step column FFT: at least 1024 rows");
 };
 
@@ -60,17 +61,25 @@ __device__ __forceinline__ int four_step_stored_row(int n, int M, int m1) {
   return m1 == 0 ? n : (n % m1) * (M / m1) + n / m1;
 }
 
-// Values of a line a thread holds in registers (register_fft.cuh), for lines of length len: 8 in
-// the forward passes, 16 in the inverse ones, and 16 in the forward lines of 128 in float.
+// Values of a line a thread holds in registers (register_fft.cuh) in column_lines (Groups =
+// false) or the group pass (Groups = true) at 2^kLog2M rows: 8 in the forward passes, 16 in the
+// inverse ones, and 16 in float in the forward lines of 128 (8192 rows) and the forward groups
+// of 64 at 4096 rows.
 // Measured against 16 in one lending of the H200 (quick runs, three_passes): with 8 in both
 // forward passes, dct2 ran 3.5 % faster at 4096^2 and 3 % at 8192^2 in float, 4 % and 9 % in
 // double (lines of 64 and groups of 128 then); in the inverse passes 8 measured 1-5 % slower
 // (either pass, or both) or, with 64 registers, within 1 %. The forward lines of 128 (8192 rows,
 // FourStepSplit): 16 in float took the dct2 at 8192^2 from 515-520 to 503-507 us (8192x2048:
-// 136-146 -> 131); in double 16 spills at the 128-register cap and measured 1-2 % slower.
-template <typename T>
-constexpr int four_step_values(bool inverse, int len) {
-  return inverse || (sizeof(T) == 4 && len >= 128) ? 16 : 8;
+// 136-146 -> 131); in double 16 spills at the 128-register cap and measured 1-2 % slower. The
+// forward groups of 64 with 16 (A/B in one lending, float dct2): at 4096 rows 4096^2 130.8 ->
+// 128.3 us, 4096x2048 67.4 -> 65.3, 4096x1024 37.7 -> 35.2 (4096x8192 248.8 -> 250.2); at 8192
+// rows 482 -> 487 and at 2048 rows (ThreePasses asked for) 35.0 -> 36.5, so 8 there; 16 in
+// the forward lines of 64 (1024..4096 rows) measured within 1 %.
+template <typename T, int kLog2M, bool Inverse, bool Groups>
+constexpr int four_step_values() {
+  if (Inverse) return 16;
+  if (sizeof(T) == 8) return 8;
+  return Groups ? (kLog2M == 12 ? 16 : 8) : (kLog2M == 13 ? 16 : 8);
 }
 
 // A block of kLines lines of length kLen for each of kCols consecutive spectrum columns
@@ -118,9 +127,20 @@ constexpr int lines_per_block() {
   const int per_line = (kPieceBytes / static_cast<int>(sizeof(Complex<T>))) * (kLen / kV);
   return per_line >= kFourStepBlockThreads ? 1 : kFourStepBlockThreads / per_line;
 }
-template <typename T, int kLen, bool Inverse, int kV = four_step_values<T>(Inverse, kLen)>
+template <typename T, int kLog2M, bool Inverse, int kLen = FourStepSplit<kLog2M, Inverse>::kLineLength,
+          int kV = four_step_values<T, kLog2M, Inverse, false>()>
 using ColumnLinesShape =
     LineBlockShape<T, kLen, lines_per_block<T, kLen, kV, kFourStepPieceBytes>(), kV, kFourStepPieceBytes>;
+// column_lines' minimum of blocks an SM must hold (its register cap): the shape's, except for
+// the float inverse lines of 128 (8192 rows), which take 512 threads (up to 128 registers, 80
+// with 768). A/B in one lending of the H200: idct2 8192^2 509 -> 501 us, 8192x4096 248 -> 245.4;
+// the same at 4096 rows measured 1.5 % slower, 1,024 slower everywhere (8192^2 538), and the
+// forward lines of 128 slower with 512 (482 -> 491) and 1,024 (509).
+template <typename T, int kLog2M, bool Inverse>
+constexpr int column_lines_min_blocks() {
+  using Shape = ColumnLinesShape<T, kLog2M, Inverse>;
+  return Inverse && sizeof(T) == 4 && kLog2M == 13 ? min_blocks_for(512, Shape::kThreads) : Shape::kMinBlocks;
+}
 // The group passes hold at least one pair of lines a block.
 template <typename T, int kLen, int kV>
 constexpr int group_piece_bytes() {
@@ -129,8 +149,8 @@ constexpr int group_piece_bytes() {
   const int threads = cols * (kLen / kV) * (lines < 2 ? 2 : lines);
   return threads > 512 ? kFourStepPieceBytes / 2 : kFourStepPieceBytes;
 }
-template <typename T, int kLen, bool Inverse, int kV = four_step_values<T>(Inverse, kLen),
-          int kPieceBytes = group_piece_bytes<T, kLen, kV>(),
+template <typename T, int kLog2M, bool Inverse, int kLen = FourStepSplit<kLog2M, Inverse>::kGroupLength,
+          int kV = four_step_values<T, kLog2M, Inverse, true>(), int kPieceBytes = group_piece_bytes<T, kLen, kV>(),
           int kLines = lines_per_block<T, kLen, kV, kPieceBytes>()>
 using ColumnGroupsShape = LineBlockShape<T, kLen, kLines < 2 ? 2 : kLines, kV, kPieceBytes>;
 
@@ -177,13 +197,13 @@ __device__ __forceinline__ int mirror_position(int k, int group, int len) {
 // line_twiddles(M).
 // Launch: grid (ceil(H / kCols), lines / kLines), Shape::kThreads, Shape::kSharedBytes.
 template <typename T, int kLog2M, bool Inverse>
-__global__ void __launch_bounds__(ColumnLinesShape<T, FourStepSplit<kLog2M, Inverse>::kLineLength, Inverse>::kThreads,
-                                  ColumnLinesShape<T, FourStepSplit<kLog2M, Inverse>::kLineLength, Inverse>::kMinBlocks)
+__global__ void __launch_bounds__(ColumnLinesShape<T, kLog2M, Inverse>::kThreads,
+                                  (column_lines_min_blocks<T, kLog2M, Inverse>()))
     column_lines(Complex<T>* __restrict__ spectrum, int H, const Complex<T>* __restrict__ line_twiddles,
                  const Complex<T>* __restrict__ step_twiddles) {
   using Split = FourStepSplit<kLog2M, Inverse>;
   constexpr int kLen = Split::kLineLength;
-  using Shape = ColumnLinesShape<T, kLen, Inverse>;
+  using Shape = ColumnLinesShape<T, kLog2M, Inverse>;
   constexpr int J = Shape::kJ, V = Shape::kValues;
   constexpr int kRowStep = Inverse ? 1 : Split::kM2;  // rows between a line's consecutive elements
   extern __shared__ __align__(16) unsigned char four_step_shared[];
@@ -213,14 +233,14 @@ __global__ void __launch_bounds__(ColumnLinesShape<T, FourStepSplit<kLog2M, Inve
 // Threshold: apply zero_below (store_dct2_quad_rows).
 // Launch: grid (ceil((N/2 + 1) / kCols), (M1/2) / (kLines/2)), kThreads, kSharedBytes.
 template <typename T, int kLog2M, bool Threshold>
-__global__ void __launch_bounds__(ColumnGroupsShape<T, FourStepSplit<kLog2M, false>::kM2, false>::kThreads,
-                                  ColumnGroupsShape<T, FourStepSplit<kLog2M, false>::kM2, false>::kMinBlocks)
+__global__ void __launch_bounds__(ColumnGroupsShape<T, kLog2M, false>::kThreads,
+                                  ColumnGroupsShape<T, kLog2M, false>::kMinBlocks)
     dct2_column_groups(const Complex<T>* __restrict__ spectrum, T* __restrict__ X, int N,
                        const Complex<T>* __restrict__ tu, const Complex<T>* __restrict__ tv,
                        const Complex<T>* __restrict__ twiddles, T zero_below) {
   using Split = FourStepSplit<kLog2M, false>;
   constexpr int M = Split::kM, M1 = Split::kM1, M2 = Split::kM2;
-  using Shape = ColumnGroupsShape<T, M2, false>;
+  using Shape = ColumnGroupsShape<T, kLog2M, false>;
   constexpr int J = Shape::kJ, V = Shape::kValues;
   extern __shared__ __align__(16) unsigned char four_step_shared[];
   const int H = N / 2 + 1;
@@ -254,14 +274,14 @@ __global__ void __launch_bounds__(ColumnGroupsShape<T, FourStepSplit<kLog2M, fal
 // (load_idct2_quads4; the own passes' N is a power of two from 64, and X 16-byte aligned).
 // Launch: grid (ceil((N/2 + 1) / kCols), (M2/2) / (kLines/2)), kThreads, kSharedBytes.
 template <typename T, int kLog2M, bool SineRows, bool SineCols>
-__global__ void __launch_bounds__(ColumnGroupsShape<T, FourStepSplit<kLog2M, true>::kM1, true>::kThreads,
-                                  ColumnGroupsShape<T, FourStepSplit<kLog2M, true>::kM1, true>::kMinBlocks)
+__global__ void __launch_bounds__(ColumnGroupsShape<T, kLog2M, true>::kThreads,
+                                  ColumnGroupsShape<T, kLog2M, true>::kMinBlocks)
     idct2_column_groups(const T* __restrict__ X, Complex<T>* __restrict__ W, int N, const Complex<T>* __restrict__ tm,
                         const Complex<T>* __restrict__ tn, const Complex<T>* __restrict__ twiddles,
                         const Complex<T>* __restrict__ step_twiddles) {
   using Split = FourStepSplit<kLog2M, true>;
   constexpr int M = Split::kM, M1 = Split::kM1, M2 = Split::kM2;
-  using Shape = ColumnGroupsShape<T, M1, true>;
+  using Shape = ColumnGroupsShape<T, kLog2M, true>;
   constexpr int J = Shape::kJ, V = Shape::kValues;
   extern __shared__ __align__(16) unsigned char four_step_shared[];
   const int H = N / 2 + 1;

@@ -41,15 +41,21 @@ struct RowPassShape {
   static constexpr int kStride = shared_fft_line_stride(kL);
   static constexpr std::size_t kSharedBytes = sizeof(Complex<T>) * kStride * kRowsPerBlock;
   // Threads an SM must hold at once (__launch_bounds__' minimum of blocks), which caps the
-  // registers. Measured at 512^2..8192^2 with blocks of 256 threads (quick runs, A/B on one
-  // lending of the H200):
-  // - double, both passes: 512 (128 registers). Uncapped the compiler took up to 234 and an SM
-  //   held one block; capped, 4096^2 and 8192^2 dct2 ran 7 % faster, the inverses 3-5 %.
-  // - float inverse: 768 (85 registers; uncapped up to 166, one block an SM): 2048^2 5 % faster,
-  //   within 1-3 %, either way, elsewhere.
-  // - float forward: uncapped (79-109 registers); caps at 64, 85 or 128 measured no faster.
-  static constexpr int kForwardMinBlocks = min_blocks_for(sizeof(T) == 8 ? 512 : 0, kThreads);
-  static constexpr int kInverseMinBlocks = min_blocks_for(sizeof(T) == 8 ? 512 : 768, kThreads);
+  // registers. Measured at 512^2..8192^2 (quick runs, A/B on one lending of the H200):
+  // - the inverse pass, and the forward one in double: 512 (up to 128 registers). Uncapped, in
+  //   blocks of 256 threads, the compiler took up to 234 (double) and 166 (float inverse) and an
+  //   SM held one block; capped, double 4096^2 and 8192^2 ran 7 % faster (dct2) and 3-5 %
+  //   (inverses). The float inverse had 768 (80 registers) until 512 measured faster: idct2
+  //   4096^2 134 -> 128 us, 8192x4096 259 -> 248, 8192^2 523 -> 509.5, 4096x512 20.7 -> 19.9,
+  //   2048^2 28.2 -> 27.5 (smaller shapes within 2 %); 1,024 (64 registers) took 8192^2 to 534.
+  // - the float forward pass: uncapped (79-109 registers) up to 4096 columns, where caps at 64,
+  //   85 or 128 measured no faster (1,024 again now: within 1 % at 4096^2, 3-5 % slower at 512^2
+  //   and 1024^2). At 8192 columns uncapped meant 111 registers and two blocks of 256 threads an
+  //   SM; 1,024 (64 registers, 8-12 bytes spilled, four blocks) took the pass from 218 to 194 us
+  //   (ncu) and the dct2 from 501 to 482 us at 8192^2 (4096x8192 258 -> 249, 2048x8192 131 ->
+  //   127); 768 gave 486 and 1,280 (48 registers) 534.
+  static constexpr int kForwardMinBlocks = min_blocks_for(sizeof(T) == 8 ? 512 : kLog2N == 13 ? 1024 : 0, kThreads);
+  static constexpr int kInverseMinBlocks = min_blocks_for(512, kThreads);
   static_assert(kL >= 32, "row pass: rows of at least 64 values");
 };
 
