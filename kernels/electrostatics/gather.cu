@@ -12,7 +12,7 @@
 
 #include "common/cuda_check.cuh"
 #include "electrostatics/es_kernels.cuh"
-#include "electrostatics/es_launch.cuh"
+#include "common/dependent_launch.cuh"
 #include "math/dct2d.hpp"
 
 namespace efield::detail {
@@ -98,7 +98,7 @@ __device__ __forceinline__ void gather_small(const GatherArgs<T>& a, int block) 
   std::int64_t i;
   Footprint<T> f;
   if (!load_small_cell(a, t, &i, &f)) return;
-  es_wait_for_previous();  // the field is complete from here on
+  wait_for_previous_kernel();  // the field is complete from here on
   T sx = 0, sy = 0;
   if (is_small_footprint(f)) {
     EsVec2<T> e[3][3];
@@ -129,7 +129,7 @@ __device__ __forceinline__ std::int64_t gather_large_cell(const GatherArgs<T>& a
   const Footprint<T> f = cell_footprint(a.g, a.x[i], a.y[i], a.w[c], a.h[c]);
   const int cols = f.n1 - f.n0 + 1;
   const std::int64_t count = static_cast<std::int64_t>(f.m1 - f.m0 + 1) * cols;
-  es_wait_for_previous();
+  wait_for_previous_kernel();
   for (std::int64_t k = lane; k < count; k += lanes)
     accumulate_bin(a, f, f.m0 + static_cast<int>(k / cols), f.n0 + static_cast<int>(k % cols), sx, sy);
   return i;
@@ -211,8 +211,8 @@ __device__ __forceinline__ EsVec2<T> load_last_use(const EsVec2<T>* z) {
 // and backwards. Entries past an odd M or N stay as zeroed at construction.
 template <typename T>
 __global__ void field_tiles(const EsVec2<T>* z, EsVec2<T>* e, int M, int N) {
-  es_wait_for_previous();  // launched with overlap after the C2C
-  es_let_next_start();     // the gather reads its cells until it waits for this grid
+  wait_for_previous_kernel();  // launched with overlap after the C2C
+  let_next_kernel_start();     // the gather reads its cells until it waits for this grid
   const int tiles_m = (M + 1) / 2, tiles_n = es_tiles_n(N);
   const int t = static_cast<int>(blockIdx.y * blockDim.x + threadIdx.x);
   const int j = t >> 1, h = t & 1;
@@ -237,8 +237,8 @@ template <typename T>
 void launch_field_tiles(const EsVec2<T>* z, EsVec2<T>* e, int M, int N, cudaStream_t stream, bool overlap) {
   const int tiles_m = (M + 1) / 2;
   const int row_blocks = tiles_m < kEsMaxRowBlocks ? tiles_m : kEsMaxRowBlocks;
-  es_launch(overlap, field_tiles<T>, dim3(row_blocks, es_blocks_for(2 * static_cast<std::int64_t>(es_tiles_n(N)))),
-            kEsThreads, stream, z, e, M, N);
+  launch_kernel(overlap, field_tiles<T>, dim3(row_blocks, es_blocks_for(2 * static_cast<std::int64_t>(es_tiles_n(N)))),
+                kEsThreads, 0, stream, z, e, M, N);
 }
 
 template <typename T>
@@ -247,7 +247,7 @@ void launch_gather(const GatherArgs<T>& a, cudaStream_t stream, bool overlap) {
   const int warp_blocks = es_blocks_for_warps(a.num_warp_cells);
   const int blocks = small_blocks + warp_blocks + (a.num_large - a.num_warp_cells);
   if (blocks == 0) return;
-  es_launch(overlap, gather_cells<T>, blocks, kEsThreads, stream, a, small_blocks, warp_blocks);
+  launch_kernel(overlap, gather_cells<T>, blocks, kEsThreads, 0, stream, a, small_blocks, warp_blocks);
 }
 
 template void launch_field_tiles<float>(const EsVec2<float>*, EsVec2<float>*, int, int, cudaStream_t, bool);

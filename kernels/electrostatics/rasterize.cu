@@ -13,7 +13,7 @@
 
 #include "common/cuda_check.cuh"
 #include "electrostatics/es_kernels.cuh"
-#include "electrostatics/es_launch.cuh"
+#include "common/dependent_launch.cuh"
 
 namespace efield::detail {
 namespace {
@@ -192,7 +192,7 @@ template <typename T>
 __global__ void __launch_bounds__(kEsThreads, kEsCellKernelMinBlocks<T>) rasterize_cells(RasterizeArgs<T> a,
                                                                                          int small_blocks,
                                                                                          int warp_blocks) {
-  es_let_next_start();  // the density pass waits for the whole grid anyway
+  let_next_kernel_start();  // the density pass waits for the whole grid anyway
   const int b = static_cast<int>(blockIdx.x);
   EsAccum added = 0;
   if (b < small_blocks) rasterize_small(a, b, added);
@@ -337,7 +337,7 @@ __global__ void density_packed(DensityPassArgs<T> a, int N) {
 template <typename T>
 __global__ void density_float(DensityPassArgs<T> a, int N) {
   static_assert(std::is_same_v<T, float>, "float maps are float only");
-  es_wait_for_previous();
+  wait_for_previous_kernel();
   constexpr int kBatch = 4;
   const int M = static_cast<int>(a.bins / N), tiles_m = (M + 1) / 2, tiles_n = es_tiles_n(N);
   double overflow = 0;
@@ -431,7 +431,7 @@ void launch_density_packed(const DensityPassArgs<T>& a, int N, cudaStream_t stre
 
 template <typename T>
 void launch_density_float(const DensityPassArgs<T>& a, int N, cudaStream_t stream, bool overlap) {
-  es_launch(overlap, density_float<T>, a.blocks, kEsThreads, stream, a, N);
+  launch_kernel(overlap, density_float<T>, a.blocks, kEsThreads, 0, stream, a, N);
 }
 
 template void launch_rasterize<float>(const RasterizeArgs<float>&, cudaStream_t);

@@ -7,7 +7,7 @@
 // reduced per block (fixed order) into partials.
 #include "common/cuda_check.cuh"
 #include "electrostatics/es_kernels.cuh"
-#include "electrostatics/es_launch.cuh"
+#include "common/dependent_launch.cuh"
 
 namespace efield::detail {
 namespace {
@@ -23,7 +23,7 @@ __device__ __forceinline__ Complex<T> load_spectrum(const Complex<T>* p) {
 // Blocks stride over the rows u <= M/2, threads over the columns v <= N/2 (no 64-bit divisions).
 template <typename T>
 __global__ void spectral_fields(SpectralArgs<T> a) {
-  es_wait_for_previous();  // launched with overlap after the R2C
+  wait_for_previous_kernel();  // launched with overlap after the R2C
   const int u_count = a.g.M / 2 + 1, v_count = a.g.N / 2 + 1;
   double energy = 0;
   for (int u = static_cast<int>(blockIdx.x); u < u_count; u += static_cast<int>(gridDim.x))
@@ -48,7 +48,7 @@ __global__ void spectral_potential(SpectralArgs<T> a) {
 
 template <typename T>
 void launch_spectral_fields(const SpectralArgs<T>& a, cudaStream_t stream, bool overlap) {
-  es_launch(overlap, spectral_fields<T>, a.blocks, kEsThreads, stream, a);
+  launch_kernel(overlap, spectral_fields<T>, a.blocks, kEsThreads, 0, stream, a);
 }
 
 template <typename T>

@@ -28,6 +28,7 @@
 
 #include <cstddef>
 
+#include "common/dependent_launch.cuh"
 #include "math/complex.hpp"
 #include "math/dct2d.hpp"
 #include "transforms/column_quads.cuh"
@@ -207,6 +208,8 @@ __global__ void __launch_bounds__(ColumnLinesShape<T, kLog2M, Inverse>::kThreads
   constexpr int J = Shape::kJ, V = Shape::kValues;
   constexpr int kRowStep = Inverse ? 1 : Split::kM2;  // rows between a line's consecutive elements
   extern __shared__ __align__(16) unsigned char four_step_shared[];
+  wait_for_previous_kernel();  // launched with overlap after the pass that writes its input
+  let_next_kernel_start();     // the next pass waits for this whole grid anyway
   const LineBlockThread<T, Shape> t(H, four_step_shared);
   const int line_index = static_cast<int>(blockIdx.y) * Shape::kLines + t.g;
   const int first_row = Inverse ? line_index * Split::kM2 : line_index;
@@ -243,6 +246,7 @@ __global__ void __launch_bounds__(ColumnGroupsShape<T, kLog2M, false>::kThreads,
   using Shape = ColumnGroupsShape<T, kLog2M, false>;
   constexpr int J = Shape::kJ, V = Shape::kValues;
   extern __shared__ __align__(16) unsigned char four_step_shared[];
+  wait_for_previous_kernel();  // launched with overlap after the pass that writes its input
   const int H = N / 2 + 1;
   const LineBlockThread<T, Shape> t(H, four_step_shared);
   const int k1 = t.group(M1);
@@ -284,6 +288,7 @@ __global__ void __launch_bounds__(ColumnGroupsShape<T, kLog2M, true>::kThreads,
   using Shape = ColumnGroupsShape<T, kLog2M, true>;
   constexpr int J = Shape::kJ, V = Shape::kValues;
   extern __shared__ __align__(16) unsigned char four_step_shared[];
+  let_next_kernel_start();     // the next pass waits for this whole grid anyway
   const int H = N / 2 + 1;
   const LineBlockThread<T, Shape> t(H, four_step_shared);
   const int m2 = t.group(M2);

@@ -19,6 +19,7 @@
 #include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
+#include "common/dependent_launch.cuh"
 #include "math/complex.hpp"
 #include "math/dct2d.hpp"
 #include "math/makhoul.hpp"
@@ -130,6 +131,7 @@ __global__ void __launch_bounds__(ColumnPassShape<T, kLog2M, kCols>::kThreads)
     dct2_column_pass(const Complex<T>* __restrict__ V, T* __restrict__ X, int N, const Complex<T>* __restrict__ tu,
                      const Complex<T>* __restrict__ tv, const Complex<T>* __restrict__ twiddles, T zero_below) {
   extern __shared__ __align__(16) unsigned char column_pass_shared[];
+  wait_for_previous_kernel();  // launched with overlap after the pass that writes its input
   dct2_column_block<T, kLog2M, kCols, false, Threshold>(V, nullptr, X, N, tu, tv, twiddles, zero_below,
                                                         column_pass_shared);
 }
@@ -238,6 +240,7 @@ __global__ void __launch_bounds__(ColumnPassShape<T, kLog2M, kCols>::kThreads)
     idct2_column_pass(const T* __restrict__ X, Complex<T>* __restrict__ W, int N, const Complex<T>* __restrict__ tm,
                       const Complex<T>* __restrict__ tn, const Complex<T>* __restrict__ twiddles) {
   extern __shared__ __align__(16) unsigned char column_pass_shared[];
+  let_next_kernel_start();     // the next pass waits for this whole grid anyway
   idct2_column_block<T, kLog2M, kCols, SineRows, SineCols, Wide, false>(X, W, nullptr, N, tm, tn, twiddles,
                                                                          column_pass_shared);
 }
@@ -252,6 +255,7 @@ __global__ void __launch_bounds__(ColumnPassShape<T, kLog2M, kCols>::kThreads)
                               int N, const Complex<T>* __restrict__ tm, const Complex<T>* __restrict__ tn,
                               const Complex<T>* __restrict__ twiddles) {
   extern __shared__ __align__(16) unsigned char column_pass_shared[];
+  let_next_kernel_start();     // the next pass waits for this whole grid anyway
   idct2_column_block<T, kLog2M, kCols, SineRows, SineCols, true, true>(X, W, nyquist, N, tm, tn, twiddles,
                                                                         column_pass_shared);
 }

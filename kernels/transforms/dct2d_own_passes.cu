@@ -8,13 +8,15 @@
 // Kernels: dct2d_row_pass.cuh, dct2d_column_pass.cuh, dct2d_column_four_step.cuh. The spectrum
 // buffer, the twiddle tables and the kernel choice are made at construction; execute() enqueues
 // two or three kernels on the caller's stream (capturable in a CUDA graph) and allocates
-// nothing. TwoPasses dct2 in float from 2048^2 keeps the spectrum in the output array when the
+// nothing; on sm_90 each pass after the first is launched to overlap the end of the one before.
+// TwoPasses dct2 in float from 2048^2 keeps the spectrum in the output array when the
 // arrays allow (dct2_column_pass_in_place): 1.12x -> 1.01x of cuFFT's R2C at 2048^2, where
 // three arrays of 16 MB no longer fit the L2 together (bench_ispd/results/transforms2d.md);
 // the inverses likewise (idct2_column_pass_compact, idct2_row_pass_in_place).
 #include <cstdint>
 
 #include "common/cuda_check.cuh"
+#include "common/dependent_launch.cuh"
 #include "common/device_buffer.cuh"
 #include "common/host_staging.cuh"
 #include "math/twiddle.hpp"
@@ -42,6 +44,7 @@ class OwnPassPlan2D final : public Plan2DImpl<T> {
   OwnPassPlan2D(Transform2D kind, int rows, int cols, bool four_step, const PlanOptions& options)
       : Plan2DImpl<T>(kind, rows, cols),
         four_step_(four_step),
+        overlap_(dependent_launch_supported()),
         zero_below_(static_cast<T>(options.zero_below)),
         spectrum_(static_cast<std::size_t>(rows) * (cols / 2 + 1)),
         io_(static_cast<std::size_t>(rows) * cols),
@@ -121,14 +124,12 @@ class OwnPassPlan2D final : public Plan2DImpl<T> {
                                                                                 split_twiddles_.get(), nullptr);
       EFIELD_CUDA_CHECK_LAUNCH();
       if (four_step_) {
-        column_lines_<<<lines_grid, lines_launch_.threads, lines_launch_.shared_bytes, s>>>(
-            V, H, m1_twiddles_.get(), column_twiddles_.get());
-        EFIELD_CUDA_CHECK_LAUNCH();
+        launch_kernel(overlap_, column_lines_, lines_grid, lines_launch_.threads, lines_launch_.shared_bytes, s, V, H,
+                      m1_twiddles_.get(), column_twiddles_.get());
       }
       const Complex<T>* column_twiddles = four_step_ ? m2_twiddles_.get() : column_twiddles_.get();
-      dct2_column_<<<column_grid, column_launch_.threads, column_launch_.shared_bytes, s>>>(
-          V, out, N, tu_.get(), tv_.get(), column_twiddles, zero_below_);
-      EFIELD_CUDA_CHECK_LAUNCH();
+      launch_kernel(overlap_, dct2_column_, column_grid, column_launch_.threads, column_launch_.shared_bytes, s, V, out,
+                    N, tu_.get(), tv_.get(), column_twiddles, zero_below_);
       return;
     }
     // The compact column pass, where there is one, reads quads too (same launch as idct2_column_).
@@ -138,18 +139,16 @@ class OwnPassPlan2D final : public Plan2DImpl<T> {
       compact_column_<<<column_grid, column_launch_.threads, column_launch_.shared_bytes, s>>>(
           in, W, nyquist_.get(), N, tu_.get(), tv_.get(), column_twiddles_.get());
       EFIELD_CUDA_CHECK_LAUNCH();
-      in_place_row_<<<row_grid, row_launch_.threads, row_launch_.shared_bytes, s>>>(
-          out, nyquist_.get(), M, row_twiddles_.get(), split_twiddles_.get());
-      EFIELD_CUDA_CHECK_LAUNCH();
+      launch_kernel(overlap_, in_place_row_, row_grid, row_launch_.threads, row_launch_.shared_bytes, s, out,
+                    nyquist_.get(), M, row_twiddles_.get(), split_twiddles_.get());
       return;
     }
     if (four_step_) {
       idct2_groups_<<<column_grid, column_launch_.threads, column_launch_.shared_bytes, s>>>(
           in, V, N, tu_.get(), tv_.get(), m1_twiddles_.get(), column_twiddles_.get());
       EFIELD_CUDA_CHECK_LAUNCH();
-      column_lines_<<<lines_grid, lines_launch_.threads, lines_launch_.shared_bytes, s>>>(V, H, m2_twiddles_.get(),
-                                                                                         nullptr);
-      EFIELD_CUDA_CHECK_LAUNCH();
+      launch_kernel(overlap_, column_lines_, lines_grid, lines_launch_.threads, lines_launch_.shared_bytes, s, V, H,
+                    m2_twiddles_.get(), nullptr);
     } else {
       idct2_column_<<<column_grid, column_launch_.threads, column_launch_.shared_bytes, s>>>(
           in, V, N, tu_.get(), tv_.get(), column_twiddles_.get());
@@ -157,9 +156,8 @@ class OwnPassPlan2D final : public Plan2DImpl<T> {
     }
     // The row pass writes 16-byte quads; io_ is free again once the column pass has read `in`.
     T* row_out = quad_aligned_pointer(out) ? out : io_.get();
-    idct2_row_<<<row_grid, row_launch_.threads, row_launch_.shared_bytes, s>>>(
-        V, row_out, M, row_twiddles_.get(), split_twiddles_.get(), row_m1_);
-    EFIELD_CUDA_CHECK_LAUNCH();
+    launch_kernel(overlap_, idct2_row_, row_grid, row_launch_.threads, row_launch_.shared_bytes, s, V, row_out, M,
+                  row_twiddles_.get(), split_twiddles_.get(), row_m1_);
     if (row_out != out) EFIELD_CUDA_CHECK(cudaMemcpyAsync(out, row_out, bytes, cudaMemcpyDeviceToDevice, s));
   }
 
@@ -175,6 +173,8 @@ class OwnPassPlan2D final : public Plan2DImpl<T> {
 
  private:
   bool four_step_;
+  // The passes after the first start while the one before finishes (common/dependent_launch.cuh).
+  bool overlap_;
   T zero_below_;
   DeviceBuffer<Complex<T>> spectrum_;  // M x (N/2 + 1), between the passes
   DeviceBuffer<T> io_;                 // host staging, and unaligned callers' arrays

@@ -14,6 +14,7 @@
 // z[L-1-p] = (x[4p+3], x[4p+1]); the inverse writes the same quads back from z.
 #include <cuda_runtime.h>
 
+#include "common/dependent_launch.cuh"
 #include "math/complex.hpp"
 #include "math/dct2d.hpp"
 #include "math/makhoul.hpp"
@@ -87,6 +88,7 @@ __global__ void __launch_bounds__(RowPassShape<T, kLog2N>::kThreads, RowPassShap
   using Shape = RowPassShape<T, kLog2N>;
   constexpr int N = Shape::kN, L = Shape::kL, J = Shape::kJ;
   extern __shared__ __align__(16) unsigned char row_pass_shared[];
+  let_next_kernel_start();     // the next pass waits for this whole grid anyway
   const RowPassThread<T, Shape> t(M, row_pass_shared);
   const int j = t.j;
 
@@ -184,6 +186,7 @@ __global__ void __launch_bounds__(RowPassShape<T, kLog2N>::kThreads, RowPassShap
     idct2_row_pass(const Complex<T>* __restrict__ W, T* __restrict__ x, int M,
                    const Complex<T>* __restrict__ twiddles, const Complex<T>* __restrict__ split, int four_step_m1) {
   extern __shared__ __align__(16) unsigned char row_pass_shared[];
+  wait_for_previous_kernel();  // launched with overlap after the pass that writes its input
   idct2_row_block<T, kLog2N, SineRows, SineCols, false>(W, nullptr, x, M, twiddles, split, four_step_m1,
                                                         row_pass_shared);
 }
@@ -195,6 +198,7 @@ __global__ void __launch_bounds__(RowPassShape<T, kLog2N>::kThreads, RowPassShap
     idct2_row_pass_in_place(T* Wx, const Complex<T>* __restrict__ nyquist, int M,
                             const Complex<T>* __restrict__ twiddles, const Complex<T>* __restrict__ split) {
   extern __shared__ __align__(16) unsigned char row_pass_shared[];
+  wait_for_previous_kernel();  // launched with overlap after the pass that writes its input
   idct2_row_block<T, kLog2N, SineRows, SineCols, true>(reinterpret_cast<const Complex<T>*>(Wx), nyquist, Wx, M,
                                                        twiddles, split, 0, row_pass_shared);
 }
