@@ -11,8 +11,8 @@
 #include <type_traits>
 
 #include "common/cuda_check.cuh"
-#include "electrostatics/es_kernels.cuh"
 #include "common/dependent_launch.cuh"
+#include "electrostatics/es_kernels.cuh"
 #include "math/dct2d.hpp"
 
 namespace efield::detail {

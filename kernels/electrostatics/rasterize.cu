@@ -12,8 +12,8 @@
 #include <type_traits>
 
 #include "common/cuda_check.cuh"
-#include "electrostatics/es_kernels.cuh"
 #include "common/dependent_launch.cuh"
+#include "electrostatics/es_kernels.cuh"
 
 namespace efield::detail {
 namespace {

@@ -6,8 +6,8 @@
 // the batched pair of C2R 0.062 ms: bench_ispd/probes/cufft_inverse_pair). The energy terms are
 // reduced per block (fixed order) into partials.
 #include "common/cuda_check.cuh"
-#include "electrostatics/es_kernels.cuh"
 #include "common/dependent_launch.cuh"
+#include "electrostatics/es_kernels.cuh"
 
 namespace efield::detail {
 namespace {

@@ -131,7 +131,7 @@ __global__ void __launch_bounds__(ColumnPassShape<T, kLog2M, kCols>::kThreads)
     dct2_column_pass(const Complex<T>* __restrict__ V, T* __restrict__ X, int N, const Complex<T>* __restrict__ tu,
                      const Complex<T>* __restrict__ tv, const Complex<T>* __restrict__ twiddles, T zero_below) {
   extern __shared__ __align__(16) unsigned char column_pass_shared[];
-  wait_for_previous_kernel();  // launched with overlap after the pass that writes its input
+  wait_for_previous_kernel();  // TwoPasses launches it with overlap after its row pass
   dct2_column_block<T, kLog2M, kCols, false, Threshold>(V, nullptr, X, N, tu, tv, twiddles, zero_below,
                                                         column_pass_shared);
 }
