@@ -9,6 +9,22 @@
 
 namespace efield::detail {
 
+// The stream a CUDA plan's execute_host runs on: non-blocking, made at construction, destroyed
+// with the plan.
+class OwnedStream {
+ public:
+  OwnedStream() { EFIELD_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking)); }
+  ~OwnedStream() {
+    if (stream_) cudaStreamDestroy(stream_);
+  }
+  OwnedStream(const OwnedStream&) = delete;
+  OwnedStream& operator=(const OwnedStream&) = delete;
+  cudaStream_t get() const noexcept { return stream_; }
+
+ private:
+  cudaStream_t stream_ = nullptr;
+};
+
 template <typename T, typename RunInPlace>
 void execute_through_staging(T* staging, const T* in, T* out, std::size_t count, cudaStream_t stream,
                              RunInPlace&& run_in_place) {

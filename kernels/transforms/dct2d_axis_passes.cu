@@ -132,12 +132,7 @@ class AxisPassPlan2D final : public Plan2DImpl<T> {
         column_pass_(true, first_axis(kind), rows, cols),
         row_pass_(false, second_axis(kind), rows, cols),
         scratch_(static_cast<std::size_t>(rows) * cols),
-        io_(static_cast<std::size_t>(rows) * cols) {
-    EFIELD_CUDA_CHECK(cudaStreamCreateWithFlags(&host_stream_, cudaStreamNonBlocking));
-  }
-  ~AxisPassPlan2D() override {
-    if (host_stream_) cudaStreamDestroy(host_stream_);
-  }
+        io_(static_cast<std::size_t>(rows) * cols) {}
 
   void execute(const T* in, T* out, Stream stream) override {
     const auto s = reinterpret_cast<cudaStream_t>(stream);
@@ -146,8 +141,8 @@ class AxisPassPlan2D final : public Plan2DImpl<T> {
   }
 
   void execute_host(const T* in, T* out) override {
-    execute_through_staging(io_.get(), in, out, io_.size(), host_stream_,
-                            [&](T* data) { execute(data, data, reinterpret_cast<Stream>(host_stream_)); });
+    execute_through_staging(io_.get(), in, out, io_.size(), host_stream_.get(),
+                            [&](T* data) { execute(data, data, reinterpret_cast<Stream>(host_stream_.get())); });
   }
 
   Backend backend() const noexcept override { return Backend::Cuda; }
@@ -159,7 +154,7 @@ class AxisPassPlan2D final : public Plan2DImpl<T> {
   AxisPass<T> row_pass_;
   DeviceBuffer<T> scratch_;
   DeviceBuffer<T> io_;
-  cudaStream_t host_stream_ = nullptr;
+  OwnedStream host_stream_;  // execute_host runs on it
 };
 
 }  // namespace

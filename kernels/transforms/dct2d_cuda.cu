@@ -85,10 +85,6 @@ class CudaPlan2D final : public Plan2DImpl<T> {
         idct2_column_ = cuda_nd::idct2_column_kernel<T>(shape_.kind, M, N, column_launch_);
       }
     }
-    EFIELD_CUDA_CHECK(cudaStreamCreateWithFlags(&host_stream_, cudaStreamNonBlocking));
-  }
-  ~CudaPlan2D() override {
-    if (host_stream_) cudaStreamDestroy(host_stream_);
   }
 
   void execute(const T* in, T* out, Stream stream) override {
@@ -105,8 +101,8 @@ class CudaPlan2D final : public Plan2DImpl<T> {
   }
 
   void execute_host(const T* in, T* out) override {
-    execute_through_staging(io_.get(), in, out, io_.size(), host_stream_,
-                            [&](T* data) { execute(data, data, reinterpret_cast<Stream>(host_stream_)); });
+    execute_through_staging(io_.get(), in, out, io_.size(), host_stream_.get(),
+                            [&](T* data) { execute(data, data, reinterpret_cast<Stream>(host_stream_.get())); });
   }
 
   Backend backend() const noexcept override { return Backend::Cuda; }
@@ -262,7 +258,7 @@ class CudaPlan2D final : public Plan2DImpl<T> {
   cuda_nd::Dct2ColumnKernel<T> dct2_column_ = nullptr;
   cuda_nd::Idct2ColumnKernel<T> idct2_column_ = nullptr;
   cuda_nd::PassLaunch column_launch_;
-  cudaStream_t host_stream_ = nullptr;
+  OwnedStream host_stream_;  // execute_host runs on it
 };
 
 }  // namespace

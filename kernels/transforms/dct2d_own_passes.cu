@@ -98,10 +98,6 @@ class OwnPassPlan2D final : public Plan2DImpl<T> {
       }
     }
     if (in_place_column_ || compact_column_) nyquist_ = DeviceBuffer<Complex<T>>(static_cast<std::size_t>(rows));
-    EFIELD_CUDA_CHECK(cudaStreamCreateWithFlags(&host_stream_, cudaStreamNonBlocking));
-  }
-  ~OwnPassPlan2D() override {
-    if (host_stream_) cudaStreamDestroy(host_stream_);
   }
 
   void execute(const T* in, T* out, Stream stream) override {
@@ -162,8 +158,8 @@ class OwnPassPlan2D final : public Plan2DImpl<T> {
   }
 
   void execute_host(const T* in, T* out) override {
-    execute_through_staging(io_.get(), in, out, io_.size(), host_stream_,
-                            [&](T* data) { execute(data, data, reinterpret_cast<Stream>(host_stream_)); });
+    execute_through_staging(io_.get(), in, out, io_.size(), host_stream_.get(),
+                            [&](T* data) { execute(data, data, reinterpret_cast<Stream>(host_stream_.get())); });
   }
 
   Backend backend() const noexcept override { return Backend::Cuda; }
@@ -206,7 +202,7 @@ class OwnPassPlan2D final : public Plan2DImpl<T> {
   cuda_nd::Idct2CompactColumnKernel<T> compact_column_ = nullptr;
   cuda_nd::Idct2InPlaceRowKernel<T> in_place_row_ = nullptr;
   DeviceBuffer<Complex<T>> nyquist_;  // the spectrum's column N/2 in the in-place paths
-  cudaStream_t host_stream_ = nullptr;
+  OwnedStream host_stream_;  // execute_host runs on it
 };
 
 }  // namespace

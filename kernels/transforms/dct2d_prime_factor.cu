@@ -55,10 +55,6 @@ class PrimeFactorPlan2D final : public Plan2DImpl<T> {
       case 8: choose_kernels<8>(); break;
       default: choose_kernels<16>(); break;  // prime_factor_fft_applies: P <= 16
     }
-    EFIELD_CUDA_CHECK(cudaStreamCreateWithFlags(&host_stream_, cudaStreamNonBlocking));
-  }
-  ~PrimeFactorPlan2D() override {
-    if (host_stream_) cudaStreamDestroy(host_stream_);
   }
 
   void execute(const T* in, T* out, Stream stream) override {
@@ -82,8 +78,8 @@ class PrimeFactorPlan2D final : public Plan2DImpl<T> {
   }
 
   void execute_host(const T* in, T* out) override {
-    execute_through_staging(io_.get(), in, out, io_.size(), host_stream_,
-                            [&](T* data) { execute(data, data, reinterpret_cast<Stream>(host_stream_)); });
+    execute_through_staging(io_.get(), in, out, io_.size(), host_stream_.get(),
+                            [&](T* data) { execute(data, data, reinterpret_cast<Stream>(host_stream_.get())); });
   }
 
   Backend backend() const noexcept override { return Backend::Cuda; }
@@ -123,7 +119,7 @@ class PrimeFactorPlan2D final : public Plan2DImpl<T> {
   PrimeFactorReorder<T> reorder_ = nullptr;
   PrimeFactorGather<T> gather_ = nullptr;
   PrimeFactorPreprocess<T> preprocess_ = nullptr;
-  cudaStream_t host_stream_ = nullptr;
+  OwnedStream host_stream_;  // execute_host runs on it
 };
 
 }  // namespace

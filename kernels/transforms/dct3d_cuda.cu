@@ -105,10 +105,6 @@ class CudaPlan3D final : public Plan3DImpl<T> {
         tb_(quarter_twiddles<T>(d_.N)),
         tc_(quarter_twiddles<T>(d_.K)),
         fft_(dims.data(), 3, kind == Transform3D::Dct3) {
-    EFIELD_CUDA_CHECK(cudaStreamCreateWithFlags(&host_stream_, cudaStreamNonBlocking));
-  }
-  ~CudaPlan3D() override {
-    if (host_stream_) cudaStreamDestroy(host_stream_);
   }
 
   void execute(const T* in, T* out, Stream stream) override {
@@ -134,8 +130,8 @@ class CudaPlan3D final : public Plan3DImpl<T> {
   }
 
   void execute_host(const T* in, T* out) override {
-    execute_through_staging(io_.get(), in, out, io_.size(), host_stream_,
-                            [&](T* data) { execute(data, data, reinterpret_cast<Stream>(host_stream_)); });
+    execute_through_staging(io_.get(), in, out, io_.size(), host_stream_.get(),
+                            [&](T* data) { execute(data, data, reinterpret_cast<Stream>(host_stream_.get())); });
   }
 
   Backend backend() const noexcept override { return Backend::Cuda; }
@@ -148,7 +144,7 @@ class CudaPlan3D final : public Plan3DImpl<T> {
   DeviceBuffer<T> io_;
   DeviceBuffer<Complex<T>> ta_, tb_, tc_;
   RealFft<T> fft_;
-  cudaStream_t host_stream_ = nullptr;
+  OwnedStream host_stream_;  // execute_host runs on it
 };
 
 }  // namespace
