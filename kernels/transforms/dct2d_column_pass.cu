@@ -21,15 +21,49 @@ constexpr int columns_per_block(int log2_rows) {
   return cols;
 }
 
+// SMs of the current device.
+int multiprocessors() {
+  int device = 0, sms = 0;
+  EFIELD_CUDA_CHECK(cudaGetDevice(&device));
+  EFIELD_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  return sms;
+}
+
+// Double up to 1,024 rows takes 8 columns a block, so 512^2 and 1024^2 make 33 and 65 blocks for
+// the H200's 132 SMs. Where blocks of 8 leave SMs idle, a block takes 4 (its reads 64 bytes of a
+// row, its writes 32: whole sectors still, which float's 16-byte halves would not be). A/B in
+// one lending of the H200, quick runs (single executes), 4 columns against 8: 512^2 double
+// idct2 11.3 -> 10.2 us (14.8 -> 13.4), dct2 10.2 -> 8.9 (14.4 -> 12.6); 1024^2 double idct2
+// 23.2 -> 21.3, dct2 18.0 -> 16.7. Float with 4 columns: 512^2 dct2 8.1 -> 9.5, 1024^2 13.0 ->
+// 14.2; wide arrays (512x4096 float, 1024x4096 double, enough blocks of 8) 12-46 % slower.
+template <typename T, int kLog2M>
+constexpr int narrow_columns_per_block() {
+  return sizeof(T) == 8 && columns_per_block<T>(kLog2M) == 8 ? 4 : columns_per_block<T>(kLog2M);
+}
+template <typename T, int kLog2M>
+bool narrow_blocks_fill_more_sms(int cols) {
+  constexpr int kWide = columns_per_block<T>(kLog2M);
+  return narrow_columns_per_block<T, kLog2M>() < kWide && (cols / 2 + kWide) / kWide < multiprocessors();
+}
+
+// Calls f(std::integral_constant<int, columns a block>) with columns_per_block or, where
+// narrow_blocks_fill_more_sms, narrow_columns_per_block.
+template <typename T, int kLog2M, typename F>
+auto with_columns_per_block(int cols, F&& f) {
+  if (narrow_blocks_fill_more_sms<T, kLog2M>(cols)) {
+    return f(std::integral_constant<int, narrow_columns_per_block<T, kLog2M>()>{});
+  }
+  return f(std::integral_constant<int, columns_per_block<T>(kLog2M)>{});
+}
+
 // The inverse's quad preprocess: four columns a thread (kCols of them a block), N a multiple of 4.
 template <typename T, int kLog2M>
 bool wide_preprocess_applies(int cols) {
   return columns_per_block<T>(kLog2M) % 4 == 0 && cols % 4 == 0 && cols >= 8;
 }
 
-template <typename T, int kLog2M>
+template <typename T, int kLog2M, int kCols = columns_per_block<T>(kLog2M)>
 PassLaunch launch_shape(int cols) {
-  constexpr int kCols = columns_per_block<T>(kLog2M);
   using Shape = ColumnPassShape<T, kLog2M, kCols>;
   PassLaunch l;
   l.blocks = static_cast<unsigned>((cols / 2 + 1 + kCols - 1) / kCols);
@@ -44,10 +78,12 @@ template <typename T>
 Dct2ColumnKernel<T> dct2_column_kernel(int rows, int cols, bool threshold, PassLaunch& launch) {
   return with_log2_length(rows, [&](auto log2_rows) {
     constexpr int kLog2M = decltype(log2_rows)::value;
-    const Dct2ColumnKernel<T> kernel = with_threshold(threshold, [](auto kept) {
-      return dct2_column_pass<T, kLog2M, columns_per_block<T>(kLog2M), decltype(kept)::value>;
+    const Dct2ColumnKernel<T> kernel = with_columns_per_block<T, kLog2M>(cols, [&](auto columns) {
+      constexpr int kCols = decltype(columns)::value;
+      launch = launch_shape<T, kLog2M, kCols>(cols);
+      return with_threshold(threshold,
+                            [&](auto kept) { return dct2_column_pass<T, kLog2M, kCols, decltype(kept)::value>; });
     });
-    launch = launch_shape<T, kLog2M>(cols);
     allow_shared(kernel, launch.shared_bytes);
     return kernel;
   });
@@ -57,16 +93,18 @@ template <typename T>
 Idct2ColumnKernel<T> idct2_column_kernel(Transform2D kind, int rows, int cols, PassLaunch& launch) {
   return with_log2_length(rows, [&](auto log2_rows) {
     constexpr int kLog2M = decltype(log2_rows)::value;
-    constexpr int kCols = columns_per_block<T>(kLog2M);
-    launch = launch_shape<T, kLog2M>(cols);
-    launch.quad_input = wide_preprocess_applies<T, kLog2M>(cols);
-    auto pick = [&](auto wide) {
-      return for_kind(kind, [](auto sine_rows, auto sine_cols) {
-        return idct2_column_pass<T, kLog2M, kCols, decltype(sine_rows)::value, decltype(sine_cols)::value,
-                                 decltype(wide)::value && kCols % 4 == 0>;
-      });
-    };
-    const Idct2ColumnKernel<T> kernel = launch.quad_input ? pick(std::true_type{}) : pick(std::false_type{});
+    const Idct2ColumnKernel<T> kernel = with_columns_per_block<T, kLog2M>(cols, [&](auto columns) {
+      constexpr int kCols = decltype(columns)::value;
+      launch = launch_shape<T, kLog2M, kCols>(cols);
+      launch.quad_input = wide_preprocess_applies<T, kLog2M>(cols);
+      auto pick = [&](auto wide) {
+        return for_kind(kind, [&](auto sine_rows, auto sine_cols) {
+          return idct2_column_pass<T, kLog2M, kCols, decltype(sine_rows)::value, decltype(sine_cols)::value,
+                                   decltype(wide)::value && kCols % 4 == 0>;
+        });
+      };
+      return launch.quad_input ? pick(std::true_type{}) : pick(std::false_type{});
+    });
     allow_shared(kernel, launch.shared_bytes);
     return kernel;
   });
@@ -104,9 +142,9 @@ Dct2InPlaceColumnKernel<T> dct2_column_in_place_kernel(int rows, int cols, bool 
       });
       launch = launch_shape<T, kLog2M>(cols);
       allow_shared(kernel, launch.shared_bytes);
-      int device = 0, sms = 0, cooperative = 0, per_sm = 0;
+      int device = 0, cooperative = 0, per_sm = 0;
+      const int sms = multiprocessors();
       EFIELD_CUDA_CHECK(cudaGetDevice(&device));
-      EFIELD_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
       EFIELD_CUDA_CHECK(cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch, device));
       EFIELD_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, static_cast<int>(launch.threads),
                                                                       launch.shared_bytes));

@@ -6,9 +6,9 @@
 namespace efield::detail::cuda_nd {
 namespace {
 
-template <typename T, int kLog2N>
+template <typename T, int kLog2N, bool Inverse>
 PassLaunch launch_shape(int rows) {
-  using Shape = RowPassShape<T, kLog2N>;
+  using Shape = RowPassShape<T, kLog2N, Inverse>;
   PassLaunch l;
   l.blocks = static_cast<unsigned>((rows + Shape::kRowsPerBlock - 1) / Shape::kRowsPerBlock);
   l.threads = Shape::kThreads;
@@ -26,7 +26,7 @@ Dct2RowKernel<T> dct2_row_kernel(int rows, int cols, PassLaunch& launch, bool co
     if constexpr (sizeof(T) == sizeof(float)) {  // the plans ask for compact in float only
       if (compact) kernel = dct2_row_pass<T, kLog2N, true>;
     }
-    launch = launch_shape<T, kLog2N>(rows);
+    launch = launch_shape<T, kLog2N, false>(rows);
     allow_shared(kernel, launch.shared_bytes);
     return kernel;
   });
@@ -39,7 +39,7 @@ Idct2RowKernel<T> idct2_row_kernel(Transform2D kind, int rows, int cols, PassLau
     const auto kernel = for_kind(kind, [](auto sine_rows, auto sine_cols) {
       return idct2_row_pass<T, kLog2N, decltype(sine_rows)::value, decltype(sine_cols)::value>;
     });
-    launch = launch_shape<T, kLog2N>(rows);
+    launch = launch_shape<T, kLog2N, true>(rows);
     allow_shared(kernel, launch.shared_bytes);
     return kernel;
   });
@@ -55,7 +55,7 @@ Idct2InPlaceRowKernel<T> idct2_row_in_place_kernel(Transform2D kind, int rows, i
       const auto kernel = for_kind(kind, [](auto sine_rows, auto sine_cols) {
         return idct2_row_pass_in_place<T, kLog2N, decltype(sine_rows)::value, decltype(sine_cols)::value>;
       });
-      launch = launch_shape<T, kLog2N>(rows);
+      launch = launch_shape<T, kLog2N, true>(rows);
       allow_shared(kernel, launch.shared_bytes);
       return kernel;
     }

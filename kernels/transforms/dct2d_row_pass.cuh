@@ -8,8 +8,8 @@
 // RowFftColumnPass.
 //
 // A row of N = 2^kLog2N reals is one complex FFT of length L = N/2 (math/real_fft.hpp) held by
-// J = L/16 threads, 16 values each (register_fft.cuh); a block runs kRowsPerBlock rows side by
-// side. Row m of the input x is row p(m) of the reordered array (p = makhoul_position), and
+// J = L/V threads, V = 16 (or 8) values each (register_fft.cuh); a block runs kRowsPerBlock rows
+// side by side. Row m of the input x is row p(m) of the reordered array (p = makhoul_position), and
 // within a row the reorder maps one 16-byte quad x[4p .. 4p+3] onto z[p] = (x[4p], x[4p+2]) and
 // z[L-1-p] = (x[4p+3], x[4p+1]); the inverse writes the same quads back from z.
 #include <cuda_runtime.h>
@@ -27,11 +27,26 @@
 
 namespace efield::detail::cuda_nd {
 
-template <typename T, int kLog2N>
+// Values of its row's FFT a thread holds in registers (register_fft.cuh): 16 (radix-16
+// stages), except in the double inverse up to 1,024 columns, 8 (radix 8: twice the threads a
+// row, each with half the values). With 16 a 512^2 idct2's row pass runs 8,192 threads (ncu: 3 %
+// of the warps the SMs can hold, 6 % with 8), too few to cover its latencies. A/B in one lending
+// of the H200, quick runs (single executes): idct2 double 1024^2 23.2 -> 19.8 us (28.0 -> 22.7),
+// 512^2 11.3 -> 10.4 (14.8 either way), 4096x1024 65.5 -> 63.4. Elsewhere 8 values measured no
+// better: the double forward pass 3 % faster at 1024 columns but 30 % slower in a loop at 512^2;
+// float within 5 % either way up to 1024 columns, 3-6 % slower at 2048 and 4096, and 4-12 %
+// slower at 8192 under every register cap tried (ncu: 11-19 % more instructions).
+template <typename T, int kLog2N, bool Inverse>
+constexpr int row_pass_values() {
+  return Inverse && sizeof(T) == 8 && kLog2N <= 10 ? 8 : 16;
+}
+
+template <typename T, int kLog2N, bool Inverse>
 struct RowPassShape {
   static constexpr int kN = 1 << kLog2N;
-  static constexpr int kL = kN / 2;   // complex FFT length
-  static constexpr int kJ = kL / 16;  // threads per row
+  static constexpr int kL = kN / 2;  // complex FFT length
+  static constexpr int kV = row_pass_values<T, kLog2N, Inverse>();
+  static constexpr int kJ = kL / kV;  // threads per row
   // Blocks of about 64 threads (one row from 2048 columns on): a block's loads then overlap
   // other blocks' FFTs and stores, as in the four-step passes (and cuFFT's own row kernel, one
   // row a block of 64 threads). Against 256 (A/B in one lending): 2048^2 float 3-3.5 % faster,
@@ -55,9 +70,9 @@ struct RowPassShape {
   //   SM; 1,024 (64 registers, 8-12 bytes spilled, four blocks) took the pass from 218 to 194 us
   //   (ncu) and the dct2 from 501 to 482 us at 8192^2 (4096x8192 258 -> 249, 2048x8192 131 ->
   //   127); 768 gave 486 and 1,280 (48 registers) 534.
-  static constexpr int kForwardMinBlocks = min_blocks_for(sizeof(T) == 8 ? 512 : kLog2N == 13 ? 1024 : 0, kThreads);
-  static constexpr int kInverseMinBlocks = min_blocks_for(512, kThreads);
-  static_assert(kL >= 32, "row pass: rows of at least 64 values");
+  static constexpr int kMinBlocks =
+      Inverse ? min_blocks_for(512, kThreads) : min_blocks_for(sizeof(T) == 8 ? 512 : kLog2N == 13 ? 1024 : 0, kThreads);
+  static_assert(kL >= 32 && kL >= kV, "row pass: rows of at least 64 values");
 };
 
 // What one thread of a row-pass block works on.
@@ -81,37 +96,37 @@ struct RowPassThread {
 // array of the dct2, see dct2_column_pass_in_place) and its last column, V[., N/2], goes to
 // nyquist (M values); nyquist is unused otherwise.
 template <typename T, int kLog2N, bool Compact>
-__global__ void __launch_bounds__(RowPassShape<T, kLog2N>::kThreads, RowPassShape<T, kLog2N>::kForwardMinBlocks)
+__global__ void __launch_bounds__(RowPassShape<T, kLog2N, false>::kThreads, RowPassShape<T, kLog2N, false>::kMinBlocks)
     dct2_row_pass(const T* __restrict__ x, Complex<T>* __restrict__ V, int M,
                   const Complex<T>* __restrict__ twiddles, const Complex<T>* __restrict__ split,
                   Complex<T>* __restrict__ nyquist) {
-  using Shape = RowPassShape<T, kLog2N>;
-  constexpr int N = Shape::kN, L = Shape::kL, J = Shape::kJ;
+  using Shape = RowPassShape<T, kLog2N, false>;
+  constexpr int N = Shape::kN, L = Shape::kL, J = Shape::kJ, kV = Shape::kV, kH = kV / 2;
   extern __shared__ __align__(16) unsigned char row_pass_shared[];
   let_next_kernel_start();     // the next pass waits for this whole grid anyway
   const RowPassThread<T, Shape> t(M, row_pass_shared);
   const int j = t.j;
 
-  // v[q] = z[j + q J]. For q < 8 that is the front of quad p = j + q J; for q >= 8 the back of
-  // quad p = (J-1-j) + (15-q) J, whose front belongs to thread J-1-j (it loads the quad too; the
-  // second read hits L1).
-  Complex<T> v[16];
+  // v[q] = z[j + q J]. For q < kV/2 that is the front of quad p = j + q J; for q >= kV/2 the
+  // back of quad p = (J-1-j) + (kV-1-q) J, whose front belongs to thread J-1-j (it loads the quad too;
+  // the second read hits L1).
+  Complex<T> v[kV];
   const T* row = x + static_cast<long long>(t.live ? t.m : 0) * N;
 #pragma unroll
-  for (int q = 0; q < 8; ++q) {
+  for (int q = 0; q < kH; ++q) {
     const Quad4<T> f = load_quad4(row + 4 * (j + q * J));
     v[q] = Complex<T>{f.a, f.c};
-    const Quad4<T> b = load_quad4(row + 4 * ((J - 1 - j) + (7 - q) * J));
-    v[8 + q] = Complex<T>{b.d, b.b};
+    const Quad4<T> b = load_quad4(row + 4 * ((J - 1 - j) + (kH - 1 - q) * J));
+    v[kH + q] = Complex<T>{b.d, b.b};
   }
-  register_line_fft_into_line<false, L>(v, j, t.line, twiddles);
+  register_line_fft_into_line<false, L, kV>(v, j, t.line, twiddles);
   if (!t.live) return;
 
   // V[k] and V[L-k] for k = j + q J < L/2 (k = 0 gives V[0] and V[L]); V[L/2] by thread 0.
   const int v_row = makhoul_position(t.m, M);
   Complex<T>* out = V + static_cast<long long>(v_row) * (Compact ? L : L + 1);
 #pragma unroll
-  for (int q = 0; q < 8; ++q) {
+  for (int q = 0; q < kH; ++q) {
     const int k = j + q * J;
     const SpectrumPair<T> s =
         real_fft_split(t.line[shared_fft_slot(k)], t.line[shared_fft_slot((L - k) & (L - 1))], split[k]);
@@ -139,14 +154,14 @@ template <typename T, int kLog2N, bool SineRows, bool SineCols, bool InPlace>
 __device__ __forceinline__ void idct2_row_block(const Complex<T>* W, const Complex<T>* nyquist, T* x, int M,
                                                 const Complex<T>* twiddles, const Complex<T>* split,
                                                 int four_step_m1, unsigned char* row_pass_shared) {
-  using Shape = RowPassShape<T, kLog2N>;
-  constexpr int N = Shape::kN, L = Shape::kL, J = Shape::kJ;
+  using Shape = RowPassShape<T, kLog2N, true>;
+  constexpr int N = Shape::kN, L = Shape::kL, J = Shape::kJ, kV = Shape::kV, kH = kV / 2;
   const RowPassThread<T, Shape> t(M, row_pass_shared);
   const int j = t.j;
 
-  // v[q] = 2 Z[k], k = j + q J, from W[k] and W[L-k]: the pair's first half when k < L/2, its
-  // second half (with k' = L - k <= L/2) otherwise, so the split table stops at L/2.
-  Complex<T> v[16];
+  // v[q] = 2 Z[k], k = j + q J, from W[k] and W[L-k]: the pair's first half when k < L/2 (q <
+  // kV/2), its second half (with k' = L - k <= L/2) otherwise, so the split table stops at L/2.
+  Complex<T> v[kV];
   const Complex<T>* in;
   if constexpr (InPlace) {
     in = W + static_cast<long long>(t.live ? t.m : 0) * L;
@@ -155,16 +170,16 @@ __device__ __forceinline__ void idct2_row_block(const Complex<T>* W, const Compl
     in = W + static_cast<long long>(w_row) * (L + 1);
   }
 #pragma unroll
-  for (int q = 0; q < 16; ++q) {
+  for (int q = 0; q < kV; ++q) {
     const int k = j + q * J;
-    if (q < 8) {
+    if (q < kH) {
       const Complex<T> mirror = InPlace && k == 0 ? nyquist[t.live ? t.m : 0] : in[L - k];
       v[q] = real_ifft_merge(in[k], mirror, split[k]).k;
     } else {
       v[q] = real_ifft_merge(in[L - k], in[k], split[L - k]).L_k;
     }
   }
-  register_line_fft_into_line<true, L>(v, j, t.line, twiddles);
+  register_line_fft_into_line<true, L, kV>(v, j, t.line, twiddles);
   if (!t.live) return;
 
   // Quad p of row m: x[4p .. 4p+3] = y[2p], y[N-1-2p], y[2p+1], y[N-2-2p]
@@ -173,7 +188,7 @@ __device__ __forceinline__ void idct2_row_block(const Complex<T>* W, const Compl
   const T even = idct2_output_sign<SineRows, SineCols, T>(t.m, 0);
   const T odd = idct2_output_sign<SineRows, SineCols, T>(t.m, 1);
 #pragma unroll
-  for (int q = 0; q < 8; ++q) {
+  for (int q = 0; q < kH; ++q) {
     const int p = j + q * J;
     const Complex<T> front = t.line[shared_fft_slot(p)], back = t.line[shared_fft_slot(L - 1 - p)];
     store_quad4(row + 4 * p, Quad4<T>{even * front.re, odd * back.im, even * front.im, odd * back.re});
@@ -182,7 +197,7 @@ __device__ __forceinline__ void idct2_row_block(const Complex<T>* W, const Compl
 
 // Launch and tables as dct2_row_pass; W: M x (N/2 + 1).
 template <typename T, int kLog2N, bool SineRows, bool SineCols>
-__global__ void __launch_bounds__(RowPassShape<T, kLog2N>::kThreads, RowPassShape<T, kLog2N>::kInverseMinBlocks)
+__global__ void __launch_bounds__(RowPassShape<T, kLog2N, true>::kThreads, RowPassShape<T, kLog2N, true>::kMinBlocks)
     idct2_row_pass(const Complex<T>* __restrict__ W, T* __restrict__ x, int M,
                    const Complex<T>* __restrict__ twiddles, const Complex<T>* __restrict__ split, int four_step_m1) {
   extern __shared__ __align__(16) unsigned char row_pass_shared[];
@@ -194,7 +209,7 @@ __global__ void __launch_bounds__(RowPassShape<T, kLog2N>::kThreads, RowPassShap
 // The same pass in place: Wx holds the compact W on entry (idct2_column_pass_compact wrote it,
 // its column N/2 in nyquist) and x on exit, so the inverses' spectrum takes no array of its own.
 template <typename T, int kLog2N, bool SineRows, bool SineCols>
-__global__ void __launch_bounds__(RowPassShape<T, kLog2N>::kThreads, RowPassShape<T, kLog2N>::kInverseMinBlocks)
+__global__ void __launch_bounds__(RowPassShape<T, kLog2N, true>::kThreads, RowPassShape<T, kLog2N, true>::kMinBlocks)
     idct2_row_pass_in_place(T* Wx, const Complex<T>* __restrict__ nyquist, int M,
                             const Complex<T>* __restrict__ twiddles, const Complex<T>* __restrict__ split) {
   extern __shared__ __align__(16) unsigned char row_pass_shared[];
