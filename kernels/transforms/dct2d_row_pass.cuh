@@ -67,9 +67,9 @@ struct RowPassShape {
   // - the float forward pass: uncapped (79-109 registers) up to 4096 columns, where caps at 64,
   //   85 or 128 measured no faster (1,024 again now: within 1 % at 4096^2, 3-5 % slower at 512^2
   //   and 1024^2). At 8192 columns uncapped meant 111 registers and two blocks of 256 threads an
-  //   SM; 1,024 (64 registers, 8-12 bytes spilled, four blocks) took the pass from 218 to 194 us
-  //   (ncu) and the dct2 from 501 to 482 us at 8192^2 (4096x8192 258 -> 249, 2048x8192 131 ->
-  //   127); 768 gave 486 and 1,280 (48 registers) 534.
+  //   SM; 1,024 (64 registers, four blocks; 8-12 bytes spilled then, none since the loads are
+  //   staged) took the pass from 218 to 194 us (ncu) and the dct2 from 501 to 482 us at 8192^2
+  //   (4096x8192 258 -> 249, 2048x8192 131 -> 127); 768 gave 486 and 1,280 (48 registers) 534.
   static constexpr int kMinBlocks =
       Inverse ? min_blocks_for(512, kThreads) : min_blocks_for(sizeof(T) == 8 ? 512 : kLog2N == 13 ? 1024 : 0, kThreads);
   static_assert(kL >= 32 && kL >= kV, "row pass: rows of at least 64 values");
@@ -107,18 +107,27 @@ __global__ void __launch_bounds__(RowPassShape<T, kLog2N, false>::kThreads, RowP
   const RowPassThread<T, Shape> t(M, row_pass_shared);
   const int j = t.j;
 
-  // v[q] = z[j + q J]. For q < kV/2 that is the front of quad p = j + q J; for q >= kV/2 the
-  // back of quad p = (J-1-j) + (kV-1-q) J, whose front belongs to thread J-1-j (it loads the quad too;
-  // the second read hits L1).
+  // v[q] = z[j + q J]. For q < kV/2 that is the front of quad p = j + q J, loaded here; for
+  // q >= kV/2 the back of quad p = (J-1-j) + (kV-1-q) J, which thread J-1-j loads and leaves in
+  // shared memory. Each quad is read once: when both threads loaded it (the second read meant to
+  // hit L1) the pass read 1.47 times the array's sectors from L2 and, at 8192^2 float, took 195
+  // us against 180 (ncu); A/B in one lending of the H200, quick runs: dct2 float 8192^2 479.8 ->
+  // 472.3 us, 4096x8192 247.1 -> 243.4, 2048^2 31.9 -> 30.9, 1024^2 12.9 -> 12.5, double 8192^2
+  // 1005.4 -> 997.1 (4096^2 double 242.7 -> 243.5). The same staging in the inverse pass (each
+  // thread loads W[k] once and reads W[L-k] from shared memory) measured 2-3 % slower at 2048 to
+  // 8192 columns.
   Complex<T> v[kV];
   const T* row = x + static_cast<long long>(t.live ? t.m : 0) * N;
 #pragma unroll
   for (int q = 0; q < kH; ++q) {
-    const Quad4<T> f = load_quad4(row + 4 * (j + q * J));
+    const int p = j + q * J;
+    const Quad4<T> f = load_quad4(row + 4 * p);
     v[q] = Complex<T>{f.a, f.c};
-    const Quad4<T> b = load_quad4(row + 4 * ((J - 1 - j) + (kH - 1 - q) * J));
-    v[kH + q] = Complex<T>{b.d, b.b};
+    t.line[shared_fft_slot(L - 1 - p)] = Complex<T>{f.d, f.b};
   }
+  __syncthreads();
+#pragma unroll
+  for (int q = kH; q < kV; ++q) v[q] = t.line[shared_fft_slot(j + q * J)];
   register_line_fft_into_line<false, L, kV>(v, j, t.line, twiddles);
   if (!t.live) return;
 
