@@ -89,6 +89,17 @@ __device__ __forceinline__ void twiddle_powers(Complex<T> w, Complex<T>* p) {
   for (int r = 2; r < R; ++r) p[r] = p[r / 2] * p[r - r / 2];
 }
 
+// w[q] = t[a (j + q J)] for q < V (t: line_twiddles of a length above a (j + q J)) from two
+// reads of t: t[a j] times the powers of t[a J] (twiddle_powers, products at most four deep).
+template <int V, typename T>
+__device__ __forceinline__ void strided_twiddles(const Complex<T>* __restrict__ t, int a, int j, int J,
+                                                 Complex<T>* w) {
+  const Complex<T> base = t[a * j];
+  twiddle_powers<V>(t[a * J], w);
+#pragma unroll
+  for (int q = 0; q < V; ++q) w[q] = base * w[q];
+}
+
 // The twiddle table of a line of length n, forward sign: exp(-2 pi i q / n), q < n.
 template <typename T>
 std::vector<Complex<T>> line_twiddles(int n) {
