@@ -70,8 +70,7 @@ struct RowPassShape {
   //   SM; 1,024 (64 registers, four blocks; 8-12 bytes spilled then, none since the loads are
   //   staged) took the pass from 218 to 194 us (ncu) and the dct2 from 501 to 482 us at 8192^2
   //   (4096x8192 258 -> 249, 2048x8192 131 -> 127); 768 gave 486 and 1,280 (48 registers) 534.
-  static constexpr int kMinBlocks =
-      Inverse ? min_blocks_for(512, kThreads) : min_blocks_for(sizeof(T) == 8 ? 512 : kLog2N == 13 ? 1024 : 0, kThreads);
+  static constexpr int kMinBlocks = min_blocks_for(Inverse || sizeof(T) == 8 ? 512 : kLog2N == 13 ? 1024 : 0, kThreads);
   static_assert(kL >= 32 && kL >= kV, "row pass: rows of at least 64 values");
 };
 

@@ -89,8 +89,10 @@ __device__ __forceinline__ void twiddle_powers(Complex<T> w, Complex<T>* p) {
   for (int r = 2; r < R; ++r) p[r] = p[r / 2] * p[r - r / 2];
 }
 
-// w[q] = t[a (j + q J)] for q < V (t: line_twiddles of a length above a (j + q J)) from two
-// reads of t: t[a j] times the powers of t[a J] (twiddle_powers, products at most four deep).
+// w[q] = t[a (j + q J)], q < V, for a twiddle table t (line_twiddles) longer than every
+// a (j + q J), from two reads of t: t[a j] times the powers of t[a J] (twiddle_powers, products
+// at most four deep). A pass that multiplies its V values by such strided twiddles after its FFT
+// then waits on two reads instead of V.
 template <int V, typename T>
 __device__ __forceinline__ void strided_twiddles(const Complex<T>* __restrict__ t, int a, int j, int J,
                                                  Complex<T>* w) {
