@@ -6,7 +6,6 @@
 // (10000 x 100 double: 100 lines of 5000) runs one line a block, 100 blocks; P x Q x M splits it
 // into many short lines. Kernels: dct2d_prime_factor_kernels.cuh. Buffers, twiddle tables, the
 // cuFFT plan and the kernels are chosen at construction; execute() enqueues three operations.
-#include <algorithm>
 #include <array>
 
 #include "common/cuda_check.cuh"
@@ -45,8 +44,9 @@ class PrimeFactorPlan2D final : public Plan2DImpl<T> {
         tu_(quarter_twiddles<T>(shape_.rows)),
         tv_(quarter_twiddles<T>(shape_.cols)),
         split_twiddles_(root_twiddles<T>(shape_.cols, shape_.cols / 4 + 1)),
-        line_blocks_(launch_blocks(static_cast<long long>(split_.Q) * shape_.rows)),
-        quad_blocks_(launch_blocks(static_cast<long long>(shape_.cols / 4 + 1) * (shape_.rows / 2 + 1))),
+        line_blocks_(cuda_nd::grid_stride_blocks(static_cast<long long>(split_.Q) * shape_.rows, kThreads)),
+        quad_blocks_(cuda_nd::grid_stride_blocks(static_cast<long long>(shape_.cols / 4 + 1) * (shape_.rows / 2 + 1),
+                                                 kThreads)),
         // P slices of Q x M (slot, then m fastest); a single caller column (M = 1) is P lines of Q.
         fft_(std::array<int, 2>{split_.Q, shape_.rows}.data(), shape_.rows == 1 ? 1 : 2, shape_.forward(), split_.P) {
     switch (split_.P) {
@@ -87,9 +87,6 @@ class PrimeFactorPlan2D final : public Plan2DImpl<T> {
 
  private:
   static constexpr int kThreads = 256;
-  static int launch_blocks(long long threads) {
-    return static_cast<int>(std::clamp<long long>((threads + kThreads - 1) / kThreads, 1, 1 << 20));
-  }
 
   // The kernels for the split's P and the planned kind's sine axes (for the dct2, the cosine
   // instances, which it does not run).
@@ -113,8 +110,8 @@ class PrimeFactorPlan2D final : public Plan2DImpl<T> {
   DeviceBuffer<Complex<T>> tu_;
   DeviceBuffer<Complex<T>> tv_;
   DeviceBuffer<Complex<T>> split_twiddles_;  // the real FFT's split, W^k = exp(-2 pi i k / N), k <= N/4
-  int line_blocks_;  // the reorder and gather: one thread a (b, column), Q M of them
-  int quad_blocks_;  // the post/preprocess: one thread a quad, (L/2 + 1)(M/2 + 1) of them
+  unsigned line_blocks_;  // the reorder and gather: one thread a (b, column), Q M of them
+  unsigned quad_blocks_;  // the post/preprocess: one thread a quad, (L/2 + 1)(M/2 + 1) of them
   ComplexFft<T> fft_;
   PrimeFactorReorder<T> reorder_ = nullptr;
   PrimeFactorGather<T> gather_ = nullptr;

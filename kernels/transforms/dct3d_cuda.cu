@@ -2,7 +2,6 @@
 // cuFFT 3D R2C -> postprocess (dct3d); preprocess -> one cuFFT 3D C2R -> inverse reorder
 // (idct3d). One thread per output element (the simple variant: the forward postprocess reads
 // four spectrum values per output instead of sharing them across the eight mirrored outputs).
-#include <algorithm>
 #include <array>
 #include <string>
 
@@ -87,10 +86,6 @@ __global__ void idct3_preprocess(const T* __restrict__ X, Complex<T>* __restrict
   }
 }
 
-unsigned blocks_for(long long work, int threads) {
-  return static_cast<unsigned>(std::clamp<long long>((work + threads - 1) / threads, 1, 1 << 20));
-}
-
 template <typename T>
 class CudaPlan3D final : public Plan3DImpl<T> {
  public:
@@ -104,28 +99,26 @@ class CudaPlan3D final : public Plan3DImpl<T> {
         ta_(quarter_twiddles<T>(d_.M)),
         tb_(quarter_twiddles<T>(d_.N)),
         tc_(quarter_twiddles<T>(d_.K)),
-        fft_(dims.data(), 3, kind == Transform3D::Dct3) {
-  }
+        fft_(dims.data(), 3, kind == Transform3D::Dct3) {}
 
   void execute(const T* in, T* out, Stream stream) override {
     const auto s = reinterpret_cast<cudaStream_t>(stream);
     constexpr int threads = 256;
-    const long long total = static_cast<long long>(real_.size());
+    const unsigned blocks = cuda_nd::grid_stride_blocks(static_cast<long long>(real_.size()), threads);
     if (this->kind() == Transform3D::Dct3) {
-      makhoul_reorder_3d<T><<<blocks_for(total, threads), threads, 0, s>>>(in, real_.get(), d_);
+      makhoul_reorder_3d<T><<<blocks, threads, 0, s>>>(in, real_.get(), d_);
       EFIELD_CUDA_CHECK_LAUNCH();
       fft_.run(real_.get(), spectrum_.get(), s);
-      dct3_postprocess<T><<<blocks_for(total, threads), threads, 0, s>>>(spectrum_.get(), out, d_, ta_.get(),
-                                                                         tb_.get(), tc_.get(), zero_below_);
+      dct3_postprocess<T><<<blocks, threads, 0, s>>>(spectrum_.get(), out, d_, ta_.get(), tb_.get(), tc_.get(),
+                                                     zero_below_);
       EFIELD_CUDA_CHECK_LAUNCH();
       return;
     }
-    const long long half = static_cast<long long>(spectrum_.size());
-    idct3_preprocess<T><<<blocks_for(half, threads), threads, 0, s>>>(in, spectrum_.get(), d_, ta_.get(),
-                                                                      tb_.get(), tc_.get());
+    const unsigned half_blocks = cuda_nd::grid_stride_blocks(static_cast<long long>(spectrum_.size()), threads);
+    idct3_preprocess<T><<<half_blocks, threads, 0, s>>>(in, spectrum_.get(), d_, ta_.get(), tb_.get(), tc_.get());
     EFIELD_CUDA_CHECK_LAUNCH();
     fft_.run(real_.get(), spectrum_.get(), s);
-    makhoul_gather_3d<T><<<blocks_for(total, threads), threads, 0, s>>>(real_.get(), out, d_);
+    makhoul_gather_3d<T><<<blocks, threads, 0, s>>>(real_.get(), out, d_);
     EFIELD_CUDA_CHECK_LAUNCH();
   }
 
