@@ -293,7 +293,7 @@ __global__ void __launch_bounds__(ColumnGroupsShape<T, kLog2M, true>::kThreads,
   using Shape = ColumnGroupsShape<T, kLog2M, true>;
   constexpr int J = Shape::kJ, V = Shape::kValues;
   extern __shared__ __align__(16) unsigned char four_step_shared[];
-  let_next_kernel_start();     // the next pass waits for this whole grid anyway
+  let_next_kernel_start();  // the next pass waits for this whole grid anyway
   const int H = N / 2 + 1;
   const LineBlockThread<T, Shape> t(H, four_step_shared);
   const int m2 = t.group(M2);

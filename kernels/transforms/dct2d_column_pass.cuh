@@ -240,7 +240,7 @@ __global__ void __launch_bounds__(ColumnPassShape<T, kLog2M, kCols>::kThreads)
     idct2_column_pass(const T* __restrict__ X, Complex<T>* __restrict__ W, int N, const Complex<T>* __restrict__ tm,
                       const Complex<T>* __restrict__ tn, const Complex<T>* __restrict__ twiddles) {
   extern __shared__ __align__(16) unsigned char column_pass_shared[];
-  let_next_kernel_start();     // the next pass waits for this whole grid anyway
+  let_next_kernel_start();  // the next pass waits for this whole grid anyway
   idct2_column_block<T, kLog2M, kCols, SineRows, SineCols, Wide, false>(X, W, nullptr, N, tm, tn, twiddles,
                                                                          column_pass_shared);
 }
@@ -255,7 +255,7 @@ __global__ void __launch_bounds__(ColumnPassShape<T, kLog2M, kCols>::kThreads)
                               int N, const Complex<T>* __restrict__ tm, const Complex<T>* __restrict__ tn,
                               const Complex<T>* __restrict__ twiddles) {
   extern __shared__ __align__(16) unsigned char column_pass_shared[];
-  let_next_kernel_start();     // the next pass waits for this whole grid anyway
+  let_next_kernel_start();  // the next pass waits for this whole grid anyway
   idct2_column_block<T, kLog2M, kCols, SineRows, SineCols, true, true>(X, W, nyquist, N, tm, tn, twiddles,
                                                                         column_pass_shared);
 }

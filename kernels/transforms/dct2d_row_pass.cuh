@@ -102,7 +102,7 @@ __global__ void __launch_bounds__(RowPassShape<T, kLog2N, false>::kThreads, RowP
   using Shape = RowPassShape<T, kLog2N, false>;
   constexpr int N = Shape::kN, L = Shape::kL, J = Shape::kJ, kV = Shape::kV, kH = kV / 2;
   extern __shared__ __align__(16) unsigned char row_pass_shared[];
-  let_next_kernel_start();     // the next pass waits for this whole grid anyway
+  let_next_kernel_start();  // the next pass waits for this whole grid anyway
   const RowPassThread<T, Shape> t(M, row_pass_shared);
   const int j = t.j;
 
