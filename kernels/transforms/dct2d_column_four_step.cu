@@ -14,11 +14,13 @@ namespace {
 constexpr int kMinLog2Rows = 10;
 static_assert((1 << kMinLog2Rows) == kFourStepMinRows, "the plan admits the rows compiled for");
 
-// Blocks of Shape over the N/2 + 1 spectrum columns (x) and `lines` lines (y).
+// Blocks of Shape over the spectrum's complex columns (x: N/2 packed column pairs in the dct2,
+// N/2 + 1 columns of the rows' real FFT in the inverses) and `lines` lines (y).
 template <typename Shape>
-PassLaunch launch_shape(int cols, int lines) {
+PassLaunch launch_shape(bool inverse, int cols, int lines) {
+  const int spectrum_cols = inverse ? cols / 2 + 1 : cols / 2;
   PassLaunch l;
-  l.blocks = static_cast<unsigned>((cols / 2 + 1 + Shape::kCols - 1) / Shape::kCols);
+  l.blocks = static_cast<unsigned>((spectrum_cols + Shape::kCols - 1) / Shape::kCols);
   l.blocks_y = static_cast<unsigned>(lines / Shape::kLines);
   l.threads = Shape::kThreads;
   l.shared_bytes = Shape::kSharedBytes;
@@ -42,7 +44,7 @@ ColumnLinesKernel<T> column_lines_kernel(bool inverse, int rows, int cols, PassL
     auto pick = [&](auto is_inverse) {
       constexpr bool kInverse = decltype(is_inverse)::value;
       using Split = FourStepSplit<kLog2M, kInverse>;
-      launch = launch_shape<ColumnLinesShape<T, kLog2M, kInverse>>(cols, Split::kM / Split::kLineLength);
+      launch = launch_shape<ColumnLinesShape<T, kLog2M, kInverse>>(kInverse, cols, Split::kM / Split::kLineLength);
       return column_lines<T, kLog2M, kInverse>;
     };
     const ColumnLinesKernel<T> kernel = inverse ? pick(std::true_type{}) : pick(std::false_type{});
@@ -58,7 +60,7 @@ Dct2ColumnKernel<T> dct2_column_groups_kernel(int rows, int cols, bool threshold
     using Split = FourStepSplit<kLog2M, false>;
     const Dct2ColumnKernel<T> kernel =
         with_threshold(threshold, [](auto kept) { return dct2_column_groups<T, kLog2M, decltype(kept)::value>; });
-    launch = launch_shape<ColumnGroupsShape<T, kLog2M, false>>(cols, Split::kM1);  // M1 groups, in pairs
+    launch = launch_shape<ColumnGroupsShape<T, kLog2M, false>>(false, cols, Split::kM1);  // M1 groups, in pairs
     allow_shared(kernel, launch.shared_bytes);
     return kernel;
   });
@@ -69,7 +71,7 @@ Idct2GroupsKernel<T> idct2_column_groups_kernel(Transform2D kind, int rows, int 
   return with_log2_length<kMinLog2Rows>(rows, [&](auto log2_rows) {
     constexpr int kLog2M = decltype(log2_rows)::value;
     using Split = FourStepSplit<kLog2M, true>;
-    launch = launch_shape<ColumnGroupsShape<T, kLog2M, true>>(cols, Split::kM2);  // M2 groups, in pairs
+    launch = launch_shape<ColumnGroupsShape<T, kLog2M, true>>(true, cols, Split::kM2);  // M2 groups, in pairs
     launch.quad_input = true;  // N is a power of two from 64 (three_passes_apply)
     const Idct2GroupsKernel<T> kernel = for_kind(kind, [](auto sine_rows, auto sine_cols) {
       return idct2_column_groups<T, kLog2M, decltype(sine_rows)::value, decltype(sine_cols)::value>;

@@ -3,7 +3,8 @@
 //   dct2:     row pass (reorder + row real FFTs) -> column pass (column FFTs + quad postprocess)
 //   inverses: column pass (quad preprocess + column IFFTs) -> row pass (row C2R + reorder, signs)
 // ThreePasses runs the column FFT as two passes of short lines (four-step), for long columns:
-//   dct2:     row pass -> column_lines (first factor + twiddles) -> column groups (+ postprocess)
+//   dct2:     row pass (the rows' 1D dct) -> column_lines (first factor + twiddles, on the
+//             columns in packed pairs) -> column groups (+ the columns' postprocess)
 //   inverses: column groups (preprocess + first factor + twiddles) -> column_lines -> row pass
 // Kernels: dct2d_row_pass.cuh, dct2d_column_pass.cuh, dct2d_column_four_step.cuh. The spectrum
 // buffer, the twiddle tables and the kernel choice are made at construction; execute() enqueues
@@ -58,7 +59,10 @@ class OwnPassPlan2D final : public Plan2DImpl<T> {
     if (inverse) {
       idct2_row_ = cuda_nd::idct2_row_kernel<T>(kind, rows, cols, row_launch_);
     } else {
-      dct2_row_ = cuda_nd::dct2_row_kernel<T>(rows, cols, row_launch_);
+      // ThreePasses transforms the rows first and the columns in packed pairs
+      // (dct2d_column_four_step.cuh).
+      dct2_row_ = cuda_nd::dct2_row_kernel<T>(
+          rows, cols, row_launch_, four_step_ ? cuda_nd::Dct2RowOutput::RowDct : cuda_nd::Dct2RowOutput::Spectrum);
     }
     if (four_step_) {
       const int m1 = cuda_nd::four_step_m1(inverse, rows);
@@ -94,7 +98,8 @@ class OwnPassPlan2D final : public Plan2DImpl<T> {
       }
       if (in_place_column_) {
         cuda_nd::PassLaunch same_as_row_launch;
-        compact_row_ = cuda_nd::dct2_row_kernel<T>(rows, cols, same_as_row_launch, true);
+        compact_row_ = cuda_nd::dct2_row_kernel<T>(rows, cols, same_as_row_launch,
+                                                   cuda_nd::Dct2RowOutput::CompactSpectrum);
       }
     }
     if (in_place_column_ || compact_column_) nyquist_ = DeviceBuffer<Complex<T>>(static_cast<std::size_t>(rows));
@@ -110,22 +115,27 @@ class OwnPassPlan2D final : public Plan2DImpl<T> {
       in = quad_aligned_input(in, io_.get(), io_.size(), s);  // the row pass reads 16-byte quads
       if (in_place_column_ && quad_aligned_pointer(out) && !overlapping(in, out, bytes)) {
         compact_row_<<<row_grid, row_launch_.threads, row_launch_.shared_bytes, s>>>(
-            in, reinterpret_cast<Complex<T>*>(out), M, row_twiddles_.get(), split_twiddles_.get(), nyquist_.get());
+            in, reinterpret_cast<Complex<T>*>(out), M, row_twiddles_.get(), split_twiddles_.get(), nyquist_.get(),
+            nullptr);
         EFIELD_CUDA_CHECK_LAUNCH();
         cuda_nd::launch_dct2_column_in_place<T>(in_place_column_, column_launch_, out, nyquist_.get(), N, tu_.get(),
                                                 tv_.get(), column_twiddles_.get(), zero_below_, s);
         return;
       }
-      dct2_row_<<<row_grid, row_launch_.threads, row_launch_.shared_bytes, s>>>(in, V, M, row_twiddles_.get(),
-                                                                                split_twiddles_.get(), nullptr);
+      dct2_row_<<<row_grid, row_launch_.threads, row_launch_.shared_bytes, s>>>(
+          in, V, M, row_twiddles_.get(), split_twiddles_.get(), nullptr, tv_.get());
       EFIELD_CUDA_CHECK_LAUNCH();
-      if (four_step_) {
-        launch_kernel(overlap_, column_lines_, lines_grid, lines_launch_.threads, lines_launch_.shared_bytes, s, V, H,
-                      m1_twiddles_.get(), column_twiddles_.get());
+      if (four_step_) {  // on the packed column pairs: N/2 complex columns
+        launch_kernel(overlap_, column_lines_, lines_grid, lines_launch_.threads, lines_launch_.shared_bytes, s, V,
+                      N / 2, m1_twiddles_.get(), column_twiddles_.get());
       }
+      // The four-step group pass writes its outputs in pairs (Complex<T>); io_ is free again
+      // once the row pass has read `in`.
+      T* column_out = !four_step_ || quad_aligned_pointer(out) ? out : io_.get();
       const Complex<T>* column_twiddles = four_step_ ? m2_twiddles_.get() : column_twiddles_.get();
-      launch_kernel(overlap_, dct2_column_, column_grid, column_launch_.threads, column_launch_.shared_bytes, s, V, out,
-                    N, tu_.get(), tv_.get(), column_twiddles, zero_below_);
+      launch_kernel(overlap_, dct2_column_, column_grid, column_launch_.threads, column_launch_.shared_bytes, s, V,
+                    column_out, N, tu_.get(), tv_.get(), column_twiddles, zero_below_);
+      if (column_out != out) EFIELD_CUDA_CHECK(cudaMemcpyAsync(out, column_out, bytes, cudaMemcpyDeviceToDevice, s));
       return;
     }
     // The compact column pass, where there is one, reads quads too (same launch as idct2_column_).

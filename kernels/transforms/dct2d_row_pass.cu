@@ -19,12 +19,13 @@ PassLaunch launch_shape(int rows) {
 }  // namespace
 
 template <typename T>
-Dct2RowKernel<T> dct2_row_kernel(int rows, int cols, PassLaunch& launch, bool compact) {
+Dct2RowKernel<T> dct2_row_kernel(int rows, int cols, PassLaunch& launch, Dct2RowOutput output) {
   return with_log2_length(cols, [&](auto log2_cols) {
     constexpr int kLog2N = decltype(log2_cols)::value;
-    Dct2RowKernel<T> kernel = dct2_row_pass<T, kLog2N, false>;
-    if constexpr (sizeof(T) == sizeof(float)) {  // the plans ask for compact in float only
-      if (compact) kernel = dct2_row_pass<T, kLog2N, true>;
+    Dct2RowKernel<T> kernel = dct2_row_pass<T, kLog2N, Dct2RowOutput::Spectrum>;
+    if (output == Dct2RowOutput::RowDct) kernel = dct2_row_pass<T, kLog2N, Dct2RowOutput::RowDct>;
+    if constexpr (sizeof(T) == sizeof(float)) {  // the plans ask for the compact spectrum in float only
+      if (output == Dct2RowOutput::CompactSpectrum) kernel = dct2_row_pass<T, kLog2N, Dct2RowOutput::CompactSpectrum>;
     }
     launch = launch_shape<T, kLog2N, false>(rows);
     allow_shared(kernel, launch.shared_bytes);
@@ -62,8 +63,8 @@ Idct2InPlaceRowKernel<T> idct2_row_in_place_kernel(Transform2D kind, int rows, i
   });
 }
 
-template Dct2RowKernel<float> dct2_row_kernel<float>(int, int, PassLaunch&, bool);
-template Dct2RowKernel<double> dct2_row_kernel<double>(int, int, PassLaunch&, bool);
+template Dct2RowKernel<float> dct2_row_kernel<float>(int, int, PassLaunch&, Dct2RowOutput);
+template Dct2RowKernel<double> dct2_row_kernel<double>(int, int, PassLaunch&, Dct2RowOutput);
 template Idct2RowKernel<float> idct2_row_kernel<float>(Transform2D, int, int, PassLaunch&);
 template Idct2RowKernel<double> idct2_row_kernel<double>(Transform2D, int, int, PassLaunch&);
 template Idct2InPlaceRowKernel<float> idct2_row_in_place_kernel<float>(Transform2D, int, int, PassLaunch&);

@@ -8,18 +8,28 @@
 
 namespace efield::detail::cuda_nd {
 
+// What the dct2 row pass writes for the pass after it.
+enum class Dct2RowOutput {
+  Spectrum,         // V, M x (N/2 + 1): the row R2C of the reordered x (TwoPasses)
+  CompactSpectrum,  // V as M x N/2 (it fits in the output array), its column N/2 apart (TwoPasses)
+  RowDct,           // y, M x N reals: the 1D dct of each row, its columns then transformed in
+                    // packed pairs (ThreePasses, dct2_packed_column_pair)
+};
+
 template <typename T>
-using Dct2RowKernel = void (*)(const T*, Complex<T>*, int, const Complex<T>*, const Complex<T>*, Complex<T>*);
+using Dct2RowKernel = void (*)(const T*, Complex<T>*, int, const Complex<T>*, const Complex<T>*, Complex<T>*,
+                               const Complex<T>*);
 template <typename T>
 using Idct2RowKernel = void (*)(const Complex<T>*, T*, int, const Complex<T>*, const Complex<T>*, int);
 template <typename T>
 using Idct2InPlaceRowKernel = void (*)(T*, const Complex<T>*, int, const Complex<T>*, const Complex<T>*);
 
 // The kernel for rows of `cols` values (a power of two in 64..8192) with its launch shape for
-// `rows` rows; the kernel's shared-memory limit is raised here. compact: the variant that writes
-// the spectrum as M x N/2 plus its last column apart (dct2_row_pass).
+// `rows` rows; the kernel's shared-memory limit is raised here. output: what it writes
+// (dct2_row_pass; CompactSpectrum is compiled in float only).
 template <typename T>
-Dct2RowKernel<T> dct2_row_kernel(int rows, int cols, PassLaunch& launch, bool compact = false);
+Dct2RowKernel<T> dct2_row_kernel(int rows, int cols, PassLaunch& launch,
+                                 Dct2RowOutput output = Dct2RowOutput::Spectrum);
 template <typename T>
 Idct2RowKernel<T> idct2_row_kernel(Transform2D kind, int rows, int cols, PassLaunch& launch);
 // idct2_row_pass_in_place, compiled in float for rows of 512 columns on (the shapes with

@@ -63,12 +63,24 @@ EFIELD_HD T dct_post_mirrored(Complex<T> v_k, Complex<T> t_k) { return T(0.5) * 
 template <typename T>
 EFIELD_HD T dct_post_padded(Complex<T> v_k, Complex<T> t_k) { return re_mul(t_k, v_k); }
 
-// N-point: X[k] = Re(t[k] V[k]), where V[k] for k > N/2 is conj(V[N-k]). One call for each
-// k = 0..N/2 writes X[k] and, when N-k is a different index, X[N-k] = Re(t[N-k] conj(V[k])).
+// N-point: X[k] = Re(t[k] V[k]), where V[k] for k > N/2 is conj(V[N-k]). Both X[k] and X[N-k]
+// come from V[k] and t[k] alone: t[N-k] = -j conj(t[k]) makes
+// X[N-k] = Re(t[N-k] conj(V[k])) = -Im(t[k] V[k]).
+template <typename T>
+struct DctMirrorPair {
+  T k, N_k;  // X[k], X[N-k] (the latter a distinct element only for k > 0, 2k != N)
+};
+template <typename T>
+EFIELD_HD DctMirrorPair<T> dct_post_npoint_mirror(Complex<T> v_k, Complex<T> t_k) {
+  const Complex<T> p = t_k * v_k;
+  return {p.re, -p.im};
+}
+// One call for each k = 0..N/2 writes X[k] and, when N-k is a different index, X[N-k].
 template <typename T>
 EFIELD_HD void dct_post_npoint_pair(Complex<T> v_k, const Complex<T>* t, T* X, int n, int k) {
-  X[k] = re_mul(t[k], v_k);
-  if (k > 0 && 2 * k != n) X[n - k] = re_mul(t[n - k], conj(v_k));
+  const DctMirrorPair<T> x = dct_post_npoint_mirror(v_k, t[k]);
+  X[k] = x.k;
+  if (k > 0 && 2 * k != n) X[n - k] = x.N_k;
 }
 
 // Fused compression threshold (PlanOptions::zero_below): |X| < threshold becomes exactly 0.

@@ -85,6 +85,27 @@ EFIELD_HD Dct2Pair<T> dct2_post_pair(Complex<T> a, Complex<T> b, Complex<T> tu, 
   return {T(0.5) * tvP.re, T(-0.5) * tvP.im};
 }
 
+// The dct2 with its rows transformed first (the 1D dct along each row, in the rows' Makhoul
+// order), then the columns two at a time: column pair c of the row-transformed y is one
+// complex column z = y[., 2c] + j y[., 2c+1], and its FFT Z gives both columns' 1D dct from
+// Z[u] and Z[(M-u) mod M]. The FFTs of the two real columns are A = (Z[u] + conj Z[M-u]) / 2
+// and B = (Z[u] - conj Z[M-u]) / 2j, and dct_post_npoint_mirror gives X[u] and X[M-u] of each:
+// with P = tu Z[u] and Q = tu conj(Z[M-u]),
+//   X[u, 2c]   = Re(P + Q)/2,   X[M-u, 2c]   = -Im(P + Q)/2,
+//   X[u, 2c+1] = Im(P - Q)/2,   X[M-u, 2c+1] =  Re(P - Q)/2,
+// two complex products a pair instead of dct2_post_quad's four. Each element of the result is
+// the two adjacent outputs (2c, 2c+1) of its row.
+template <typename T>
+struct Dct2PackedPair {
+  Complex<T> u, Mu;  // {X[u, 2c], X[u, 2c+1]} and {X[M-u, 2c], X[M-u, 2c+1]}
+};
+template <typename T>
+EFIELD_HD Dct2PackedPair<T> dct2_packed_column_pair(Complex<T> z_u, Complex<T> z_Mu, Complex<T> tu) {
+  const Complex<T> P = tu * z_u;
+  const Complex<T> Q = tu * conj(z_Mu);
+  return {{T(0.5) * (P.re + Q.re), T(0.5) * (P.im - Q.im)}, {T(-0.5) * (P.im + Q.im), T(0.5) * (P.re - Q.re)}};
+}
+
 // Index of X read for index k of the cosine-equivalent input X' of the inverse pipelines
 // along an axis of length K, or -1 where X' is 0 (MATH.md 1): k == K is the convention
 // X[K] = 0, and a sine axis reads X with its index reversed, X'[k] = X[K-k], X'[0] = 0.
