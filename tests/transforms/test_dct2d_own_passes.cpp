@@ -185,7 +185,8 @@ TEST(Plan2DOwnPasses, RejectedWhereItDoesNotApply) {
 }
 
 // What Auto runs, as reported by the plan (resolve_cuda_2d_method's measured rule): float
-// inverses of 2048^2 elements up to 4096 rows, TwoPasses; from 4096 rows, ThreePasses for powers
+// inverses of 2048^2 elements up to 4096 rows, TwoPasses; dct2 from 2048 rows and 2048 columns,
+// ThreePasses for powers of two; from 4096 rows, ThreePasses for powers
 // of two from 256 columns; rows 512..2048 (256..2048 in float) with at least 1024 columns or as
 // many columns as rows, TwoPasses for powers of two, else RowFftColumnPass for dct2 and float
 // inverses; PrimeFactorFft where it applies in 2000..20000 rows of 100..2000 columns from 10000
@@ -199,7 +200,8 @@ TEST(Plan2DCudaAuto, ResolvesByMeasuredRule) {
   auto method = [&](auto type, Transform2D kind, int rows, int cols) {
     return Plan2D<decltype(type)>(kind, rows, cols, o).cuda_2d_method();
   };
-  EXPECT_EQ(method(0.0f, Transform2D::Dct2, 2048, 2048), Cuda2DMethod::TwoPasses);
+  EXPECT_EQ(method(0.0f, Transform2D::Dct2, 2048, 2048), Cuda2DMethod::ThreePasses);
+  EXPECT_EQ(method(0.0f, Transform2D::Dct2, 2048, 1024), Cuda2DMethod::TwoPasses);
   EXPECT_EQ(method(0.0, Transform2D::Dct2, 2048, 2048), Cuda2DMethod::ThreePasses);
   EXPECT_EQ(method(0.0, Transform2D::Idct2, 2048, 2048), Cuda2DMethod::TwoPasses);
   EXPECT_EQ(method(0.0, Transform2D::Dct2, 2048, 1024), Cuda2DMethod::TwoPasses);
