@@ -24,13 +24,7 @@ __device__ __forceinline__ void store_dct2_quad_rows(T* out_u, T* out_Mu, int u,
   const Dct2Quad<T> q = dct2_post_quad(a, b, t_u, t_v);
   const bool mirror_u = has_distinct_mirror(u, M);
   const bool mirror_v = has_distinct_mirror(v, N);
-  auto kept = [zero_below](T x) {
-    if constexpr (Threshold) {
-      return threshold_coefficient(x, zero_below);
-    } else {
-      return x;
-    }
-  };
+  auto kept = [zero_below](T x) { return kept_coefficient<Threshold>(x, zero_below); };
   out_u[v * col_stride] = kept(q.uv);
   if (mirror_u) out_Mu[v * col_stride] = kept(q.Mu_v);
   if (mirror_v) out_u[(N - v) * col_stride] = kept(q.u_Nv);

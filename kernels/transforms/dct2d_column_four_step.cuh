@@ -282,19 +282,14 @@ __global__ void __launch_bounds__(ColumnGroupsShape<T, kLog2M, false>::kThreads,
   if (!t.live) return;
 
   Complex<T>* pairs = reinterpret_cast<Complex<T>*>(X) + t.col;  // row u's pair c at u H
-  auto kept = [zero_below](Complex<T> x) {
-    if constexpr (Threshold) {
-      return Complex<T>{threshold_coefficient(x.re, zero_below), threshold_coefficient(x.im, zero_below)};
-    } else {
-      return x;
-    }
-  };
   auto write_pair = [&](int k2) {
     const int u = k1 + M1 * k2;
     const Dct2PackedPair<T> p = dct2_packed_column_pair(
         t.line[shared_fft_slot(k2)], partner[shared_fft_slot(mirror_position(k2, k1, M2))], tu[u]);
-    pairs[static_cast<long long>(u) * H] = kept(p.u);
-    if (has_distinct_mirror(u, M)) pairs[static_cast<long long>(M - u) * H] = kept(p.Mu);
+    pairs[static_cast<long long>(u) * H] = kept_coefficient<Threshold>(p.u, zero_below);
+    if (has_distinct_mirror(u, M)) {
+      pairs[static_cast<long long>(M - u) * H] = kept_coefficient<Threshold>(p.Mu, zero_below);
+    }
   };
 #pragma unroll
   for (int b = 0; b < V / 2; ++b) write_pair(t.j + b * J);

@@ -4,6 +4,7 @@
 //
 // Twiddles: tu = exp(-j pi u / 2M), tv = exp(-j pi v / 2N) (see twiddle.hpp).
 #include "math/complex.hpp"
+#include "math/dct1d.hpp"
 
 namespace efield::detail {
 
@@ -43,10 +44,25 @@ EFIELD_HD T alternating_sign(int m) { return (m & 1) ? T(-1) : T(1); }
 // mirrored outputs only when this holds, so every element is written exactly once.
 EFIELD_HD bool has_distinct_mirror(int k, int K) { return k != 0 && 2 * k != K; }
 
-// Forward-transform threshold (PlanOptions::zero_below): |x| < zero_below becomes exactly 0.
+// Forward-transform threshold (PlanOptions::zero_below): |x| < zero_below becomes exactly 0
+// (math/dct1d.hpp's zero_below, the one formula for every dimension).
 template <typename T>
-EFIELD_HD T threshold_coefficient(T x, T zero_below) {
-  return (x < zero_below && -x < zero_below) ? T(0) : x;
+EFIELD_HD T threshold_coefficient(T x, T threshold) {
+  return zero_below(x, threshold);
+}
+// The same where a kernel is compiled with and without zero_below: Threshold = false returns x
+// untouched (no comparisons). A complex value is two coefficients (an output pair).
+template <bool Threshold, typename T>
+EFIELD_HD T kept_coefficient(T x, T zero_below) {
+  if constexpr (Threshold) {
+    return threshold_coefficient(x, zero_below);
+  } else {
+    return x;
+  }
+}
+template <bool Threshold, typename T>
+EFIELD_HD Complex<T> kept_coefficient(Complex<T> x, T zero_below) {
+  return {kept_coefficient<Threshold>(x.re, zero_below), kept_coefficient<Threshold>(x.im, zero_below)};
 }
 
 // The four dct2 outputs of one quad (u, v), 0 <= u <= M/2, 0 <= v <= N/2, from the two stored
