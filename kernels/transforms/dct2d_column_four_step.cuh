@@ -208,13 +208,13 @@ __device__ __forceinline__ int mirror_position(int k, int group, int len) {
 // Forward (Inverse = false): line n2 < M2 is rows n2 + M2 i, i < M1; its FFT over i, times
 // w_M^(n2 k1), goes back to the same rows. Inverse: line n1 < M1 is rows M2 n1 + i, i < M2; its
 // inverse FFT goes back to the same rows. In place: a block reads all its lines before it
-// writes. spectrum: M x H. line_twiddles: line_twiddles(line length); step_twiddles:
-// line_twiddles(M).
+// writes. spectrum: M rows of H columns, `pitch` complex values apart. line_twiddles:
+// line_twiddles(line length); step_twiddles: line_twiddles(M).
 // Launch: grid (ceil(H / kCols), lines / kLines), Shape::kThreads, Shape::kSharedBytes.
 template <typename T, int kLog2M, bool Inverse>
 __global__ void __launch_bounds__(ColumnLinesShape<T, kLog2M, Inverse>::kThreads,
                                   (column_lines_min_blocks<T, kLog2M, Inverse>()))
-    column_lines(Complex<T>* __restrict__ spectrum, int H, const Complex<T>* __restrict__ line_twiddles,
+    column_lines(Complex<T>* __restrict__ spectrum, int H, int pitch, const Complex<T>* __restrict__ line_twiddles,
                  const Complex<T>* __restrict__ step_twiddles) {
   using Split = FourStepSplit<kLog2M, Inverse>;
   constexpr int kLen = Split::kLineLength;
@@ -227,12 +227,12 @@ __global__ void __launch_bounds__(ColumnLinesShape<T, kLog2M, Inverse>::kThreads
   const LineBlockThread<T, Shape> t(H, four_step_shared);
   const int line_index = static_cast<int>(blockIdx.y) * Shape::kLines + t.g;
   const int first_row = Inverse ? line_index * Split::kM2 : line_index;
-  Complex<T>* column = spectrum + static_cast<long long>(first_row) * H + (t.live ? t.col : 0);
+  Complex<T>* column = spectrum + static_cast<long long>(first_row) * pitch + (t.live ? t.col : 0);
 
   Complex<T> v[V];
 #pragma unroll
   for (int q = 0; q < V; ++q) {
-    v[q] = t.live ? column[static_cast<long long>((t.j + q * J) * kRowStep) * H] : Complex<T>{T(0), T(0)};
+    v[q] = t.live ? column[static_cast<long long>((t.j + q * J) * kRowStep) * pitch] : Complex<T>{T(0), T(0)};
   }
   register_line_fft<Inverse, kLen, V>(v, t.j, t.line, line_twiddles);
   if (!t.live) return;
@@ -246,7 +246,7 @@ __global__ void __launch_bounds__(ColumnLinesShape<T, kLog2M, Inverse>::kThreads
     const int k = t.j + q * J;  // natural order after the last stage
     Complex<T> w = v[q];
     if (!Inverse) w = w * step[q];
-    column[static_cast<long long>(k * kRowStep) * H] = w;
+    column[static_cast<long long>(k * kRowStep) * pitch] = w;
   }
 }
 
@@ -296,16 +296,18 @@ __global__ void __launch_bounds__(ColumnGroupsShape<T, kLog2M, false>::kThreads,
   if (k1 == 0 && t.j == 0) write_pair(M2 / 2);  // u = M/2
 }
 
-// The first inverse pass: W (M x (N/2 + 1)) from the coefficients X (M x N), left for
-// column_lines<inverse>. tm, tn: quarter_twiddles(M), quarter_twiddles(N); twiddles:
-// line_twiddles(M1); step_twiddles: line_twiddles(M). The preprocess reads X in 16-byte quads
-// (load_idct2_quads4; the own passes' N is a power of two from 64, and X 16-byte aligned).
+// The first inverse pass: W (M rows of N/2 + 1, `pitch` apart) from the coefficients X
+// (M x N), left for column_lines<inverse>. tm, tn: quarter_twiddles(M), quarter_twiddles(N);
+// twiddles: line_twiddles(M1); step_twiddles: line_twiddles(M). The preprocess reads X in
+// 16-byte quads (load_idct2_quads4; the own passes' N is a power of two from 64, and X 16-byte
+// aligned).
 // Launch: grid (ceil((N/2 + 1) / kCols), (M2/2) / (kLines/2)), kThreads, kSharedBytes.
 template <typename T, int kLog2M, bool SineRows, bool SineCols>
 __global__ void __launch_bounds__(ColumnGroupsShape<T, kLog2M, true>::kThreads,
                                   ColumnGroupsShape<T, kLog2M, true>::kMinBlocks)
-    idct2_column_groups(const T* __restrict__ X, Complex<T>* __restrict__ W, int N, const Complex<T>* __restrict__ tm,
-                        const Complex<T>* __restrict__ tn, const Complex<T>* __restrict__ twiddles,
+    idct2_column_groups(const T* __restrict__ X, Complex<T>* __restrict__ W, int N, int pitch,
+                        const Complex<T>* __restrict__ tm, const Complex<T>* __restrict__ tn,
+                        const Complex<T>* __restrict__ twiddles,
                         const Complex<T>* __restrict__ step_twiddles) {
   using Split = FourStepSplit<kLog2M, true>;
   constexpr int M = Split::kM, M1 = Split::kM1, M2 = Split::kM2;
@@ -358,7 +360,7 @@ __global__ void __launch_bounds__(ColumnGroupsShape<T, kLog2M, true>::kThreads,
   for (int q = 0; q < V; ++q) v[q] = t.line[shared_fft_slot(t.j + q * J)];
   register_line_fft<true, M1, V>(v, t.j, t.line, twiddles);
   if (!t.live) return;
-  Complex<T>* column = W + static_cast<long long>(m2) * H + n;
+  Complex<T>* column = W + static_cast<long long>(m2) * pitch + n;
   // The step twiddles w_M^-(m2 n1) from two reads of the table (strided_twiddles) in double, V
   // reads in float. A/B in one lending of the H200, quick runs, idct2: double 8192^2 1059.8 ->
   // 1033.4 us, 4096^2 252.0 -> 246.6; float 8192^2 494.6 -> 509.4, 8192x4096 240.3 -> 249.5
@@ -370,7 +372,7 @@ __global__ void __launch_bounds__(ColumnGroupsShape<T, kLog2M, true>::kThreads,
   for (int q = 0; q < V; ++q) {
     const int n1 = t.j + q * J;
     const Complex<T> w = kStridedTwiddles ? step[q] : step_twiddles[m2 * n1];
-    column[static_cast<long long>(M2 * n1) * H] = v[q] * conj(w);
+    column[static_cast<long long>(M2 * n1) * pitch] = v[q] * conj(w);
   }
 }
 

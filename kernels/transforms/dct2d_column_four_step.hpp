@@ -14,10 +14,15 @@ namespace efield::detail::cuda_nd {
 // where the column passes left them (four_step_stored_row) with it.
 int four_step_m1(bool inverse, int rows);
 
+// The inverse spectrum's row pitch (complex values), its N/2 + 1 columns padded to a whole
+// number of the pieces the passes move (kFourStepPieceBytes).
 template <typename T>
-using ColumnLinesKernel = void (*)(Complex<T>*, int, const Complex<T>*, const Complex<T>*);
+int four_step_spectrum_pitch(int cols);
+
 template <typename T>
-using Idct2GroupsKernel = void (*)(const T*, Complex<T>*, int, const Complex<T>*, const Complex<T>*,
+using ColumnLinesKernel = void (*)(Complex<T>*, int, int, const Complex<T>*, const Complex<T>*);
+template <typename T>
+using Idct2GroupsKernel = void (*)(const T*, Complex<T>*, int, int, const Complex<T>*, const Complex<T>*,
                                    const Complex<T>*, const Complex<T>*);
 
 // For `rows` a power of two in 1024..8192 (three_passes_apply in plan2d_impl.hpp) and `cols`

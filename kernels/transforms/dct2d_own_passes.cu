@@ -47,7 +47,8 @@ class OwnPassPlan2D final : public Plan2DImpl<T> {
         four_step_(four_step),
         overlap_(dependent_launch_supported()),
         zero_below_(static_cast<T>(options.zero_below)),
-        spectrum_(static_cast<std::size_t>(rows) * (cols / 2 + 1)),
+        pitch_(four_step && kind != Transform2D::Dct2 ? cuda_nd::four_step_spectrum_pitch<T>(cols) : cols / 2 + 1),
+        spectrum_(static_cast<std::size_t>(rows) * pitch_),
         io_(static_cast<std::size_t>(rows) * cols),
         tu_(quarter_twiddles<T>(rows)),
         tv_(quarter_twiddles<T>(cols)),
@@ -127,7 +128,7 @@ class OwnPassPlan2D final : public Plan2DImpl<T> {
       EFIELD_CUDA_CHECK_LAUNCH();
       if (four_step_) {  // on the packed column pairs: N/2 complex columns
         launch_kernel(overlap_, column_lines_, lines_grid, lines_launch_.threads, lines_launch_.shared_bytes, s, V,
-                      N / 2, m1_twiddles_.get(), column_twiddles_.get());
+                      N / 2, N / 2, m1_twiddles_.get(), column_twiddles_.get());
       }
       // The four-step group pass writes its outputs in pairs (Complex<T>); io_ is free again
       // once the row pass has read `in`.
@@ -151,10 +152,10 @@ class OwnPassPlan2D final : public Plan2DImpl<T> {
     }
     if (four_step_) {
       idct2_groups_<<<column_grid, column_launch_.threads, column_launch_.shared_bytes, s>>>(
-          in, V, N, tu_.get(), tv_.get(), m1_twiddles_.get(), column_twiddles_.get());
+          in, V, N, pitch_, tu_.get(), tv_.get(), m1_twiddles_.get(), column_twiddles_.get());
       EFIELD_CUDA_CHECK_LAUNCH();
       launch_kernel(overlap_, column_lines_, lines_grid, lines_launch_.threads, lines_launch_.shared_bytes, s, V, H,
-                    m2_twiddles_.get(), nullptr);
+                    pitch_, m2_twiddles_.get(), nullptr);
     } else {
       idct2_column_<<<column_grid, column_launch_.threads, column_launch_.shared_bytes, s>>>(
           in, V, N, tu_.get(), tv_.get(), column_twiddles_.get());
@@ -162,8 +163,8 @@ class OwnPassPlan2D final : public Plan2DImpl<T> {
     }
     // The row pass writes 16-byte quads; io_ is free again once the column pass has read `in`.
     T* row_out = quad_aligned_pointer(out) ? out : io_.get();
-    launch_kernel(overlap_, idct2_row_, row_grid, row_launch_.threads, row_launch_.shared_bytes, s, V, row_out, M,
-                  row_twiddles_.get(), split_twiddles_.get(), row_m1_);
+    launch_kernel(overlap_, idct2_row_, row_grid, row_launch_.threads, row_launch_.shared_bytes, s, V, pitch_,
+                  row_out, M, row_twiddles_.get(), split_twiddles_.get(), row_m1_);
     if (row_out != out) EFIELD_CUDA_CHECK(cudaMemcpyAsync(out, row_out, bytes, cudaMemcpyDeviceToDevice, s));
   }
 
@@ -182,7 +183,10 @@ class OwnPassPlan2D final : public Plan2DImpl<T> {
   // The passes after the first start while the one before finishes (common/dependent_launch.cuh).
   bool overlap_;
   T zero_below_;
-  DeviceBuffer<Complex<T>> spectrum_;  // M x (N/2 + 1), between the passes
+  int pitch_;  // complex values from one spectrum row to the next
+  // Between the passes: M rows of N/2 + 1 values (of N/2 packed column pairs in the four-step
+  // dct2), `pitch_` apart.
+  DeviceBuffer<Complex<T>> spectrum_;
   DeviceBuffer<T> io_;                 // host staging, and unaligned callers' arrays
   DeviceBuffer<Complex<T>> tu_;
   DeviceBuffer<Complex<T>> tv_;

@@ -66,13 +66,22 @@ struct RowPassShape {
   //   (inverses). The float inverse had 768 (80 registers) until 512 measured faster: idct2
   //   4096^2 134 -> 128 us, 8192x4096 259 -> 248, 8192^2 523 -> 509.5, 4096x512 20.7 -> 19.9,
   //   2048^2 28.2 -> 27.5 (smaller shapes within 2 %); 1,024 (64 registers) took 8192^2 to 534.
+  //   Since each pair is merged once (idct2_row_block) the float inverse takes 90 registers
+  //   uncapped, and from 4096 columns 768 again (80 registers): A/B in one lending, idct2 8192^2
+  //   472.3 -> 444.7 us (ncu: 218 -> 192 us, 24 -> 36 % of the warps an SM holds), 4096x8192
+  //   241.2 -> 226.8, 8192x4096 225.2 -> 223.5, 4096^2 116.5 -> 115.7; up to 2048 columns within
+  //   2 % and more often slower (2048^2 25.4 -> 25.8, 512^2 8.4 -> 8.5), so 512 there.
   // - the float forward pass: uncapped (79-109 registers) up to 4096 columns, where caps at 64,
   //   85 or 128 measured no faster (1,024 again now: within 1 % at 4096^2, 3-5 % slower at 512^2
   //   and 1024^2). At 8192 columns uncapped meant 111 registers and two blocks of 256 threads an
   //   SM; 1,024 (64 registers, four blocks; 8-12 bytes spilled then, none since the loads are
   //   staged) took the pass from 218 to 194 us (ncu) and the dct2 from 501 to 482 us at 8192^2
   //   (4096x8192 258 -> 249, 2048x8192 131 -> 127); 768 gave 486 and 1,280 (48 registers) 534.
-  static constexpr int kMinBlocks = min_blocks_for(Inverse || sizeof(T) == 8 ? 512 : kLog2N == 13 ? 1024 : 0, kThreads);
+  static constexpr int kMinBlocks = min_blocks_for(Inverse && sizeof(T) == 4 && kLog2N >= 12 ? 768
+                                                   : Inverse || sizeof(T) == 8                 ? 512
+                                                   : kLog2N == 13                              ? 1024
+                                                                                               : 0,
+                                                   kThreads);
   static_assert(kL >= 32 && kL >= kV, "row pass: rows of at least 64 values");
 };
 
@@ -183,7 +192,8 @@ __global__ void __launch_bounds__(RowPassShape<T, kLog2N, false>::kThreads, RowP
   }
 }
 
-// The inverse row pass of one block: x (M x N) from W (M x (N/2 + 1), the column pass's output):
+// The inverse row pass of one block: x (M x N) from W (M rows of N/2 + 1, `pitch` complex values
+// apart, the column pass's output):
 // row C2R of W's row p(m), then x[m, n] = sign(m, n) y[p(m), q(n)] with the (-1)^index of sine
 // axes. four_step_m1: 0 after the column pass; the split's M1 after the four-step column passes,
 // which leave W's rows in another order (four_step_stored_row). InPlace: W is compact (M x N/2
@@ -191,34 +201,43 @@ __global__ void __launch_bounds__(RowPassShape<T, kLog2N, false>::kThreads, RowP
 // is in nyquist; a block reads its rows whole before the FFT's first barrier and writes them
 // after it, and no other block touches them.
 template <typename T, int kLog2N, bool SineRows, bool SineCols, bool InPlace>
-__device__ __forceinline__ void idct2_row_block(const Complex<T>* W, const Complex<T>* nyquist, T* x, int M,
-                                                const Complex<T>* twiddles, const Complex<T>* split,
+__device__ __forceinline__ void idct2_row_block(const Complex<T>* W, int pitch, const Complex<T>* nyquist, T* x,
+                                                int M, const Complex<T>* twiddles, const Complex<T>* split,
                                                 int four_step_m1, unsigned char* row_pass_shared) {
   using Shape = RowPassShape<T, kLog2N, true>;
   constexpr int N = Shape::kN, L = Shape::kL, J = Shape::kJ, kV = Shape::kV, kH = kV / 2;
   const RowPassThread<T, Shape> t(M, row_pass_shared);
   const int j = t.j;
 
-  // v[q] = 2 Z[k], k = j + q J, from W[k] and W[L-k]: the pair's first half when k < L/2 (q <
-  // kV/2), its second half (with k' = L - k <= L/2) otherwise, so the split table stops at L/2.
+  // v[q] = 2 Z[k], k = j + q J. Each pair (k, L-k), k < L/2 (q < kV/2), is merged once from
+  // W[k] and W[L-k] (real_ifft_merge, so the split table stops at L/2): Z[k] stays in v[q], Z[L-k]
+  // goes through `line` to the thread that holds it, J - j at kV - 1 - q (thread 0: itself, and
+  // Z[L/2]). Until then each thread merged all its kV values, reading every W value twice and
+  // merging every pair twice; A/B in one lending of the H200, single executes in a loop, with the
+  // spectrum's rows padded (four-step): idct2 float 8192^2 488.1 -> 472.3 us, 8192x4096 250.3 ->
+  // 225.2, 4096^2 128.3 -> 116.5, 2048^2 26.1 -> 25.4; double 8192^2 990 -> 940, 4096^2 239.2 ->
+  // 224.5, 2048^2 72.5 -> 69.1; 1024^2 double 17.1 -> 17.9 (the one shape slower; 512^2 within
+  // 0.1 us). ncu at 8192^2 float: 228 -> 218 us, 128 -> 90 registers, 24 bytes of spills -> none,
+  // global load sectors 28.3 M -> 14.7 M. (Loading W[k] once and reading W[L-k] back from shared
+  // memory, still merging twice, had measured 2-3 % slower.)
   Complex<T> v[kV];
-  const Complex<T>* in;
-  if constexpr (InPlace) {
-    in = W + static_cast<long long>(t.live ? t.m : 0) * L;
-  } else {
-    const int w_row = t.live ? four_step_stored_row(makhoul_position(t.m, M), M, four_step_m1) : 0;
-    in = W + static_cast<long long>(w_row) * (L + 1);
-  }
+  const int w_row = !t.live ? 0 : InPlace ? t.m : four_step_stored_row(makhoul_position(t.m, M), M, four_step_m1);
+  const Complex<T>* in = W + static_cast<long long>(w_row) * pitch;
 #pragma unroll
-  for (int q = 0; q < kV; ++q) {
+  for (int q = 0; q < kH; ++q) {
     const int k = j + q * J;
-    if (q < kH) {
-      const Complex<T> mirror = InPlace && k == 0 ? nyquist[t.live ? t.m : 0] : in[L - k];
-      v[q] = real_ifft_merge(in[k], mirror, split[k]).k;
-    } else {
-      v[q] = real_ifft_merge(in[L - k], in[k], split[L - k]).L_k;
-    }
+    const Complex<T> mirror = InPlace && k == 0 ? nyquist[t.live ? t.m : 0] : in[L - k];
+    const SpectrumPair<T> z = real_ifft_merge(in[k], mirror, split[k]);
+    v[q] = z.k;
+    if (k > 0) t.line[shared_fft_slot(L - k)] = z.L_k;
   }
+  if (j == 0) {
+    const Complex<T> half = in[L / 2];
+    t.line[shared_fft_slot(L / 2)] = real_ifft_merge(half, half, split[L / 2]).k;
+  }
+  __syncthreads();  // the FFT's first barrier comes before its first write to `line`
+#pragma unroll
+  for (int q = kH; q < kV; ++q) v[q] = t.line[shared_fft_slot(j + q * J)];
   register_line_fft_into_line<true, L, kV>(v, j, t.line, twiddles);
   if (!t.live) return;
 
@@ -235,14 +254,14 @@ __device__ __forceinline__ void idct2_row_block(const Complex<T>* W, const Compl
   }
 }
 
-// Launch and tables as dct2_row_pass; W: M x (N/2 + 1).
+// Launch and tables as dct2_row_pass; W: M rows of N/2 + 1, `pitch` apart.
 template <typename T, int kLog2N, bool SineRows, bool SineCols>
 __global__ void __launch_bounds__(RowPassShape<T, kLog2N, true>::kThreads, RowPassShape<T, kLog2N, true>::kMinBlocks)
-    idct2_row_pass(const Complex<T>* __restrict__ W, T* __restrict__ x, int M,
+    idct2_row_pass(const Complex<T>* __restrict__ W, int pitch, T* __restrict__ x, int M,
                    const Complex<T>* __restrict__ twiddles, const Complex<T>* __restrict__ split, int four_step_m1) {
   extern __shared__ __align__(16) unsigned char row_pass_shared[];
   wait_for_previous_kernel();  // launched with overlap after the pass that writes its input
-  idct2_row_block<T, kLog2N, SineRows, SineCols, false>(W, nullptr, x, M, twiddles, split, four_step_m1,
+  idct2_row_block<T, kLog2N, SineRows, SineCols, false>(W, pitch, nullptr, x, M, twiddles, split, four_step_m1,
                                                         row_pass_shared);
 }
 
@@ -254,8 +273,8 @@ __global__ void __launch_bounds__(RowPassShape<T, kLog2N, true>::kThreads, RowPa
                             const Complex<T>* __restrict__ twiddles, const Complex<T>* __restrict__ split) {
   extern __shared__ __align__(16) unsigned char row_pass_shared[];
   wait_for_previous_kernel();  // launched with overlap after the pass that writes its input
-  idct2_row_block<T, kLog2N, SineRows, SineCols, true>(reinterpret_cast<const Complex<T>*>(Wx), nyquist, Wx, M,
-                                                       twiddles, split, 0, row_pass_shared);
+  idct2_row_block<T, kLog2N, SineRows, SineCols, true>(reinterpret_cast<const Complex<T>*>(Wx), (1 << kLog2N) / 2,
+                                                       nyquist, Wx, M, twiddles, split, 0, row_pass_shared);
 }
 
 }  // namespace efield::detail::cuda_nd

@@ -20,7 +20,7 @@ template <typename T>
 using Dct2RowKernel = void (*)(const T*, Complex<T>*, int, const Complex<T>*, const Complex<T>*, Complex<T>*,
                                const Complex<T>*);
 template <typename T>
-using Idct2RowKernel = void (*)(const Complex<T>*, T*, int, const Complex<T>*, const Complex<T>*, int);
+using Idct2RowKernel = void (*)(const Complex<T>*, int, T*, int, const Complex<T>*, const Complex<T>*, int);
 template <typename T>
 using Idct2InPlaceRowKernel = void (*)(T*, const Complex<T>*, int, const Complex<T>*, const Complex<T>*);
 
