@@ -211,9 +211,9 @@ __device__ __forceinline__ void idct2_row_block(const Complex<T>* W, int pitch, 
 
   // v[q] = 2 Z[k], k = j + q J. Each pair (k, L-k), k < L/2 (q < kV/2), is merged once from
   // W[k] and W[L-k] (real_ifft_merge, so the split table stops at L/2): Z[k] stays in v[q], Z[L-k]
-  // goes through `line` to the thread that holds it, J - j at kV - 1 - q (thread 0: itself, and
-  // Z[L/2]). Until then each thread merged all its kV values, reading every W value twice and
-  // merging every pair twice; A/B in one lending of the H200, single executes in a loop, with the
+  // goes through `line` to the thread that holds it, J - j at kV - 1 - q (thread 0: itself at
+  // kV - q, and Z[L/2]). Until then each thread merged all its kV values, reading every W value
+  // twice and merging every pair twice; A/B in one lending of the H200, loops of 200, with the
   // spectrum's rows padded (four-step): idct2 float 8192^2 488.1 -> 472.3 us, 8192x4096 250.3 ->
   // 225.2, 4096^2 128.3 -> 116.5, 2048^2 26.1 -> 25.4; double 8192^2 990 -> 940, 4096^2 239.2 ->
   // 224.5, 2048^2 72.5 -> 69.1; 1024^2 double 17.1 -> 17.9 (the one shape slower; 512^2 within
