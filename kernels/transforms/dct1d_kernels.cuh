@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "common/cuda_check.cuh"
+#include "common/grid_stride.cuh"
 #include "math/dct1d.hpp"
 
 namespace efield::detail::dct1d_kernels {
@@ -14,9 +15,7 @@ namespace efield::detail::dct1d_kernels {
 constexpr int kThreads = 256;
 
 inline dim3 grid_for(long long per_row, int batch) {
-  const long long blocks = (per_row + kThreads - 1) / kThreads;
-  return dim3(static_cast<unsigned>(std::min<long long>(std::max<long long>(blocks, 1), 1 << 20)),
-              static_cast<unsigned>(std::min(batch, 65535)), 1);
+  return dim3(grid_stride_blocks(per_row, kThreads), static_cast<unsigned>(std::min(batch, 65535)), 1);
 }
 
 #define EFIELD_DCT1D_LOOP(i, count)                                  \

@@ -122,10 +122,4 @@ inline Launch2D launch_2d(long long width, long long height) {
   return {dim3(static_cast<unsigned>(std::max(gx, 1LL)), static_cast<unsigned>(std::max(gy, 1LL))), block};
 }
 
-// Blocks of `threads` for a 1D grid-stride loop over `work` items: at least 1, at most 2^20 (the
-// loop covers the rest).
-inline unsigned grid_stride_blocks(long long work, int threads) {
-  return static_cast<unsigned>(std::clamp<long long>((work + threads - 1) / threads, 1, 1 << 20));
-}
-
 }  // namespace efield::detail::cuda_nd

@@ -9,6 +9,7 @@
 #include <array>
 
 #include "common/cuda_check.cuh"
+#include "common/grid_stride.cuh"
 #include "common/host_staging.cuh"
 #include "math/twiddle.hpp"
 #include "transforms/dct2d_cufft.cuh"
@@ -44,8 +45,8 @@ class PrimeFactorPlan2D final : public Plan2DImpl<T> {
         tu_(quarter_twiddles<T>(shape_.rows)),
         tv_(quarter_twiddles<T>(shape_.cols)),
         split_twiddles_(root_twiddles<T>(shape_.cols, shape_.cols / 4 + 1)),
-        line_blocks_(cuda_nd::grid_stride_blocks(static_cast<long long>(split_.Q) * shape_.rows, kThreads)),
-        quad_blocks_(cuda_nd::grid_stride_blocks(static_cast<long long>(shape_.cols / 4 + 1) * (shape_.rows / 2 + 1),
+        line_blocks_(grid_stride_blocks(static_cast<long long>(split_.Q) * shape_.rows, kThreads)),
+        quad_blocks_(grid_stride_blocks(static_cast<long long>(shape_.cols / 4 + 1) * (shape_.rows / 2 + 1),
                                                  kThreads)),
         // P slices of Q x M (slot, then m fastest); a single caller column (M = 1) is P lines of Q.
         fft_(std::array<int, 2>{split_.Q, shape_.rows}.data(), shape_.rows == 1 ? 1 : 2, shape_.forward(), split_.P) {

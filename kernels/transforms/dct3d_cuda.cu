@@ -6,6 +6,7 @@
 #include <string>
 
 #include "common/cuda_check.cuh"
+#include "common/grid_stride.cuh"
 #include "common/host_staging.cuh"
 #include "math/dct2d.hpp"
 #include "math/dct3d.hpp"
@@ -104,7 +105,7 @@ class CudaPlan3D final : public Plan3DImpl<T> {
   void execute(const T* in, T* out, Stream stream) override {
     const auto s = reinterpret_cast<cudaStream_t>(stream);
     constexpr int threads = 256;
-    const unsigned blocks = cuda_nd::grid_stride_blocks(static_cast<long long>(real_.size()), threads);
+    const unsigned blocks = grid_stride_blocks(static_cast<long long>(real_.size()), threads);
     if (this->kind() == Transform3D::Dct3) {
       makhoul_reorder_3d<T><<<blocks, threads, 0, s>>>(in, real_.get(), d_);
       EFIELD_CUDA_CHECK_LAUNCH();
@@ -114,7 +115,7 @@ class CudaPlan3D final : public Plan3DImpl<T> {
       EFIELD_CUDA_CHECK_LAUNCH();
       return;
     }
-    const unsigned half_blocks = cuda_nd::grid_stride_blocks(static_cast<long long>(spectrum_.size()), threads);
+    const unsigned half_blocks = grid_stride_blocks(static_cast<long long>(spectrum_.size()), threads);
     idct3_preprocess<T><<<half_blocks, threads, 0, s>>>(in, spectrum_.get(), d_, ta_.get(), tb_.get(), tc_.get());
     EFIELD_CUDA_CHECK_LAUNCH();
     fft_.run(real_.get(), spectrum_.get(), s);
