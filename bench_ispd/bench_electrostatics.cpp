@@ -48,7 +48,7 @@ struct Design {
 // Standard cells: row height 12, widths from a skewed mix (many small gates, some wide ones);
 // 0.2% movable blocks of 30..120 x 24..96. The square region is sized so that fixed macros
 // cover about `fixed_fraction` of it and the movable cells `utilization` of the rest (ISPD 2005
-// designs: roughly 40% and 60%); fillers (MATH.md, td = 1) fill the remainder.
+// designs: roughly 40% and 60%); fillers (docs/math.md, td = 1) fill the remainder.
 Design make_design(const std::string& name, int num_movable, int num_fixed, int bins, std::uint64_t seed,
                    Placement placement, double fixed_fraction = 0.4, double utilization = 0.6) {
   std::mt19937_64 gen(seed);

@@ -26,7 +26,7 @@ void print_usage(std::FILE* f) {
                "\n"
                "  --input FILE.png   8-bit PNG (grey or RGB; alpha is dropped)\n"
                "  --generate WxH     a synthetic RGB test picture of that size instead (e.g. 512x384)\n"
-               "  --eps E            threshold on the unnormalized coefficients (MATH.md dct2: the\n"
+               "  --eps E            threshold on the unnormalized coefficients (docs/math.md dct2: the\n"
                "                     whole-image DC is the pixel sum, a blocked DC the sum of 64\n"
                "                     pixels, so one eps means different things for the two methods)\n"
                "  --keep FRACTION    choose eps per method so that this fraction (0..1) of the\n"

@@ -1,8 +1,8 @@
 #pragma once
 // The blocked 8x8 DCT (as in JPEG): every 8x8 block of a rows x cols array transformed on its
-// own, by the 11-multiplication network of Loeffler, Ligtenberg and Moschytz (MATH.md 3).
+// own, by the 11-multiplication network of Loeffler, Ligtenberg and Moschytz (docs/math.md 3).
 //
-// Definitions, per block (rows and cols of the block both 8, MATH.md section 1):
+// Definitions, per block (rows and cols of the block both 8, docs/math.md section 1):
 //   Transform2D::Dct2   out block = dct2(in block), then |X| < zero_below -> exactly 0
 //   Transform2D::Idct2  out block = inverse_scale * idct2(in block)
 // so, per block, Idct2(Dct2(x)) = 64 x with the default inverse_scale = 1, and inverse_scale =

@@ -1,6 +1,6 @@
 #pragma once
 // The electrostatic density system of analytical placement (ePlace, DREAMPlace conventions;
-// MATH.md section 2): what a placer calls once per iteration.
+// docs/math.md section 2): what a placer calls once per iteration.
 //
 //   ElectrostaticSystem es(options, movable, fillers, fixed);     // plans, buffers, fixed map
 //   EvaluateResult r = es.evaluate(x, y, grad_x, grad_y);        // per iteration, allocates nothing
@@ -72,8 +72,8 @@ struct FixedCells {
 };
 
 struct EvaluateResult {
-  double energy = 0;       // E = sum phi * rho (MATH.md 2.8)
-  double overflow = 0;     // MATH.md 2.10 (movable cells only)
+  double energy = 0;       // E = sum phi * rho (docs/math.md 2.8)
+  double overflow = 0;     // docs/math.md 2.10 (movable cells only)
   double max_density = 0;  // max(Dm + F) / (bx by)
 };
 
@@ -115,11 +115,11 @@ class ElectrostaticSystem {
   void update_fixed_cells(const FixedCells& fixed);
 
   // Maps of the latest evaluate, copied to the host as [num_bins_x][num_bins_y] row-major.
-  std::vector<double> density_map() const;    // rho = D / (bx by), fixed cells included (MATH.md 2.4)
-  std::vector<double> field_x_map() const;    // Ex (MATH.md 2.7)
+  std::vector<double> density_map() const;    // rho = D / (bx by), fixed cells included (docs/math.md 2.4)
+  std::vector<double> field_x_map() const;    // Ex (docs/math.md 2.7)
   std::vector<double> field_y_map() const;    // Ey
   std::vector<double> potential_map() const;  // phi: computed here, not in evaluate
-  // The fixed map F in area units (MATH.md 2.3), [num_bins_x][num_bins_y].
+  // The fixed map F in area units (docs/math.md 2.3), [num_bins_x][num_bins_y].
   std::vector<double> fixed_map() const;
 
   // Benchmarks: runs the stages one by one with events around each, `repetitions` times after a

@@ -8,7 +8,7 @@
 // inverse). An image whose sides are not multiples of 8 is padded by repeating its last row and
 // column, and the reconstruction is cropped back; its coefficients include the padding.
 //
-// Coefficients are MATH.md's unnormalized dct2 (the whole-image B[0,0] is the sum of all pixels,
+// Coefficients are docs/math.md's unnormalized dct2 (the whole-image B[0,0] is the sum of all pixels,
 // a blocked B[0,0] the sum of 64), so one eps means different things in the two methods; compare
 // them at equal kept fractions (eps_for_kept_fraction).
 #include <cstdint>

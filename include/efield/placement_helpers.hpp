@@ -1,5 +1,5 @@
 #pragma once
-// Things a placer computes once before the first iteration: filler cells (MATH.md "Fillers")
+// Things a placer computes once before the first iteration: filler cells (docs/math.md "Fillers")
 // and the default bin grid.
 #include <cstdint>
 #include <vector>
@@ -16,7 +16,7 @@ struct FillerSpec {
   CellSizes sizes() const;  // `count` cells of width x height
 };
 
-// Fillers per MATH.md. Fixed area inside the region = sum over fixed cells of the area of the
+// Fillers per docs/math.md. Fixed area inside the region = sum over fixed cells of the area of the
 // part of each cell inside the region (overlaps between fixed cells are counted once per cell).
 // Throws efield::Error on an empty movable set, bad sizes, a bad region or td outside (0, 1].
 FillerSpec make_fillers(const CellSizes& movable, const FixedCells& fixed, double xl, double yl,

@@ -1,6 +1,6 @@
 #pragma once
 // Fast Fourier-related transforms (DCT-II, DCT-III, DXST) in 1D, 2D and 3D on CUDA and CPU.
-// Definitions: MATH.md section 1 (unnormalized; idct(dct(x)) = N x).
+// Definitions: docs/math.md section 1 (unnormalized; idct(dct(x)) = N x).
 //
 // Plan once, execute many: a plan's constructor makes the FFT plans, twiddle tables and scratch;
 // execute() allocates nothing. Arrays are row-major with the last index fastest:

@@ -1,5 +1,5 @@
 // The gather: each movable and filler cell sums its stretched footprint's weights times Ex and
-// Ey (MATH.md 2.9), read either (kEsFieldTiles, the default) from an (Ex, Ey) map in 2 x 2-bin
+// Ey (docs/math.md 2.9), read either (kEsFieldTiles, the default) from an (Ex, Ey) map in 2 x 2-bin
 // tiles that field_tiles makes from the inverse C2C's output (Ex + i Ey), or straight from that
 // output in the permuted layout with the sine axis' sign (-1)^m / (-1)^n folded in. Footprints of
 // up to 3 x 3 bins issue all their loads before using any (memory-level parallelism: the loads

@@ -1,4 +1,4 @@
-// Rasterization: every movable and filler cell's stretched footprint (MATH.md 2.1-2.3) is added
+// Rasterization: every movable and filler cell's stretched footprint (docs/math.md 2.1-2.3) is added
 // as fixed-point integers (density.hpp) into a 64-bit accumulator, either in the Makhoul-permuted
 // layout the forward R2C reads or (kEsNaturalAccum) in the natural layout, where a footprint row
 // is 2-3 adjacent words, and density_finish / density_combined write rho into the permuted
@@ -219,7 +219,7 @@ __device__ __forceinline__ void write_partials(const DensityPassArgs<T>& a, doub
   }
 }
 
-// Movable + fixed density per bin (MATH.md 2.10): overflow and max-density partials per block.
+// Movable + fixed density per bin (docs/math.md 2.10): overflow and max-density partials per block.
 template <typename T>
 __global__ void movable_stats(DensityPassArgs<T> a) {
   double overflow = 0;

@@ -113,7 +113,7 @@ class AxisPass {
 };
 
 // The 1D transform of each axis: dct2 = dct along both; the inverses idct, with idxst on the
-// sine axis (MATH.md 1).
+// sine axis (docs/math.md 1).
 AxisTransform first_axis(Transform2D kind) {
   if (kind == Transform2D::Dct2) return AxisTransform::Dct;
   return kind == Transform2D::IdxstIdct ? AxisTransform::Idxst : AxisTransform::Idct;

@@ -1,5 +1,5 @@
 #pragma once
-// One pass of the two-pass CUDA Plan2D: the 1D dct, idct or idxst (MATH.md 1, N-point
+// One pass of the two-pass CUDA Plan2D: the 1D dct, idct or idxst (docs/math.md 1, N-point
 // algorithm) along one axis of a row-major rows x cols array, done entirely inside one kernel:
 // a block loads a tile of C whole lines (C consecutive columns, or C consecutive rows) into
 // shared memory, applies the Makhoul reorder on the way in (dct) or the inverse preprocess in

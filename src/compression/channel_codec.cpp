@@ -63,7 +63,7 @@ std::size_t ChannelCodec::forward(const float* channel) {
 void ChannelCodec::inverse(float* channel) {
   if (whole_inverse_) {
     whole_inverse_->execute_host(coeffs_.data(), work_.data());
-    // idct2(dct2(x)) = M N x (MATH.md): Algorithm 3's normalization.
+    // idct2(dct2(x)) = M N x (docs/math.md): Algorithm 3's normalization.
     const float scale = 1.0f / (static_cast<float>(width_) * static_cast<float>(height_));
     for (std::size_t i = 0; i < work_.size(); ++i) channel[i] = work_[i] * scale;
   } else {

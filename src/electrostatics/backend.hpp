@@ -37,7 +37,7 @@ void validate_fixed_cells(const FixedCells& fixed);
 template <typename T>
 void validate_host_positions(const ElectrostaticDesign& design, const T* x, const T* y);
 
-// F (MATH.md 2.3) in area units, natural layout [M][N], in double.
+// F (docs/math.md 2.3) in area units, natural layout [M][N], in double.
 std::vector<double> compute_fixed_map(const ElectrostaticDesign& design);
 
 // profile_stages of both backends: per-stage samples (rasterize, forward FFT, spectral, inverse

@@ -15,7 +15,7 @@ struct CellGeometry {
   int M = 0, N = 0;            // bins along x and y
   T bx = 0, by = 0;            // bin size
   T inv_bx = 0, inv_by = 0;    // 1 / bx, 1 / by
-  T min_w = 0, min_h = 0;      // sqrt(2) bx, sqrt(2) by (stretching, MATH.md 2.1)
+  T min_w = 0, min_h = 0;      // sqrt(2) bx, sqrt(2) by (stretching, docs/math.md 2.1)
   T xl = 0, yl = 0;            // region origin
   std::int64_t num_movable = 0;
   std::int64_t num_cells = 0;      // movable + fillers
@@ -62,7 +62,7 @@ EFIELD_HD Footprint<T> cell_footprint(const CellGeometry<T>& g, T x, T y, T w, T
   return f;
 }
 
-// r * ox(m) * oy(n): the cell's charge in bin (m, n), in area units (MATH.md 2.3).
+// r * ox(m) * oy(n): the cell's charge in bin (m, n), in area units (docs/math.md 2.3).
 template <typename T>
 EFIELD_HD T footprint_weight(const Footprint<T>& f, const CellGeometry<T>& g, int m, int n) {
   return f.charge * bin_overlap(f.x0, f.x1, m, g.bx) * bin_overlap(f.y0, f.y1, n, g.by);

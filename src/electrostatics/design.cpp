@@ -115,7 +115,7 @@ std::vector<double> compute_fixed_map(const ElectrostaticDesign& d) {
   std::vector<double> F(static_cast<size_t>(M) * N, 0.0);
   const FixedCells& f = d.fixed;
   for (size_t i = 0; i < f.widths.size(); ++i) {
-    // Unstretched, exact overlap (MATH.md 2.3); the part outside the region is dropped.
+    // Unstretched, exact overlap (docs/math.md 2.3); the part outside the region is dropped.
     const double x0 = f.x[i] - d.options.xl, x1 = x0 + f.widths[i];
     const double y0 = f.y[i] - d.options.yl, y1 = y0 + f.heights[i];
     int m0, m1, n0, n1;

@@ -1,4 +1,4 @@
-// Filler cells (MATH.md "Fillers") and the default bin grid (RePlAce/DREAMPlace rule).
+// Filler cells (docs/math.md "Fillers") and the default bin grid (RePlAce/DREAMPlace rule).
 #include "efield/placement_helpers.hpp"
 
 #include <algorithm>

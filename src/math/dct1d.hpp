@@ -1,5 +1,5 @@
 #pragma once
-// The per-element formulas of the 1D DCT family via one real FFT (MATH.md 1, the DCT paper's
+// The per-element formulas of the 1D DCT family via one real FFT (docs/math.md 1, the DCT paper's
 // Algorithm 1). Shared by the CPU loops (src/cpu/dct1d_cpu.cpp) and the CUDA kernels
 // (kernels/transforms/dct1d_kernels.cuh), so the two backends cannot drift apart.
 //
@@ -7,7 +7,7 @@
 // forward algorithms use the same table, because their FFT lengths (N, 2N, 4N) only change which
 // part of the spectrum is read, not the phase that aligns it with the cosine.
 //
-// Constant factors (checked against MATH.md's unnormalized dct, not the paper's normalization):
+// Constant factors (checked against docs/math.md's unnormalized dct, not the paper's normalization):
 //   4N:          X[k] = Re(V[k]) / 2                (the mirror doubles every cosine)
 //   mirrored 2N: X[k] = Re(t[k] V[k]) / 2           (likewise)
 //   padded 2N:   X[k] = Re(t[k] V[k])
@@ -92,7 +92,7 @@ EFIELD_HD T zero_below(T x, T threshold) {
 // ---- Inverse (idct, idxst) via the N-point algorithm --------------------------------------
 // idct: the C2R input is W[k] = conj(t[k]) (X[k] - j X[N-k]) for k = 0..N/2 with X[N] = 0;
 // W is Hermitian for every real X, and the unnormalized C2R followed by the inverse Makhoul
-// reordering gives exactly MATH.md's idct (idct(dct(x)) = N x).
+// reordering gives exactly docs/math.md's idct (idct(dct(x)) = N x).
 // idxst: idxst(X)[n] = (-1)^n idct(X')[n] with X'[k] = X[N-k], X'[0] = 0; both the index
 // reversal and the sign are folded in here instead of extra passes.
 

@@ -1,5 +1,5 @@
 #pragma once
-// The per-element formulas of the 2D DCT family via one 2D real FFT (MATH.md 1, Algorithm 2).
+// The per-element formulas of the 2D DCT family via one 2D real FFT (docs/math.md 1, Algorithm 2).
 // Shared by the CPU backend, the CUDA kernels and the electrostatic pipeline.
 //
 // Twiddles: tu = exp(-j pi u / 2M), tv = exp(-j pi v / 2N) (see twiddle.hpp).
@@ -123,7 +123,7 @@ EFIELD_HD Dct2PackedPair<T> dct2_packed_column_pair(Complex<T> z_u, Complex<T> z
 }
 
 // Index of X read for index k of the cosine-equivalent input X' of the inverse pipelines
-// along an axis of length K, or -1 where X' is 0 (MATH.md 1): k == K is the convention
+// along an axis of length K, or -1 where X' is 0 (docs/math.md 1): k == K is the convention
 // X[K] = 0, and a sine axis reads X with its index reversed, X'[k] = X[K-k], X'[0] = 0.
 template <bool Sine>
 EFIELD_HD int idct2_source(int k, int K) {

@@ -1,5 +1,5 @@
 #pragma once
-// Per-cell density formulas of the electrostatic system (MATH.md 2.1-2.3), shared by the CPU
+// Per-cell density formulas of the electrostatic system (docs/math.md 2.1-2.3), shared by the CPU
 // loops and the CUDA kernels. Coordinates are relative to the region's lower-left corner.
 //
 // NaN and Inf never produce an out-of-range bin: bin_range() clamps with fmin/fmax (which drop a
@@ -18,7 +18,7 @@ struct StretchedCell {
   T charge;  // r = w h / (w' h')
 };
 
-// MATH.md 2.1: stretch to at least sqrt(2) bins on each axis, centred, with the charge scaled so
+// docs/math.md 2.1: stretch to at least sqrt(2) bins on each axis, centred, with the charge scaled so
 // that the cell's total charge stays w h. min_w = sqrt(2) bx, min_h = sqrt(2) by.
 template <typename T>
 EFIELD_HD StretchedCell<T> stretch_cell(T rel_x, T rel_y, T w, T h, T min_w, T min_h) {
@@ -33,7 +33,7 @@ EFIELD_HD StretchedCell<T> stretch_cell(T rel_x, T rel_y, T w, T h, T min_w, T m
   return c;
 }
 
-// MATH.md 2.2: length of [lo, hi) inside bin m of width b (bins start at 0).
+// docs/math.md 2.2: length of [lo, hi) inside bin m of width b (bins start at 0).
 template <typename T>
 EFIELD_HD T bin_overlap(T lo, T hi, int m, T b) {
   const T bin_lo = static_cast<T>(m) * b;
@@ -85,7 +85,7 @@ EFIELD_HD std::int64_t to_fixed_point(double bin_fraction, double scale) {
   return static_cast<std::int64_t>(llrint(bin_fraction * scale));
 }
 
-// One bin after accumulation (MATH.md 2.4, 2.10), in units of the bin's area:
+// One bin after accumulation (docs/math.md 2.4, 2.10), in units of the bin's area:
 //   rho = (movable + filler charge) + F / (bx by);  movable_rho = movable charge + F / (bx by);
 //   the bin's overflow = max(0, movable_rho - td) (times bx by / movable area, summed, gives the
 //   overflow; max(movable_rho) is max_density).

@@ -1,5 +1,5 @@
 #pragma once
-// The spectral step of the electrostatic system (MATH.md 2.5-2.8), shared by the CPU loop and
+// The spectral step of the electrostatic system (docs/math.md 2.5-2.8), shared by the CPU loop and
 // the CUDA spectral kernel. One call handles the four coefficients (u,v), (M-u,v), (u,N-v),
 // (M-u,N-v) for 0 <= u <= M/2, 0 <= v <= N/2:
 //   1. DCT postprocess of the forward real FFT of the Makhoul-permuted rho (dct2d.hpp),
@@ -30,7 +30,7 @@ struct SpectralGrid {
   const Complex<T>* tw_n = nullptr;  // exp(-j pi k / 2N), k = 0..N
 };
 
-// MATH.md 2.6: inv = 1 / (wu^2 + wv^2), 0 at (0,0).
+// docs/math.md 2.6: inv = 1 / (wu^2 + wv^2), 0 at (0,0).
 template <typename T>
 EFIELD_HD T inverse_wavenumber_sq(T wu, T wv) {
   const T s = wu * wu + wv * wv;
@@ -134,7 +134,7 @@ EFIELD_HD CoefQuad<T> sine_cols(const CoefQuad<T>& x, int v) {
   return {x.u_Nv, x.Mu_Nv, x.uv, x.Mu_v};
 }
 
-// MATH.md 2.6 at the four points.
+// docs/math.md 2.6 at the four points.
 template <typename T>
 EFIELD_HD void quad_frequencies(const SpectralGrid<T>& g, int u, int v, QuadFactors<T>* wu, QuadFactors<T>* wv,
                                 QuadFactors<T>* inv) {
@@ -203,7 +203,7 @@ EFIELD_HD double spectral_field_step_packed(Complex<T> va, Complex<T> vb, Comple
   return f.energy;
 }
 
-// The potential phi = idct2(a inv) (MATH.md 2.7), only on request: writes w_phi(u,v), w_phi(M-u,v).
+// The potential phi = idct2(a inv) (docs/math.md 2.7), only on request: writes w_phi(u,v), w_phi(M-u,v).
 template <typename T>
 EFIELD_HD void spectral_potential_step(const Complex<T>* V, Complex<T>* w_phi, const SpectralGrid<T>& g, int u,
                                        int v) {

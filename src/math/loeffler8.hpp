@@ -1,16 +1,16 @@
 #pragma once
 // The 8-point DCT-II of Loeffler, Ligtenberg and Moschytz (1989): 11 multiplications and 29
-// additions (MATH.md section 3). Shared by the CPU loop (src/cpu/blocked_dct8_cpu.cpp) and the
+// additions (docs/math.md section 3). Shared by the CPU loop (src/cpu/blocked_dct8_cpu.cpp) and the
 // CUDA kernel (kernels/blocked_dct8/blocked_dct8.cu).
 //
 // Scale. The network L returns Y[0] = X[0] and Y[k] = sqrt(2) X[k] for k >= 1, where X is
-// MATH.md's `dct`. Its rows are orthogonal with squared norm 8 (L^T L = 8 I), so the transposed
-// network L^T (same blocks in reverse order, every rotation angle negated) gives MATH.md's
+// docs/math.md's `dct`. Its rows are orthogonal with squared norm 8 (L^T L = 8 I), so the transposed
+// network L^T (same blocks in reverse order, every rotation angle negated) gives docs/math.md's
 // `idct` when fed Y'[0] = X[0], Y'[k] = sqrt(2) X[k]:  idct(X) = L^T D X,  D = diag(1, sqrt2, ...),
 // because idct = C^T diag(1, 2, ..., 2) and L^T = C^T D. Hence:
 //   dct(x)  = D^-1 (loeffler8_forward(x))   -> multiply coefficient k by dct_scale(k)
 //   idct(X) = loeffler8_inverse(D X)        -> multiply coefficient k by idct_scale(k) first
-// and idct(dct(x)) = 8 x as in MATH.md. In 2D the two per-axis scales multiply, so a blocked
+// and idct(dct(x)) = 8 x as in docs/math.md. In 2D the two per-axis scales multiply, so a blocked
 // transform applies one 8x8 table (one multiplication per coefficient) instead of two.
 #include "math/host_device.hpp"
 
@@ -55,7 +55,7 @@ EFIELD_HD void loeffler8_rotate_back(T a, T b, T kc, T ks_minus_kc, T kc_plus_ks
   second = z + a * ks_minus_kc;
 }
 
-// Forward network, in place: v[k] <- Y[k] (Y[0] = X[0], Y[k] = sqrt(2) X[k], X = MATH.md dct).
+// Forward network, in place: v[k] <- Y[k] (Y[0] = X[0], Y[k] = sqrt(2) X[k], X = docs/math.md dct).
 // Stage 1: butterflies (x[i] + x[7-i], x[i] - x[7-i]).
 // Even half (a 4-point DCT): butterflies, X0/X4 by one more butterfly, X2/X6 by the rotation
 //   (sqrt(2), 6) of (d1, d0) -- the paper's figure prints sqrt(2) c1 here, a misprint.
@@ -91,7 +91,7 @@ EFIELD_HD void loeffler8_forward(T (&v)[8]) {
 }
 
 // Inverse network L^T, in place: every block of loeffler8_forward transposed, in reverse order.
-// Fed Y'[0] = X[0], Y'[k] = sqrt(2) X[k] it returns MATH.md's idct(X); loeffler8_inverse applied
+// Fed Y'[0] = X[0], Y'[k] = sqrt(2) X[k] it returns docs/math.md's idct(X); loeffler8_inverse applied
 // to loeffler8_forward(x) returns 8 x.
 template <typename T>
 EFIELD_HD void loeffler8_inverse(T (&v)[8]) {
@@ -119,7 +119,7 @@ EFIELD_HD void loeffler8_inverse(T (&v)[8]) {
   v[3] = a3 + b3; v[4] = a3 - b3;
 }
 
-// Per-coefficient factors that turn the network into MATH.md's definitions (see the top).
+// Per-coefficient factors that turn the network into docs/math.md's definitions (see the top).
 template <typename T>
 EFIELD_HD T loeffler8_dct_scale(int k) { return k == 0 ? T(1) : T(0.70710678118654752440); }
 template <typename T>
@@ -129,7 +129,7 @@ EFIELD_HD T loeffler8_idct_scale(int k) { return k == 0 ? T(1) : T(loeffler8_con
 template <typename T>
 EFIELD_HD T zero_below(T b, T eps) { return (b < eps && b > -eps) ? T(0) : b; }
 
-// A whole 8x8 block in a local array, row-major b[8*r + c]: MATH.md dct2 of the block with
+// A whole 8x8 block in a local array, row-major b[8*r + c]: docs/math.md dct2 of the block with
 // coefficients |B| < eps zeroed (eps = 0 keeps all). The body of both the CPU loop and the CUDA
 // kernel (one thread per block; fully unrolled, the block lives in registers).
 template <typename T>
@@ -154,7 +154,7 @@ EFIELD_HD void loeffler8_block_forward(T (&b)[64], T eps) {
   }
 }
 
-// MATH.md idct2 of an 8x8 block, every output multiplied by `out_scale` (1/64 makes it the exact
+// docs/math.md idct2 of an 8x8 block, every output multiplied by `out_scale` (1/64 makes it the exact
 // inverse of loeffler8_block_forward).
 template <typename T>
 EFIELD_HD void loeffler8_block_inverse(T (&b)[64], T out_scale) {

@@ -1,5 +1,5 @@
 #pragma once
-// The Makhoul reordering (MATH.md 1, "N-point"): even samples first ascending, odd samples
+// The Makhoul reordering (docs/math.md 1, "N-point"): even samples first ascending, odd samples
 // after them descending. p(2i) = i, p(2i+1) = n-1-i.
 #include "math/host_device.hpp"
 

@@ -1,4 +1,4 @@
-// The 8-point Loeffler network and the blocked 8x8 DCT against MATH.md's dense definitions.
+// The 8-point Loeffler network and the blocked 8x8 DCT against docs/math.md's dense definitions.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -44,7 +44,7 @@ double max_abs_diff(const std::vector<T>& a, const std::vector<double>& b) {
   return m;
 }
 
-// MATH.md dct2 / idct2 of every 8x8 block, in float64, by dense sums.
+// docs/math.md dct2 / idct2 of every 8x8 block, in float64, by dense sums.
 std::vector<double> dense_blocked(Transform2D kind, const std::vector<double>& x, int rows, int cols) {
   std::vector<double> y(x.size()), block(64);
   for (int r0 = 0; r0 < rows; r0 += 8) {

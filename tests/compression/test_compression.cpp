@@ -1,5 +1,5 @@
 // DCT image compression (DCT paper Algorithm 3), whole-image and 8x8-blocked, against float64
-// references built from MATH.md's dense dct2/idct2.
+// references built from docs/math.md's dense dct2/idct2.
 #include <gtest/gtest.h>
 
 #include <cmath>

@@ -1,5 +1,5 @@
 #pragma once
-// The float64 reference of MATH.md section 2, written from the text with plain loops and the
+// The float64 reference of docs/math.md section 2, written from the text with plain loops and the
 // dense transforms of tests/reference/dense_transforms.hpp. Independent of the fast path: no
 // FFT, no permutation, no fixed point, no shared formula headers.
 #include <algorithm>

@@ -1,4 +1,4 @@
-// The CPU backend of ElectrostaticSystem against the float64 reference of MATH.md section 2,
+// The CPU backend of ElectrostaticSystem against the float64 reference of docs/math.md section 2,
 // determinism, and the gradient against finite differences of the energy.
 #include <gtest/gtest.h>
 
@@ -79,7 +79,7 @@ TEST(ElectrostaticCpu, UpdateFixedCellsRecomputesTheFixedMap) {
   expect_matches_reference(run_host<double>(es, moved), reference_of(moved), 1e-10, "after update");
 }
 
-// MATH.md 2.9: the ePlace gradient is proportional to dE/dx only up to discretization; on cells
+// docs/math.md 2.9: the ePlace gradient is proportional to dE/dx only up to discretization; on cells
 // larger than the bins its direction agrees with central finite differences of E.
 TEST(ElectrostaticCpu, GradientAgreesWithFiniteDifferences) {
   DesignSpec spec;

@@ -1,5 +1,5 @@
 #pragma once
-// The float64 reference of MATH.md section 1, by plain sums with dense cosine/sine matrices.
+// The float64 reference of docs/math.md section 1, by plain sums with dense cosine/sine matrices.
 // Independent of every fast path: no FFT, no reordering, no twiddle tables.
 #include <cmath>
 #include <cstdint>

@@ -1,5 +1,5 @@
 // Plan1D: every 1D transform and every DCT algorithm against the float64 dense reference of
-// MATH.md 1, on the CPU backend and (when a device is present) the CUDA backend.
+// docs/math.md 1, on the CPU backend and (when a device is present) the CUDA backend.
 #include <gtest/gtest.h>
 
 #include <cmath>

@@ -1,4 +1,4 @@
-// Plan2D against the float64 definitions of MATH.md 1, on the CPU backend and (when a GPU is
+// Plan2D against the float64 definitions of docs/math.md 1, on the CPU backend and (when a GPU is
 // present) the CUDA backend: every transform at sizes covering 1, odd, even, prime and
 // non-square on both axes, round trips, zero_below, aliasing, host entry points, and errors.
 #include <gtest/gtest.h>

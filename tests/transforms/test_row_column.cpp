@@ -1,5 +1,5 @@
 // RowColumnPlan2D (the row-column baseline): Dct2 and Idct2 against the float64 dense 2D
-// reference of MATH.md 1, on the CPU and (when a device is present) the CUDA backend.
+// reference of docs/math.md 1, on the CPU and (when a device is present) the CUDA backend.
 #include <gtest/gtest.h>
 
 #include <string>

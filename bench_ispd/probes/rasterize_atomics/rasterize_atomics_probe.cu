@@ -1,7 +1,7 @@
 // Probe: how fast can 4M stretched cells be rasterized into a 2048^2 fixed-point map with
 // different atomic widths? Standalone (not part of the build):
 //   nvcc -O3 -arch=sm_90 -std=c++17 rasterize_atomics_probe.cu -o probe && ./probe
-// Each cell covers 2-3 bins per axis (cells stretched to >= sqrt(2) bins, as in MATH.md 2.2).
+// Each cell covers 2-3 bins per axis (cells stretched to >= sqrt(2) bins, as in docs/math.md 2.2).
 #include <cuda_runtime.h>
 
 #include <algorithm>
