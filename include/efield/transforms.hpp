@@ -37,7 +37,7 @@ enum class DctAlgorithm {
 
 // How the CUDA backend of Plan2D computes a 2D transform (the CPU backend always runs OneFft).
 enum class Cuda2DMethod {
-  Auto,        // the fastest measured for the shape and type (rule in the README)
+  Auto,        // the fastest method for the shape and type (docs/design.md)
   OneFft,      // the DCT paper's Algorithm 2: reorder, one 2D cuFFT real FFT, postprocess; any size
   AxisPasses,  // one pass per axis, each a whole 1D transform of a tile in shared memory (own
                // FFT): the array crosses memory twice. Both sizes powers of two in 2..8192 (float)

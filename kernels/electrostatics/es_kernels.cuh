@@ -77,9 +77,8 @@ enum EsVariant : unsigned {
 inline constexpr unsigned kEsVariantMask = 31u;
 
 // Rasterize and gather (one thread per cell, each waiting on a few scattered L2 accesses) keep 6
-// blocks of 256 threads per SM in float: registers 54 -> 40 with a few bytes of spill, evaluate
-// -4 us at 2048^2 on the H200 (8 blocks, 32 registers, spill far more: +100 us). Double keeps the
-// compiler's choice.
+// blocks of 256 threads per SM in float (40 registers, a few bytes of spill; 8 blocks spill far
+// more). Double keeps the compiler's choice (docs/performance.md, "Cell kernels: register cap").
 template <typename T>
 inline constexpr int kEsCellKernelMinBlocks = std::is_same_v<T, float> ? 6 : 1;
 
@@ -88,7 +87,7 @@ inline constexpr int kEsCellKernelMinBlocks = std::is_same_v<T, float> ? 6 : 1;
 // kWarpCellSpan bins a side, a warp each (kEsWarpsPerBlock cells a block), then the rest, a block
 // each; both parts ascending, so movable cells come first in each. One block per cell of a few
 // dozen bins left most of its threads idle, and thousands of such blocks cost the block scheduler
-// more than their work (H200, 2048^2, 4.8 K large cells: evaluate 0.400 -> 0.382 ms).
+// more than their work (bench_ispd/results/electrostatics.md).
 inline constexpr int kEsWarpsPerBlock = kEsThreads / 32;
 inline int es_blocks_for_warps(int warps) { return (warps + kEsWarpsPerBlock - 1) / kEsWarpsPerBlock; }
 
@@ -107,8 +106,8 @@ static_assert(kEsTotalSlots <= kEsThreads, "finalize reads one slot per thread")
 // in that order, and sits at i * es_tiles_n(N) + j; entries past an odd M or N are padding (0).
 // A stretched footprint (2-3 bins a side) touches 2.9 tiles on average. The float charge maps
 // (kEsExactFloat, deterministic = false) take one sm_90 float4 atomic per tile (3.3 atomics with
-// 1 x 4-bin row segments; a probe on the H200 timed 4 M cells at 0.158 ms with row segments against
-// 0.201 ms for packed integer pairs); the (Ex, Ey) field map (kEsFieldTiles) has one 32-byte
+// 1 x 4-bin row segments; the probe: bench_ispd/results/electrostatics.md, "deterministic =
+// false"); the (Ex, Ey) field map (kEsFieldTiles) has one 32-byte
 // sector per tile in float.
 __host__ __device__ __forceinline__ int es_tiles_n(int N) { return (N + 1) / 2; }
 // Entries of a tiled map (bins plus padding).
@@ -278,10 +277,10 @@ void launch_field_tiles(const EsVec2<T>* z, EsVec2<T>* e, int M, int N, cudaStre
 
 // Cell t's position index and stretched footprint for the kernels with one thread per cell; false
 // for a large cell (those have a warp or a block each). Threads index cells directly, not through
-// a list of the small ones: one dependent load less (evaluate -5 us at 2048^2 on the H200). Sizes
+// a list of the small ones: one dependent load less. Sizes
 // and positions are read once per pass, with evict-first hints so that they do not displace the
 // maps in L2 (the gradients are stored the same way). Fillers of one size (make_fillers' are) read
-// no sizes (CellGeometry::uniform_fillers; evaluate -2 us at 2048^2). Args: RasterizeArgs or
+// no sizes (CellGeometry::uniform_fillers). Args: RasterizeArgs or
 // GatherArgs.
 template <typename T, typename Args>
 __device__ __forceinline__ bool load_small_cell(const Args& a, std::int64_t t, std::int64_t* i, Footprint<T>* f) {

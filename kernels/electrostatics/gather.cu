@@ -53,7 +53,7 @@ struct alignas(4 * sizeof(T)) EsTileRow {
 
 // Entries (p, q) of a footprint of up to 3 x 3 bins, 0 outside it. From the tiled map, footprint
 // row p loads the one or two tile rows its columns fall in (one vector load each instead of one
-// load per bin; H200, 2048^2: evaluate -4 us); column q is entry (n0 & 1) + q of those.
+// load per bin); column q is entry (n0 & 1) + q of those.
 template <typename T>
 __device__ __forceinline__ void load_small_field(const GatherArgs<T>& a, const Footprint<T>& f,
                                                  EsVec2<T> (&e)[3][3]) {
@@ -197,7 +197,7 @@ __device__ __forceinline__ void store_tile_row(EsVec2<T>* p, EsVec2<T> even, EsV
 }
 
 // z[k], read for the last time (the dead C2C output leaves L2 before the map that the gather
-// reads: H200, 2048^2, gather -4 us).
+// reads; bench_ispd/results/electrostatics.md).
 template <typename T>
 __device__ __forceinline__ EsVec2<T> load_last_use(const EsVec2<T>* z) {
   const EsNativePair<T> v = es_load_pair_last_use(&z->x);

@@ -547,7 +547,7 @@ class CudaPipeline final : public ElectrostaticBackend {
     enqueue_spectral();
     // finalize needs only the partials of the density pass and the spectral kernel: it runs on a
     // side stream (a parallel branch of the graph) beside the inverse FFT and the gather, not as
-    // a last serial step (about 8 us of one block and the write to pinned memory at 2048^2).
+    // a last serial step (one block and the write to pinned memory).
     EFIELD_CUDA_CHECK(cudaEventRecord(fork_, stream_));
     EFIELD_CUDA_CHECK(cudaStreamWaitEvent(side_stream_, fork_, 0));
     launch_finalize(finalize_args(bins), side_stream_);
@@ -622,9 +622,8 @@ class CudaPipeline final : public ElectrostaticBackend {
   // the fillers among them start at warp_movable_ and at large_movable_.
   int num_warp_cells_ = 0, warp_movable_ = 0, num_large_ = 0, large_movable_ = 0;
   unsigned variant_ = 0;  // EsVariant flags
-  // Launch our kernels that follow another one with overlap (common/dependent_launch.cuh): on the
-  // H200 with a CUDA graph, evaluate -2.5 us at 512^2; 0 or -2.5 us at 2048^2, depending on the
-  // machine.
+  // Launch our kernels that follow another one with overlap (common/dependent_launch.cuh), so each
+  // starts while the previous one finishes (bench_ispd/results/electrostatics.md).
   bool overlap_ = false;
   Bins bins_kind_ = Bins::Wide;    // how evaluate accumulates (Packed may fall back to Wide)
   bool exact_float_ = false;       // Float bins are kEsExactFloat's (may fall back to Wide)
@@ -635,8 +634,8 @@ class CudaPipeline final : public ElectrostaticBackend {
   EsDeviceArray<EsVec2<T>> e_map_;
   EsDeviceArray<T> fixed_rho_, rho_, y_phi_;
   EsDeviceArray<T> fixed_tiles_;  // float maps: F / (bx by) in 2 x 2-bin tiles (density_float)
-  // z_: the C2C input w_x + i w_y, transformed in place into Ex + i Ey (in place: 0.054 -> 0.048 ms
-  // at 2048^2 on the H200, bench_ispd/probes/cufft_inverse_pair).
+  // z_: the C2C input w_x + i w_y, transformed in place into Ex + i Ey (in place is the quicker
+  // cuFFT plan: docs/performance.md, "CUDA pipeline: the C2C in place").
   EsDeviceArray<Cpx> spectrum_, z_, w_phi_;
   std::vector<double> fixed_natural_;
   int density_blocks_ = 1, spectral_blocks_ = 1;

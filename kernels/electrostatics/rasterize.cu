@@ -327,10 +327,10 @@ __global__ void density_packed(DensityPassArgs<T> a, int N) {
 }
 
 // Float maps (float only): one thread per 2 x 2-bin tile of both float maps and of F, kept in the
-// same tiles (one float4 load each; F in the natural layout took four scalar loads: evaluate
-// -1.6 us at 2048^2 on the H200), loads batched as in density_packed. The maps and F are read,
-// and the maps cleared, with evict-first hints: none of it is read again in this evaluate, while
-// rho is (by the R2C next; H200, 2048^2: 30 -> 26 us). kEsExactFloat: the maps hold whole
+// same tiles (one float4 load each instead of four scalar loads), loads batched as in
+// density_packed. The maps and F are read, and the maps cleared, with evict-first hints: none of
+// it is read again in this evaluate, while rho is (by the R2C next; both choices:
+// bench_ispd/results/electrostatics.md). kEsExactFloat: the maps hold whole
 // numbers, converted exactly to integers and scaled like fixed-point bins; a bin above 2^24 is
 // counted (its sum may have rounded) and finalize reports it. Launched with overlap after
 // rasterize, which it waits for before anything else.

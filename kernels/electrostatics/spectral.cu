@@ -2,9 +2,9 @@
 // coefficients (u,v), (M-u,v), (u,N-v), (M-u,N-v) and runs spectral_field_step_packed
 // (math/electrostatics.hpp): DCT postprocess, 4/(MN) scaling, inv, wu, wv, the energy terms,
 // and the preprocess of both inverse transforms (sine axes folded in), packed as the input of one
-// complex inverse FFT whose output is Ex + i Ey (one 2D C2C at 2048^2 took 0.054 ms on the H200,
-// the batched pair of C2R 0.062 ms: bench_ispd/probes/cufft_inverse_pair). The energy terms are
-// reduced per block (fixed order) into partials.
+// complex inverse FFT whose output is Ex + i Ey (one 2D C2C costs less than the batched pair of
+// C2R: bench_ispd/results/electrostatics.md). The energy terms are reduced per block (fixed
+// order) into partials.
 #include "common/cuda_check.cuh"
 #include "common/dependent_launch.cuh"
 #include "electrostatics/es_kernels.cuh"
@@ -13,7 +13,7 @@ namespace efield::detail {
 namespace {
 
 // A spectrum value, read for the last time (it leaves L2 before the C2C input that this kernel
-// writes: H200, 2048^2, evaluate -1 us).
+// writes).
 template <typename T>
 __device__ __forceinline__ Complex<T> load_spectrum(const Complex<T>* p) {
   const EsNativePair<T> v = es_load_pair_last_use(&p->re);

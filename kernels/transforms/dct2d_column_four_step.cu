@@ -37,11 +37,8 @@ int four_step_m1(bool inverse, int rows) {
 }
 
 // Rows of N/2 + 1 complex values put every 256-byte piece of a row but the first 8 or 16
-// bytes off its 128-byte lines; padded to whole pieces, each piece is two lines. A/B in one
-// lending of the H200, loops, idct2: float 8192^2 512.6 -> 488.1 us, 4096x8192 260.8 -> 249.6,
-// 8192x4096 259.4 -> 250.3, 4096^2 133.5 -> 128.3; double 8192^2 1045.7 -> 990.3, 4096^2
-// 250.4 -> 239.2 (ncu at 8192^2 float: column_lines 158.6 -> 142.0 us, its L2 sectors 9.2 M ->
-// 8.4 M a direction; group pass 190.8 -> 187.2).
+// bytes off its 128-byte lines; padded to whole pieces, each piece is two lines
+// (bench_ispd/results/transforms2d.md, "The inverses' spectrum rows padded").
 template <typename T>
 int four_step_spectrum_pitch(int cols) {
   constexpr int kPiece = kFourStepPieceBytes / static_cast<int>(sizeof(Complex<T>));

@@ -27,13 +27,9 @@
 // the group pass wrote quads (u|M-u, v|N-v), the mirror columns N-v in 4-byte stores one element
 // off the 128-byte lines, and its rows of 4,097 complex values left every 256-byte piece
 // misaligned. On packed pairs every row holds N/2 complex values and each pair of outputs is one
-// aligned 8- or 16-byte store. A/B in one lending of the H200, dct2 float: 8192^2 468.4 -> 438.2
-// us (R2C 426), 8192x4096 240.5 -> 220.4, 4096x8192 240.3 -> 219.2, 4096^2 123.0 -> 113.0,
-// 8192x2048 124.6 -> 113.7; double 8192^2 979 -> 895, 4096^2 241 -> 216 (ncu at 8192^2: row
-// pass 180 -> 194 us, column_lines 156 -> 140, group pass 194 -> 166). The same route for the
-// inverses (column pairs first, the rows' idct preprocess in the row pass, which then reads
-// 4-byte values) measured 1 % faster in float and 4 % slower in double, its row pass 217 -> 256
-// us: not taken.
+// aligned 8- or 16-byte store. The inverses do not take this route: their row pass would then
+// read 4-byte values (bench_ispd/results/transforms2d.md, "The dct2 with its rows first and the
+// columns in packed pairs").
 //
 // Thread t of a block works on column l = t % kCols (consecutive lanes, consecutive columns),
 // butterfly j = (t / kCols) % kJ of its line g = t / (kCols kJ); a line holds V values per
@@ -52,14 +48,10 @@
 
 namespace efield::detail::cuda_nd {
 
-// M = M1 M2. The inverse passes take M1 = 64 at every M (at 8192 rows M1 = 32 measured 0.5-3 %
-// slower in float and 1 % faster in double, M1 = 128 9-12 % slower). The forward passes take
-// M1 = 128 at 8192 rows: lines of 128 in column_lines, groups of 64 in dct2_column_groups.
-// Against M1 = 64 (groups of 128, where the quad postprocess and the FFT together ran 2.4 times
-// the instructions of cuFFT's own pass of 128, ncu) in one lending of the H200, dct2
-// three_passes: float 8192^2 534 -> 503 us, 8192x4096 266 -> 249, 8192x2048 138 -> 131,
-// 8192x1024 70.8 -> 69.5; double 8192x4096 504 -> 492, 8192^2 1025 -> 1003. At 4096 rows
-// M1 = 128 measured 1.5-3.5 % slower.
+// M = M1 M2. The inverse passes take M1 = 64 at every M. The forward passes take M1 = 128 at
+// 8192 rows (lines of 128 in column_lines, groups of 64 in dct2_column_groups), where groups of
+// 128 carry the quad postprocess and the FFT in one pass and run too many instructions; 64
+// elsewhere (docs/performance.md, "Four-step passes: the split M1 x M2").
 template <int kLog2M, bool Inverse>
 struct FourStepSplit {
   static constexpr int kM = 1 << kLog2M;
@@ -79,17 +71,8 @@ __device__ __forceinline__ int four_step_stored_row(int n, int M, int m1) {
 // Values of a line a thread holds in registers (register_fft.cuh) in column_lines (Groups =
 // false) or the group pass (Groups = true) at 2^kLog2M rows: 8 in the forward passes, 16 in the
 // inverse ones, and 16 in float in the forward lines of 128 (8192 rows) and the forward groups
-// of 64 at 4096 rows.
-// Measured against 16 in one lending of the H200 (quick runs, three_passes): with 8 in both
-// forward passes, dct2 ran 3.5 % faster at 4096^2 and 3 % at 8192^2 in float, 4 % and 9 % in
-// double (lines of 64 and groups of 128 then); in the inverse passes 8 measured 1-5 % slower
-// (either pass, or both) or, with 64 registers, within 1 %. The forward lines of 128 (8192 rows,
-// FourStepSplit): 16 in float took the dct2 at 8192^2 from 515-520 to 503-507 us (8192x2048:
-// 136-146 -> 131); in double 16 spills at the 128-register cap and measured 1-2 % slower. The
-// forward groups of 64 with 16 (A/B in one lending, float dct2): at 4096 rows 4096^2 130.8 ->
-// 128.3 us, 4096x2048 67.4 -> 65.3, 4096x1024 37.7 -> 35.2 (4096x8192 248.8 -> 250.2); at 8192
-// rows 482 -> 487 and at 2048 rows (ThreePasses asked for) 35.0 -> 36.5, so 8 there; 16 in
-// the forward lines of 64 (1024..4096 rows) measured within 1 %.
+// of 64 at 4096 rows: per pass, length and type the count that timed best (docs/performance.md,
+// "Four-step passes: values a thread").
 template <typename T, int kLog2M, bool Inverse, bool Groups>
 constexpr int four_step_values() {
   if (Inverse) return 16;
@@ -111,31 +94,21 @@ struct LineBlockShape {
   static constexpr int kStride = shared_fft_slot(kLen) | 1;
   static constexpr std::size_t kSharedBytes = sizeof(Complex<T>) * kStride * kCols * kLines;
   // Threads an SM must hold at once (__launch_bounds__' minimum of blocks), which caps the
-  // registers:
-  // - float, 16 values: 768 (80 registers, up to 24 bytes spilled; with no cap the compiler
-  //   took up to 122 and measured slower, and 1,024 at 64 registers spilled more and measured
-  //   slower too);
-  // - float, 8 values: 1,280 (48 registers, 64 in blocks of 512 threads; no spills). 1,024 and
-  //   no cap (up to 71) measured 1-3.5 % slower at 2048^2..8192^2;
-  // - double: 512 (128 registers, up to 48 bytes spilled with 16 values, where it took up to
-  //   152 and an SM then held 256 threads; 5-10 % faster at 4096^2 and 8192^2). With 8 values
-  //   it takes up to 126 anyway; 768 (80) measured 2-5 % slower at 4096^2 and 8192^2.
+  // registers: float 768 with 16 values (80 registers), 1,280 with 8 (48 registers), double 512
+  // (128 registers); the caps that timed best (docs/performance.md, "Four-step passes: register
+  // caps").
   static constexpr int kResidentThreads = sizeof(T) == 8 ? 512 : kV == 8 ? 1280 : 768;
   static constexpr int kMinBlocks = min_blocks_for(kResidentThreads, kThreads);
   static_assert(kLen >= kV && kThreads <= 1024, "four-step block shape out of range");
 };
 // Small blocks, one line (column_lines) or one pair of lines (the group passes) of 64 or more
-// threads: a block's loads then overlap other blocks' FFTs and stores. Measured against blocks
-// of about 256 and 128 threads at 4096^2 and 8192^2: float inverses 3-5 % faster than with 256
-// (dct2 within 1 %), double 3-6 % faster.
+// threads: a block's loads then overlap other blocks' FFTs and stores (docs/performance.md,
+// "Four-step passes: block size").
 constexpr int kFourStepBlockThreads = 64;
 // Each block reads and writes 256 bytes of every row it touches (32 float or 16 double
-// columns), as cuFFT's own four-step column kernels do. Against 128 bytes (A/B in one lending of
-// the H200, three_passes): 4096^2 float 5 % (dct2) and 7 % (inverses) faster, 8192^2 float 2 %
-// and 5 %, double 4-10 %. The group passes fall back to 128 bytes where 256 would make blocks of
-// more than 512 threads (float forward groups of 128, which FourStepSplit no longer makes): that
-// block of 1,024 measured 2 % slower.
-// 512 bytes for column_lines measured within 1 % of 256.
+// columns), as cuFFT's own four-step column kernels do: whole 128-byte lines of every row
+// (docs/performance.md, "Four-step passes: row pieces"; bench_ispd/results/transforms2d.md,
+// "256-byte row pieces in the four-step passes").
 constexpr int kFourStepPieceBytes = 256;
 template <typename T, int kLen, int kV, int kPieceBytes>
 constexpr int lines_per_block() {
@@ -148,9 +121,8 @@ using ColumnLinesShape =
     LineBlockShape<T, kLen, lines_per_block<T, kLen, kV, kFourStepPieceBytes>(), kV, kFourStepPieceBytes>;
 // column_lines' minimum of blocks an SM must hold (its register cap): the shape's, except for
 // the float inverse lines of 128 (8192 rows), which take 512 threads (up to 128 registers, 80
-// with 768). A/B in one lending of the H200: idct2 8192^2 509 -> 501 us, 8192x4096 248 -> 245.4;
-// the same at 4096 rows measured 1.5 % slower, 1,024 slower everywhere (8192^2 538), and the
-// forward lines of 128 slower with 512 (482 -> 491) and 1,024 (509).
+// with 768), the cap that timed best there (docs/performance.md, "Four-step passes: register
+// caps").
 template <typename T, int kLog2M, bool Inverse>
 constexpr int column_lines_min_blocks() {
   using Shape = ColumnLinesShape<T, kLog2M, Inverse>;
@@ -236,9 +208,8 @@ __global__ void __launch_bounds__(ColumnLinesShape<T, kLog2M, Inverse>::kThreads
   }
   register_line_fft<Inverse, kLen, V>(v, t.j, t.line, line_twiddles);
   if (!t.live) return;
-  // The step twiddles w_M^(n2 k), k = j + q J, from two reads of the table instead of V: A/B in
-  // one lending of the H200, quick runs, dct2 float 8192^2 469.6 -> 468.7 us, 4096^2 123.8 ->
-  // 123.1, 2048^2 31.7 -> 31.3 (three_passes), double 8192^2 991.7 -> 982.2.
+  // The step twiddles w_M^(n2 k), k = j + q J, from two reads of the table instead of V
+  // (docs/performance.md, "Four-step passes: step twiddles").
   Complex<T> step[V];
   if (!Inverse) strided_twiddles<V>(step_twiddles, line_index, t.j, J, step);
 #pragma unroll
@@ -362,9 +333,8 @@ __global__ void __launch_bounds__(ColumnGroupsShape<T, kLog2M, true>::kThreads,
   if (!t.live) return;
   Complex<T>* column = W + static_cast<long long>(m2) * pitch + n;
   // The step twiddles w_M^-(m2 n1) from two reads of the table (strided_twiddles) in double, V
-  // reads in float. A/B in one lending of the H200, quick runs, idct2: double 8192^2 1059.8 ->
-  // 1033.4 us, 4096^2 252.0 -> 246.6; float 8192^2 494.6 -> 509.4, 8192x4096 240.3 -> 249.5
-  // (6.0 M more instructions in a pass with 74.7 M).
+  // reads in float, where the extra products cost more than the reads they save
+  // (docs/performance.md, "Four-step passes: step twiddles").
   constexpr bool kStridedTwiddles = sizeof(T) == 8;
   Complex<T> step[V];
   if (kStridedTwiddles) strided_twiddles<V>(step_twiddles, m2, t.j, J, step);

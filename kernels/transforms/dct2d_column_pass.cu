@@ -30,12 +30,9 @@ int multiprocessors() {
 }
 
 // Double up to 1,024 rows takes 8 columns a block, so 512^2 and 1024^2 make 33 and 65 blocks for
-// the H200's 132 SMs. Where blocks of 8 leave SMs idle, a block takes 4 (its reads 64 bytes of a
-// row, its writes 32: whole sectors still, which float's 16-byte halves would not be). A/B in
-// one lending of the H200, quick runs (single executes), 4 columns against 8: 512^2 double
-// idct2 11.3 -> 10.2 us (14.8 -> 13.4), dct2 10.2 -> 8.9 (14.4 -> 12.6); 1024^2 double idct2
-// 23.2 -> 21.3, dct2 18.0 -> 16.7. Float with 4 columns: 512^2 dct2 8.1 -> 9.5, 1024^2 13.0 ->
-// 14.2; wide arrays (512x4096 float, 1024x4096 double, enough blocks of 8) 12-46 % slower.
+// a GPU of 132 SMs. Where blocks of 8 leave SMs idle, a block takes 4 (its reads 64 bytes of a
+// row, its writes 32: whole sectors still, which float's 16-byte halves would not be); in float,
+// and where blocks of 8 fill the SMs, 8 stays (docs/performance.md, "Column pass: narrow blocks").
 template <typename T, int kLog2M>
 constexpr int narrow_columns_per_block() {
   return sizeof(T) == 8 && columns_per_block<T>(kLog2M) == 8 ? 4 : columns_per_block<T>(kLog2M);

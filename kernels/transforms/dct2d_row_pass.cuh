@@ -31,13 +31,8 @@ namespace efield::detail::cuda_nd {
 
 // Values of its row's FFT a thread holds in registers (register_fft.cuh): 16 (radix-16
 // stages), except in the double inverse up to 1,024 columns, 8 (radix 8: twice the threads a
-// row, each with half the values). With 16 a 512^2 idct2's row pass runs 8,192 threads (ncu: 3 %
-// of the warps the SMs can hold, 6 % with 8), too few to cover its latencies. A/B in one lending
-// of the H200, quick runs (single executes): idct2 double 1024^2 23.2 -> 19.8 us (28.0 -> 22.7),
-// 512^2 11.3 -> 10.4 (14.8 either way), 4096x1024 65.5 -> 63.4. Elsewhere 8 values measured no
-// better: the double forward pass 3 % faster at 1024 columns but 30 % slower in a loop at 512^2;
-// float within 5 % either way up to 1024 columns, 3-6 % slower at 2048 and 4096, and 4-12 %
-// slower at 8192 under every register cap tried (ncu: 11-19 % more instructions).
+// row, each with half the values): with 16, short rows give too few threads to cover the
+// pass's latencies (docs/performance.md, "Row pass: values a thread").
 template <typename T, int kLog2N, bool Inverse>
 constexpr int row_pass_values() {
   return Inverse && sizeof(T) == 8 && kLog2N <= 10 ? 8 : 16;
@@ -51,32 +46,18 @@ struct RowPassShape {
   static constexpr int kJ = kL / kV;  // threads per row
   // Blocks of about 64 threads (one row from 2048 columns on): a block's loads then overlap
   // other blocks' FFTs and stores, as in the four-step passes (and cuFFT's own row kernel, one
-  // row a block of 64 threads). Against 256 (A/B in one lending): 2048^2 float 3-3.5 % faster,
-  // double 4-9 %; 4096^2 float 3-4 %, double 3-7 %; 8192 columns take 256 threads a row anyway.
+  // row a block of 64 threads); 8192 columns take 256 threads a row anyway (docs/performance.md,
+  // "Row pass: block size").
   static constexpr int kBlockThreadsWanted = 64;
   static constexpr int kRowsPerBlock = kJ >= kBlockThreadsWanted ? 1 : kBlockThreadsWanted / kJ;
   static constexpr int kThreads = kRowsPerBlock * kJ;
   static constexpr int kStride = shared_fft_line_stride(kL);
   static constexpr std::size_t kSharedBytes = sizeof(Complex<T>) * kStride * kRowsPerBlock;
   // Threads an SM must hold at once (__launch_bounds__' minimum of blocks), which caps the
-  // registers. Measured at 512^2..8192^2 (quick runs, A/B on one lending of the H200):
-  // - the inverse pass, and the forward one in double: 512 (up to 128 registers). Uncapped, in
-  //   blocks of 256 threads, the compiler took up to 234 (double) and 166 (float inverse) and an
-  //   SM held one block; capped, double 4096^2 and 8192^2 ran 7 % faster (dct2) and 3-5 %
-  //   (inverses). The float inverse had 768 (80 registers) until 512 measured faster: idct2
-  //   4096^2 134 -> 128 us, 8192x4096 259 -> 248, 8192^2 523 -> 509.5, 4096x512 20.7 -> 19.9,
-  //   2048^2 28.2 -> 27.5 (smaller shapes within 2 %); 1,024 (64 registers) took 8192^2 to 534.
-  //   Since each pair is merged once (idct2_row_block) the float inverse takes 90 registers
-  //   uncapped, and from 4096 columns 768 again (80 registers): A/B in one lending, idct2 8192^2
-  //   472.3 -> 444.7 us (ncu: 218 -> 192 us, 24 -> 36 % of the warps an SM holds), 4096x8192
-  //   241.2 -> 226.8, 8192x4096 225.2 -> 223.5, 4096^2 116.5 -> 115.7; up to 2048 columns within
-  //   2 % and more often slower (2048^2 25.4 -> 25.8, 512^2 8.4 -> 8.5), so 512 there.
-  // - the float forward pass: uncapped (79-109 registers) up to 4096 columns, where caps at 64,
-  //   85 or 128 measured no faster (1,024 again now: within 1 % at 4096^2, 3-5 % slower at 512^2
-  //   and 1024^2). At 8192 columns uncapped meant 111 registers and two blocks of 256 threads an
-  //   SM; 1,024 (64 registers, four blocks; 8-12 bytes spilled then, none since the loads are
-  //   staged) took the pass from 218 to 194 us (ncu) and the dct2 from 501 to 482 us at 8192^2
-  //   (4096x8192 258 -> 249, 2048x8192 131 -> 127); 768 gave 486 and 1,280 (48 registers) 534.
+  // registers so that an SM holds enough blocks: 768 for the float inverse from 4096 columns, 512
+  // for the other inverses and the double forward pass, 1,024 for the float forward pass at 8192
+  // columns, no cap otherwise; per pass and length, the cap that timed best (docs/performance.md,
+  // "Row pass: register caps").
   static constexpr int kMinBlocks = min_blocks_for(Inverse && sizeof(T) == 4 && kLog2N >= 12 ? 768
                                                    : Inverse || sizeof(T) == 8                 ? 512
                                                    : kLog2N == 13                              ? 1024
@@ -124,13 +105,8 @@ __global__ void __launch_bounds__(RowPassShape<T, kLog2N, false>::kThreads, RowP
 
   // v[q] = z[j + q J]. For q < kV/2 that is the front of quad p = j + q J, loaded here; for
   // q >= kV/2 the back of quad p = (J-1-j) + (kV-1-q) J, which thread J-1-j loads and leaves in
-  // shared memory. Each quad is read once: when both threads loaded it (the second read meant to
-  // hit L1) the pass read 1.47 times the array's sectors from L2 and, at 8192^2 float, took 195
-  // us against 180 (ncu); A/B in one lending of the H200, quick runs: dct2 float 8192^2 479.8 ->
-  // 472.3 us, 4096x8192 247.1 -> 243.4, 2048^2 31.9 -> 30.9, 1024^2 12.9 -> 12.5, double 8192^2
-  // 1005.4 -> 997.1 (4096^2 double 242.7 -> 243.5). The same staging in the inverse pass (each
-  // thread loads W[k] once and reads W[L-k] from shared memory) measured 2-3 % slower at 2048 to
-  // 8192 columns.
+  // shared memory. Each quad is read once: loaded by both threads (the second read meant to hit
+  // L1) it came from L2 about 1.5 times (docs/performance.md, "Row pass: each quad read once").
   Complex<T> v[kV];
   const T* row = x + static_cast<long long>(t.live ? t.m : 0) * N;
 #pragma unroll
@@ -150,8 +126,8 @@ __global__ void __launch_bounds__(RowPassShape<T, kLog2N, false>::kThreads, RowP
   const int v_row = makhoul_position(t.m, M);
   if constexpr (Output == Dct2RowOutput::RowDct) {
     // y[k], y[N-k] from V[k]; y[L-k], y[L+k] from V[L-k] (k = 0: y[0], and y[L] once). Written
-    // straight from the registers: gathering y in shared memory for 16-byte stores took this
-    // pass from 194 to 243 us at 8192^2 float (ncu).
+    // straight from the registers: gathering y in shared memory for 16-byte stores costs more
+    // than it saves (docs/performance.md, "Row pass: RowDct stores").
     T* y = reinterpret_cast<T*>(V) + static_cast<long long>(v_row) * N;
 #pragma unroll
     for (int q = 0; q < kH; ++q) {
@@ -212,14 +188,9 @@ __device__ __forceinline__ void idct2_row_block(const Complex<T>* W, int pitch, 
   // v[q] = 2 Z[k], k = j + q J. Each pair (k, L-k), k < L/2 (q < kV/2), is merged once from
   // W[k] and W[L-k] (real_ifft_merge, so the split table stops at L/2): Z[k] stays in v[q], Z[L-k]
   // goes through `line` to the thread that holds it, J - j at kV - 1 - q (thread 0: itself at
-  // kV - q, and Z[L/2]). Until then each thread merged all its kV values, reading every W value
-  // twice and merging every pair twice; A/B in one lending of the H200, loops of 200, with the
-  // spectrum's rows padded (four-step): idct2 float 8192^2 488.1 -> 472.3 us, 8192x4096 250.3 ->
-  // 225.2, 4096^2 128.3 -> 116.5, 2048^2 26.1 -> 25.4; double 8192^2 990 -> 940, 4096^2 239.2 ->
-  // 224.5, 2048^2 72.5 -> 69.1; 1024^2 double 17.1 -> 17.9 (the one shape slower; 512^2 within
-  // 0.1 us). ncu at 8192^2 float: 228 -> 218 us, 128 -> 90 registers, 24 bytes of spills -> none,
-  // global load sectors 28.3 M -> 14.7 M. (Loading W[k] once and reading W[L-k] back from shared
-  // memory, still merging twice, had measured 2-3 % slower.)
+  // kV - q, and Z[L/2]): every W value is read once and every pair merged once, half the loads
+  // and fewer registers than merging all kV values in each thread (docs/performance.md,
+  // "Row pass: each pair merged once").
   Complex<T> v[kV];
   const int w_row = !t.live ? 0 : InPlace ? t.m : four_step_stored_row(makhoul_position(t.m, M), M, four_step_m1);
   const Complex<T>* in = W + static_cast<long long>(w_row) * pitch;

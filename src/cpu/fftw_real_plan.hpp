@@ -28,8 +28,8 @@ class FftwRealPlan {
       throw Error(who + ": out of host memory for the FFTW buffers");
     }
     // Both buffers are scratch rewritten by every execute, so FFTW may destroy the input:
-    // a multi-dimensional r2c that must preserve it copies it first (measured: dct2 ran 2-3x
-    // slower than idct2 with FFTW's default, FFTW_PRESERVE_INPUT for r2c).
+    // a multi-dimensional r2c that must preserve it (FFTW's default for r2c) copies it first
+    // (docs/performance.md, "CPU: FFTW may destroy the input").
     plan_ = fftw_plan_real<T>(forward, rank, dims, 1, real_.get(), spectrum_.get(), threads,
                               FFTW_MEASURE | FFTW_DESTROY_INPUT);
     if (!plan_) throw Error(who + ": FFTW could not make the real FFT plan");

@@ -16,7 +16,7 @@ namespace efield::detail {
 
 // Cells spanning more than this many bins on an axis are "large": on the GPU they get a warp each
 // (up to kWarpCellSpan bins a side) or a thread block each (larger still). Smaller cells take a
-// thread each. With 3 or 2 bins here, evaluate took 1.5 us and 18 us longer at 2048^2 (H200).
+// thread each. 4 timed best of 2, 3 and 4 (bench_ispd/results/electrostatics.md).
 inline constexpr double kLargeCellSpan = 4.0;
 // Footprints of up to 17 x 17 bins: at most 10 passes of a warp's 32 lanes.
 inline constexpr double kWarpCellSpan = 16.0;

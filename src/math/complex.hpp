@@ -8,8 +8,8 @@ namespace efield::detail {
 
 // Aligned to its size, as cufftComplex (float2) and cufftDoubleComplex (double2) are, so that a
 // kernel moves one value with one 8- or 16-byte access instead of two of T: without it nvcc
-// split every global load and store of a Complex<float> in two, and the narrow stores queued
-// (measured with ncu in the inverse column pass, bench_ispd/results/transforms2d.md). Arrays
+// splits every global load and store of a Complex<float> in two, and the narrow stores queue up
+// (bench_ispd/results/transforms2d.md, "Complex values in one access"). Arrays
 // of Complex come from cudaMalloc, fftw_malloc or std::vector, all aligned at least that far.
 template <typename T>
 struct alignas(2 * sizeof(T)) Complex {
