@@ -17,7 +17,8 @@
 // filler_offset defaults to num_movable. DREAMPlace's flat `pos = [x..., y...]` over all nodes
 // (movable first, fixed terminals, fillers last) works without copies: pass
 // filler_offset = num_nodes - num_fillers, x = pos, y = pos + num_nodes, and likewise for the
-// gradient. Entries in between (fixed terminals) are neither read nor written.
+// gradient. Entries in between (fixed terminals) are not read, and not written unless
+// zero_gap_gradient asks for zeros there.
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -27,6 +28,17 @@
 namespace efield {
 
 enum class Precision { Float, Double };
+
+// Which gradient evaluate writes (docs/math.md 2.9).
+enum class GradientScale {
+  // DREAMPlace's and ePlace's field estimate g = -r sum ox oy E: what their placers' density weight
+  // schedules are tuned for. It points along dE/dx (cosine similarity about 0.97 on random
+  // designs) but is about (bx^2 by / 2) times it, so it is not the derivative of `energy`.
+  DreamPlace,
+  // The exact derivative dE/dx of the returned energy (for line searches on wl + lambda E). Costs
+  // one more inverse transform (the potential) per evaluate.
+  Exact,
+};
 
 struct ElectrostaticOptions {
   // Placement region [xl, xh) x [yl, yh); must have positive width and height.
@@ -55,6 +67,16 @@ struct ElectrostaticOptions {
   // CUDA backend: capture evaluate into a CUDA graph and replay it (re-captured when the
   // pointers passed to evaluate change).
   bool use_cuda_graph = true;
+  GradientScale gradient_scale = GradientScale::DreamPlace;
+  // Write 0 into the gradient entries [num_movable, filler_offset) (the fixed terminals of
+  // DREAMPlace's flat layout) on every evaluate that does not accumulate, as DREAMPlace does.
+  bool zero_gap_gradient = false;
+};
+
+// Per-call options of evaluate: how the gradient is written.
+struct EvaluateOptions {
+  double weight = 1.0;      // the gradient written is weight * g
+  bool accumulate = false;  // grad += weight * g (in the same pass) instead of grad = weight * g
 };
 
 // Sizes of movable or filler cells (same length, every size > 0 and finite).
@@ -75,6 +97,10 @@ struct EvaluateResult {
   double energy = 0;       // E = sum phi * rho (docs/math.md 2.8)
   double overflow = 0;     // docs/math.md 2.10 (movable cells only)
   double max_density = 0;  // max(Dm + F) / (bx by)
+  // Cell area (of the stretched footprints, which keep each cell's area) lying outside the region:
+  // it is in no bin, so it adds to neither density, energy nor overflow (docs/math.md 2.2).
+  double movable_area_outside = 0;
+  double filler_area_outside = 0;
 };
 
 // Median milliseconds per stage (profile_stages); total is one whole evaluate.
@@ -107,9 +133,38 @@ class ElectrostaticSystem {
   // buffers made at construction; the CPU backend rejects device pointers. Host positions are
   // checked for NaN/Inf (efield::Error); device positions are not inspected (a NaN there cannot
   // index out of bounds: bin ranges are clamped, its cell contributes nothing).
-  // Writes the gradient of every movable and filler cell; blocks until the result is ready.
-  EvaluateResult evaluate(const float* x, const float* y, float* grad_x, float* grad_y);
-  EvaluateResult evaluate(const double* x, const double* y, double* grad_x, double* grad_y);
+  // Writes (or with options.accumulate adds) the gradient of every movable and filler cell; blocks
+  // until the result is ready.
+  EvaluateResult evaluate(const float* x, const float* y, float* grad_x, float* grad_y,
+                          const EvaluateOptions& options = {});
+  EvaluateResult evaluate(const double* x, const double* y, double* grad_x, double* grad_y,
+                          const EvaluateOptions& options = {});
+
+  // CUDA backend, device pointers only: enqueues the same evaluate on the system's stream and
+  // returns without waiting; the gradient and device_result() are ready when the stream reaches
+  // them. Capturable into the caller's own CUDA graph (then replay order is the caller's). The
+  // deterministic float pipeline accumulates in 64-bit bins here (it cannot re-run after a
+  // pile-up without a host sync), which makes it somewhat slower than evaluate; see the README.
+  void evaluate_async(const float* x, const float* y, float* grad_x, float* grad_y,
+                      const EvaluateOptions& options = {});
+  void evaluate_async(const double* x, const double* y, double* grad_x, double* grad_y,
+                      const EvaluateOptions& options = {});
+  // Waits for the latest evaluate_async and returns its scalars (the latest evaluate's, if that
+  // came later).
+  EvaluateResult wait_result();
+  // Device memory holding {energy, overflow, max_density, movable_area_outside,
+  // filler_area_outside} of the latest evaluate, for kernels that read them on the stream
+  // (CUDA only; nullptr on the CPU). Stable for the system's lifetime.
+  const double* device_result() const;
+  // The CUDA stream later calls enqueue on (the captured graph is replayed there). Ignored on the
+  // CPU.
+  void set_stream(Stream stream);
+
+  // New cell sizes, same counts (routability-driven cell inflation): no re-planning and no
+  // re-allocation; the fixed map stays. Costs one upload of the sizes (CUDA) and one pass over
+  // the cells. Same validation as the constructor.
+  void update_movable_sizes(const CellSizes& movable);
+  void update_filler_sizes(const CellSizes& fillers);
 
   // Recomputes the fixed-cell map (for example after fixed cells moved). Same count not required.
   void update_fixed_cells(const FixedCells& fixed);
@@ -135,8 +190,12 @@ class ElectrostaticSystem {
   std::int64_t num_fixed() const noexcept;
   double bin_width() const noexcept;   // bx
   double bin_height() const noexcept;  // by
+  // The CUDA device the system belongs to (the one current at construction; every call makes it
+  // current and restores the caller's device after); -1 on the CPU.
+  int device() const noexcept;
 
  private:
+  detail::ElectrostaticBackend& impl() const;  // throws efield::Error on a moved-from system
   std::unique_ptr<detail::ElectrostaticBackend> impl_;
 };
 

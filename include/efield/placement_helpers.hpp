@@ -9,7 +9,7 @@
 namespace efield {
 
 struct FillerSpec {
-  double width = 0;        // mean width of the movable cells between the 5th and 95th width percentile
+  double width = 0;        // mean of the sorted movable widths at indices [int(0.05 n), int(0.95 n))
   double height = 0;       // row height, or the mean movable height when row_height <= 0
   std::int64_t count = 0;  // round(total filler area / (width * height))
   double total_area = 0;   // max(td * (region area - fixed area inside the region) - movable area, 0)

@@ -33,6 +33,11 @@ struct ElectrostaticDesign {
 ElectrostaticDesign make_design(const ElectrostaticOptions& options, const CellSizes& movable,
                                 const CellSizes& fillers, const FixedCells& fixed);
 void validate_fixed_cells(const FixedCells& fixed);
+// Sum of w h.
+double total_area(const CellSizes& cells);
+// New sizes for the movable and/or filler cells (nullptr: unchanged), validated like the
+// constructor's, the counts unchanged; movable_area follows.
+void replace_cell_sizes(ElectrostaticDesign& design, const CellSizes* movable, const CellSizes* fillers);
 // Host position arrays: NaN/Inf of any movable or filler coordinate is an error.
 template <typename T>
 void validate_host_positions(const ElectrostaticDesign& design, const T* x, const T* y);
@@ -63,14 +68,30 @@ class ElectrostaticBackend {
   explicit ElectrostaticBackend(ElectrostaticDesign design) : design_(std::move(design)) {}
   virtual ~ElectrostaticBackend() = default;
 
-  virtual EvaluateResult evaluate(const float* x, const float* y, float* gx, float* gy) {
-    (void)x, (void)y, (void)gx, (void)gy;
+  // The precision the system was not built with throws (precision_mismatch).
+  virtual EvaluateResult evaluate(const float* x, const float* y, float* gx, float* gy, const EvaluateOptions& eo) {
+    (void)x, (void)y, (void)gx, (void)gy, (void)eo;
     throw Error(precision_mismatch("float"));
   }
-  virtual EvaluateResult evaluate(const double* x, const double* y, double* gx, double* gy) {
-    (void)x, (void)y, (void)gx, (void)gy;
+  virtual EvaluateResult evaluate(const double* x, const double* y, double* gx, double* gy,
+                                  const EvaluateOptions& eo) {
+    (void)x, (void)y, (void)gx, (void)gy, (void)eo;
     throw Error(precision_mismatch("double"));
   }
+  virtual void evaluate_async(const float* x, const float* y, float* gx, float* gy, const EvaluateOptions& eo) {
+    (void)x, (void)y, (void)gx, (void)gy, (void)eo;
+    throw Error(precision_mismatch("float"));
+  }
+  virtual void evaluate_async(const double* x, const double* y, double* gx, double* gy,
+                              const EvaluateOptions& eo) {
+    (void)x, (void)y, (void)gx, (void)gy, (void)eo;
+    throw Error(precision_mismatch("double"));
+  }
+  // The scalars of the latest evaluate or evaluate_async, once they are ready.
+  virtual EvaluateResult wait_result() = 0;
+  virtual const double* device_result() const { return nullptr; }
+  virtual void set_stream(Stream stream) { (void)stream; }
+  virtual int device() const noexcept { return -1; }
   virtual StageTimes profile(const float* x, const float* y, float* gx, float* gy, int reps) {
     (void)x, (void)y, (void)gx, (void)gy, (void)reps;
     throw Error(precision_mismatch("float"));
@@ -87,6 +108,12 @@ class ElectrostaticBackend {
   virtual std::vector<double> fixed_map() = 0;
   // Replaces design().fixed (already validated) and recomputes F.
   virtual void update_fixed_cells(const FixedCells& fixed) = 0;
+  // New movable and/or filler sizes (nullptr: unchanged), same counts: validated, then the
+  // pipeline refreshes what it derived from the sizes (sizes_changed), with no new plan or buffer.
+  void update_sizes(const CellSizes* movable, const CellSizes* fillers) {
+    replace_cell_sizes(design_, movable, fillers);
+    sizes_changed();
+  }
   virtual Backend backend() const noexcept = 0;
 
   const ElectrostaticDesign& design() const noexcept { return design_; }
@@ -102,6 +129,7 @@ class ElectrostaticBackend {
   PointerKinds& pointer_kinds() noexcept { return pointer_kinds_; }
 
  protected:
+  virtual void sizes_changed() = 0;
   std::string precision_mismatch(const char* given) const {
     return std::string("ElectrostaticSystem::evaluate: ") + given +
            " pointers given, but the system was built with precision " +

@@ -68,6 +68,68 @@ EFIELD_HD T footprint_weight(const Footprint<T>& f, const CellGeometry<T>& g, in
   return f.charge * bin_overlap(f.x0, f.x1, m, g.bx) * bin_overlap(f.y0, f.y1, n, g.by);
 }
 
+// The cell's area outside the region (docs/math.md 2.2): w h minus what the clipped footprint
+// holds, exactly 0 for a footprint wholly inside (the common case, where w h - r w' h' would
+// leave rounding), in units of one bin's area.
+template <typename T>
+EFIELD_HD T outside_bin_areas(const Footprint<T>& f, const CellGeometry<T>& g) {
+  const T width = static_cast<T>(g.M) * g.bx, height = static_cast<T>(g.N) * g.by;
+  if (f.x0 >= T(0) && f.x1 <= width && f.y0 >= T(0) && f.y1 <= height) return T(0);
+  using std::fmax;
+  using std::fmin;
+  const T in_x = fmax(T(0), fmin(f.x1, width) - fmax(f.x0, T(0)));
+  const T in_y = fmax(T(0), fmin(f.y1, height) - fmax(f.y0, T(0)));
+  const T outside = f.charge * ((f.x1 - f.x0) * (f.y1 - f.y0) - in_x * in_y) * g.inv_bx * g.inv_by;
+  return outside == outside ? outside : T(0);  // a NaN position contributes nothing, as to the map
+}
+// ... as 64-bit fixed point with kOutsideFractionBits fractional bits, so that sums over cells are
+// exact in any order (the same integer on every thread schedule and every backend's reduction).
+inline constexpr int kOutsideFractionBits = 20;
+template <typename T>
+EFIELD_HD std::int64_t outside_fixed_point(const Footprint<T>& f, const CellGeometry<T>& g) {
+  return to_fixed_point(outside_bin_areas(f, g), static_cast<T>(1 << kOutsideFractionBits));
+}
+
+// GradientScale::Exact (docs/math.md 2.9): E = sum phi rho is a quadratic form in rho with a
+// symmetric kernel, so dE/dx = 2 sum phi drho/dx, and moving the footprint along x changes the
+// overlaps only at its two edges: +1 per unit of x in the bin of the right edge, -1 in the bin of
+// the left edge (each only while that edge is inside the grid; right-hand derivatives at bin
+// boundaries). phi(m, n) reads the potential map. Returns (dE/dx, dE/dy).
+template <typename T>
+EFIELD_HD int edge_bin(T edge, T inv_b, int count) {
+  using std::floor;
+  const T b = floor(edge * inv_b);
+  return b >= T(0) && b < static_cast<T>(count) ? static_cast<int>(b) : -1;  // NaN: -1
+}
+template <typename T, typename Phi>
+EFIELD_HD void exact_footprint_gradient(const Footprint<T>& f, const CellGeometry<T>& g, Phi phi, T* dx, T* dy) {
+  const int left = edge_bin(f.x0, g.inv_bx, g.M), right = edge_bin(f.x1, g.inv_bx, g.M);
+  const int bottom = edge_bin(f.y0, g.inv_by, g.N), top = edge_bin(f.y1, g.inv_by, g.N);
+  T sx = 0, sy = 0;
+  for (int n = f.n0; n <= f.n1; ++n) {
+    const T oy = bin_overlap(f.y0, f.y1, n, g.by);
+    const T edges = (right >= 0 ? phi(right, n) : T(0)) - (left >= 0 ? phi(left, n) : T(0));
+    sx += oy * edges;
+  }
+  for (int m = f.m0; m <= f.m1; ++m) {
+    const T ox = bin_overlap(f.x0, f.x1, m, g.bx);
+    const T edges = (top >= 0 ? phi(m, top) : T(0)) - (bottom >= 0 ? phi(m, bottom) : T(0));
+    sy += ox * edges;
+  }
+  const T scale = T(2) * f.charge * g.inv_bx * g.inv_by;
+  *dx = scale * sx;
+  *dy = scale * sy;
+}
+
+// The gradient as evaluate writes it: weight * g, or added to what is there (EvaluateOptions).
+template <typename T>
+struct GradientWrite {
+  T weight = T(1);
+  bool accumulate = false;
+  // What goes into *dst for the gradient g (reads *dst only when accumulating).
+  EFIELD_HD T value(const T* dst, T g) const { return accumulate ? *dst + weight * g : weight * g; }
+};
+
 // A footprint of at most 3 x 3 bins (almost every standard cell and filler once stretched: 2-3
 // bins per axis), which the CUDA rasterize and gather unroll. The per-axis overlaps are 0 past
 // the footprint's end, and weight(p, q) is footprint_weight(f, g, m0 + p, n0 + q) with the same

@@ -89,9 +89,37 @@ ElectrostaticDesign make_design(const ElectrostaticOptions& options, const CellS
   d.by = (o.yh - o.yl) / o.num_bins_y;
   if (!(d.bx > 0) || !(d.by > 0))
     throw Error("ElectrostaticSystem: bins of size " + num(d.bx) + " x " + num(d.by) + " (region too small)");
-  d.movable_area = 0;
-  for (std::int64_t i = 0; i < nm; ++i) d.movable_area += movable.widths[i] * movable.heights[i];
+  d.movable_area = total_area(movable);
   return d;
+}
+
+double total_area(const CellSizes& cells) {
+  double area = 0;
+  for (size_t i = 0; i < cells.widths.size(); ++i) area += cells.widths[i] * cells.heights[i];
+  return area;
+}
+
+void replace_cell_sizes(ElectrostaticDesign& design, const CellSizes* movable, const CellSizes* fillers) {
+  const auto same_count = [](const CellSizes& now, const CellSizes& given, const char* what) {
+    if (given.widths.size() != now.widths.size() || given.heights.size() != now.widths.size())
+      throw Error(std::string("ElectrostaticSystem::update_") + what + "_sizes: " +
+                  std::to_string(given.widths.size()) + " widths and " + std::to_string(given.heights.size()) +
+                  " heights given for " + std::to_string(now.widths.size()) + " " + what +
+                  " cells (the count cannot change; build a new system for that)");
+  };
+  if (movable) {
+    same_count(design.movable, *movable, "movable");
+    check_sizes(*movable, "movable");
+  }
+  if (fillers) {
+    same_count(design.fillers, *fillers, "filler");
+    check_sizes(*fillers, "filler");
+  }
+  if (movable) {
+    design.movable = *movable;
+    design.movable_area = total_area(design.movable);
+  }
+  if (fillers) design.fillers = *fillers;
 }
 
 template <typename T>

@@ -1,6 +1,7 @@
 // efield::ElectrostaticSystem: validation and dispatch to the CPU or CUDA pipeline.
 #include "efield/electrostatic_system.hpp"
 
+#include <cmath>
 #include <string>
 
 #include "common/log.hpp"
@@ -52,42 +53,88 @@ ElectrostaticSystem::~ElectrostaticSystem() = default;
 ElectrostaticSystem::ElectrostaticSystem(ElectrostaticSystem&&) noexcept = default;
 ElectrostaticSystem& ElectrostaticSystem::operator=(ElectrostaticSystem&&) noexcept = default;
 
-EvaluateResult ElectrostaticSystem::evaluate(const float* x, const float* y, float* grad_x, float* grad_y) {
-  if (impl_->design().options.precision != Precision::Float) return impl_->evaluate(x, y, grad_x, grad_y);
-  check_pointers(*impl_, x, y, grad_x, grad_y);
-  return impl_->evaluate(x, y, grad_x, grad_y);
+namespace {
+
+void check_evaluate_options(const EvaluateOptions& eo, const char* who) {
+  if (!std::isfinite(eo.weight))
+    throw Error(std::string("ElectrostaticSystem::") + who + ": weight " + std::to_string(eo.weight) +
+                " is not finite");
 }
-EvaluateResult ElectrostaticSystem::evaluate(const double* x, const double* y, double* grad_x, double* grad_y) {
-  if (impl_->design().options.precision != Precision::Double) return impl_->evaluate(x, y, grad_x, grad_y);
-  check_pointers(*impl_, x, y, grad_x, grad_y);
-  return impl_->evaluate(x, y, grad_x, grad_y);
+
+template <typename T>
+EvaluateResult evaluate_checked(detail::ElectrostaticBackend& impl, Precision precision, const T* x, const T* y,
+                                T* gx, T* gy, const EvaluateOptions& eo) {
+  check_evaluate_options(eo, "evaluate");
+  if (impl.design().options.precision == precision) check_pointers(impl, x, y, gx, gy);
+  return impl.evaluate(x, y, gx, gy, eo);  // the other precision throws
 }
+
+template <typename T>
+void evaluate_async_checked(detail::ElectrostaticBackend& impl, Precision precision, const T* x, const T* y, T* gx,
+                            T* gy, const EvaluateOptions& eo) {
+  check_evaluate_options(eo, "evaluate_async");
+  if (impl.backend() != Backend::Cuda)
+    throw Error("ElectrostaticSystem::evaluate_async: the CUDA backend only (this system runs on the CPU; call "
+                "evaluate)");
+  if (impl.design().options.precision == precision) {
+    check_pointers(impl, x, y, gx, gy);
+    if (impl.design().num_cells() > 0 && !impl.pointer_kinds().on_device)
+      throw Error("ElectrostaticSystem::evaluate_async: x, y, grad_x and grad_y must be device memory (host arrays "
+                  "need evaluate, which waits for the copies)");
+  }
+  impl.evaluate_async(x, y, gx, gy, eo);
+}
+
+}  // namespace
+
+EvaluateResult ElectrostaticSystem::evaluate(const float* x, const float* y, float* grad_x, float* grad_y,
+                                             const EvaluateOptions& options) {
+  return evaluate_checked(impl(), Precision::Float, x, y, grad_x, grad_y, options);
+}
+EvaluateResult ElectrostaticSystem::evaluate(const double* x, const double* y, double* grad_x, double* grad_y,
+                                             const EvaluateOptions& options) {
+  return evaluate_checked(impl(), Precision::Double, x, y, grad_x, grad_y, options);
+}
+void ElectrostaticSystem::evaluate_async(const float* x, const float* y, float* grad_x, float* grad_y,
+                                         const EvaluateOptions& options) {
+  evaluate_async_checked(impl(), Precision::Float, x, y, grad_x, grad_y, options);
+}
+void ElectrostaticSystem::evaluate_async(const double* x, const double* y, double* grad_x, double* grad_y,
+                                         const EvaluateOptions& options) {
+  evaluate_async_checked(impl(), Precision::Double, x, y, grad_x, grad_y, options);
+}
+EvaluateResult ElectrostaticSystem::wait_result() { return impl().wait_result(); }
+const double* ElectrostaticSystem::device_result() const { return impl().device_result(); }
+void ElectrostaticSystem::set_stream(Stream stream) { impl().set_stream(stream); }
+
+void ElectrostaticSystem::update_movable_sizes(const CellSizes& movable) { impl().update_sizes(&movable, nullptr); }
+void ElectrostaticSystem::update_filler_sizes(const CellSizes& fillers) { impl().update_sizes(nullptr, &fillers); }
 
 StageTimes ElectrostaticSystem::profile_stages(const float* x, const float* y, float* grad_x, float* grad_y,
                                                int repetitions) {
   if (repetitions < 1) throw Error("ElectrostaticSystem::profile_stages: repetitions must be >= 1");
-  if (impl_->design().options.precision == Precision::Float)
-    check_pointers(*impl_, x, y, grad_x, grad_y);
-  return impl_->profile(x, y, grad_x, grad_y, repetitions);
+  if (impl().design().options.precision == Precision::Float)
+    check_pointers(impl(), x, y, grad_x, grad_y);
+  return impl().profile(x, y, grad_x, grad_y, repetitions);
 }
 StageTimes ElectrostaticSystem::profile_stages(const double* x, const double* y, double* grad_x, double* grad_y,
                                                int repetitions) {
   if (repetitions < 1) throw Error("ElectrostaticSystem::profile_stages: repetitions must be >= 1");
-  if (impl_->design().options.precision == Precision::Double)
-    check_pointers(*impl_, x, y, grad_x, grad_y);
-  return impl_->profile(x, y, grad_x, grad_y, repetitions);
+  if (impl().design().options.precision == Precision::Double)
+    check_pointers(impl(), x, y, grad_x, grad_y);
+  return impl().profile(x, y, grad_x, grad_y, repetitions);
 }
 
 void ElectrostaticSystem::update_fixed_cells(const FixedCells& fixed) {
   detail::validate_fixed_cells(fixed);
-  impl_->update_fixed_cells(fixed);
+  impl().update_fixed_cells(fixed);
 }
 
-std::vector<double> ElectrostaticSystem::density_map() const { return impl_->density_map(); }
-std::vector<double> ElectrostaticSystem::field_x_map() const { return impl_->field_x_map(); }
-std::vector<double> ElectrostaticSystem::field_y_map() const { return impl_->field_y_map(); }
-std::vector<double> ElectrostaticSystem::potential_map() const { return impl_->potential_map(); }
-std::vector<double> ElectrostaticSystem::fixed_map() const { return impl_->fixed_map(); }
+std::vector<double> ElectrostaticSystem::density_map() const { return impl().density_map(); }
+std::vector<double> ElectrostaticSystem::field_x_map() const { return impl().field_x_map(); }
+std::vector<double> ElectrostaticSystem::field_y_map() const { return impl().field_y_map(); }
+std::vector<double> ElectrostaticSystem::potential_map() const { return impl().potential_map(); }
+std::vector<double> ElectrostaticSystem::fixed_map() const { return impl().fixed_map(); }
 
 const ElectrostaticOptions& ElectrostaticSystem::options() const noexcept { return impl_->design().options; }
 Backend ElectrostaticSystem::backend() const noexcept { return impl_->backend(); }
@@ -98,5 +145,11 @@ std::int64_t ElectrostaticSystem::num_fixed() const noexcept {
 }
 double ElectrostaticSystem::bin_width() const noexcept { return impl_->design().bx; }
 double ElectrostaticSystem::bin_height() const noexcept { return impl_->design().by; }
+int ElectrostaticSystem::device() const noexcept { return impl_ ? impl_->device() : -1; }
+
+detail::ElectrostaticBackend& ElectrostaticSystem::impl() const {
+  if (!impl_) throw Error("ElectrostaticSystem: this system was moved from (it holds no pipeline any more)");
+  return *impl_;
+}
 
 }  // namespace efield

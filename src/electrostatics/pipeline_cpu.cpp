@@ -39,13 +39,9 @@ class CpuPipeline final : public ElectrostaticBackend {
     tw_n_ = quarter_twiddles<T>(N_);
     grid_.tw_m = tw_m_.data();
     grid_.tw_n = tw_n_.data();
-    const std::int64_t nc = d.num_cells();
-    widths_.resize(nc);
-    heights_.resize(nc);
-    for (std::int64_t c = 0; c < nc; ++c) {
-      widths_[c] = static_cast<T>(d.width(c));
-      heights_[c] = static_cast<T>(d.height(c));
-    }
+    exact_ = d.options.gradient_scale == GradientScale::Exact;
+    zero_gap_ = d.options.zero_gap_gradient;
+    load_sizes();
     const size_t bins = static_cast<size_t>(M_) * N_;
     acc_movable_.assign(bins, 0);
     acc_filler_.assign(bins, 0);
@@ -83,20 +79,24 @@ class CpuPipeline final : public ElectrostaticBackend {
     fftw_destroy_real<T>(potential_);
   }
 
-  EvaluateResult evaluate(const T* x, const T* y, T* gx, T* gy) override {
+  EvaluateResult evaluate(const T* x, const T* y, T* gx, T* gy, const EvaluateOptions& eo) override {
+    const GradientWrite<T> write{static_cast<T>(eo.weight), eo.accumulate};
     rasterize(x, y);
     density_pass();
     Api::execute(forward_);
     spectral();
     Api::execute(fields_);
-    gather(x, y, gx, gy);
-    return finish();
+    if (exact_) potential();
+    gather(x, y, gx, gy, write);
+    last_ = finish();
+    return last_;
   }
+  EvaluateResult wait_result() override { return last_; }
 
   StageTimes profile(const T* x, const T* y, T* gx, T* gy, int reps) override {
     using clock = std::chrono::steady_clock;
     std::vector<double> t[6];
-    evaluate(x, y, gx, gy);  // warm-up
+    evaluate(x, y, gx, gy, {});  // warm-up
     for (int r = 0; r < reps; ++r) {
       const auto t0 = clock::now();
       rasterize(x, y);
@@ -107,8 +107,9 @@ class CpuPipeline final : public ElectrostaticBackend {
       spectral();
       const auto t3 = clock::now();
       Api::execute(fields_);
+      if (exact_) potential();
       const auto t4 = clock::now();
-      gather(x, y, gx, gy);
+      gather(x, y, gx, gy, GradientWrite<T>{});
       finish();
       const auto t5 = clock::now();
       const auto ms = [](auto a, auto b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
@@ -128,14 +129,7 @@ class CpuPipeline final : public ElectrostaticBackend {
     return unpermute(y_fields_.get() + static_cast<size_t>(M_) * N_, M_, N_, 1);
   }
   std::vector<double> potential_map() override {
-    // The spectrum of the latest evaluate is still in spectrum_ (nothing else writes it).
-    const std::int64_t items = spectral_items(M_, N_);
-    const int v_count = N_ / 2 + 1;
-#pragma omp parallel for num_threads(threads_) schedule(static)
-    for (std::int64_t i = 0; i < items; ++i)
-      spectral_potential_step(spectrum_.get(), w_phi_.get(), grid_, static_cast<int>(i / v_count),
-                              static_cast<int>(i % v_count));
-    Api::execute(potential_);
+    if (!exact_) potential();  // GradientScale::Exact computed it in evaluate
     return unpermute(y_phi_.get(), M_, N_, -1);
   }
   std::vector<double> fixed_map() override { return fixed_natural_; }
@@ -146,16 +140,43 @@ class CpuPipeline final : public ElectrostaticBackend {
   }
   Backend backend() const noexcept override { return Backend::Cpu; }
 
+ protected:
+  void sizes_changed() override { load_sizes(); }
+
  private:
+  void load_sizes() {
+    const ElectrostaticDesign& d = design_;
+    const std::int64_t nc = d.num_cells();
+    widths_.resize(nc);
+    heights_.resize(nc);
+    for (std::int64_t c = 0; c < nc; ++c) {
+      widths_[c] = static_cast<T>(d.width(c));
+      heights_[c] = static_cast<T>(d.height(c));
+    }
+  }
+
+  // phi (permuted) from the spectrum of the latest evaluate (nothing else writes spectrum_).
+  void potential() {
+    const std::int64_t items = spectral_items(M_, N_);
+    const int v_count = N_ / 2 + 1;
+#pragma omp parallel for num_threads(threads_) schedule(static)
+    for (std::int64_t i = 0; i < items; ++i)
+      spectral_potential_step(spectrum_.get(), w_phi_.get(), grid_, static_cast<int>(i / v_count),
+                              static_cast<int>(i % v_count));
+    Api::execute(potential_);
+  }
+
   void rasterize(const T* x, const T* y) {
     const CellGeometry<T> g = geom_;
     std::int64_t* acc_m = acc_movable_.data();
     std::int64_t* acc_f = acc_filler_.data();
     const T to_fixed = bin_cell_;
-#pragma omp parallel for num_threads(threads_) schedule(dynamic, 1024)
+    std::int64_t outside_m = 0, outside_f = 0;  // integers: the same sums on every schedule
+#pragma omp parallel for num_threads(threads_) schedule(dynamic, 1024) reduction(+ : outside_m, outside_f)
     for (std::int64_t c = 0; c < g.num_cells; ++c) {
       const std::int64_t i = position_index(g, c);
       const Footprint<T> f = cell_footprint(g, x[i], y[i], widths_[c], heights_[c]);
+      (c < g.num_movable ? outside_m : outside_f) += outside_fixed_point(f, g);
       std::int64_t* acc = c < g.num_movable ? acc_m : acc_f;
       for (int m = f.m0; m <= f.m1; ++m)
         for (int n = f.n0; n <= f.n1; ++n) {
@@ -164,6 +185,8 @@ class CpuPipeline final : public ElectrostaticBackend {
           if (q != 0) __atomic_fetch_add(acc + permuted_index(m, n, g.M, g.N), q, __ATOMIC_RELAXED);
         }
     }
+    outside_fixed_[0] = outside_m;
+    outside_fixed_[1] = outside_f;
   }
 
   // rho, overflow and max density per row of the permuted layout; clears the accumulators.
@@ -199,25 +222,39 @@ class CpuPipeline final : public ElectrostaticBackend {
     }
   }
 
-  void gather(const T* x, const T* y, T* gx, T* gy) {
+  void gather(const T* x, const T* y, T* gx, T* gy, const GradientWrite<T> write) {
     const CellGeometry<T> g = geom_;
     const T* ex = y_fields_.get();
     const T* ey = ex + static_cast<size_t>(M_) * N_;
+    const T* phi = y_phi_.get();
+    const bool exact = exact_;
 #pragma omp parallel for num_threads(threads_) schedule(dynamic, 1024)
     for (std::int64_t c = 0; c < g.num_cells; ++c) {
       const std::int64_t i = position_index(g, c);
       const Footprint<T> f = cell_footprint(g, x[i], y[i], widths_[c], heights_[c]);
-      T sx = 0, sy = 0;
-      for (int m = f.m0; m <= f.m1; ++m)
-        for (int n = f.n0; n <= f.n1; ++n) {
-          const T wgt = footprint_weight(f, g, m, n);
-          const std::int64_t k = permuted_index(m, n, g.M, g.N);
-          // Ex = (-1)^m y_x, Ey = (-1)^n y_y (sine axes; electrostatics.hpp)
-          sx += wgt * alternating_sign<T>(m) * ex[k];
-          sy += wgt * alternating_sign<T>(n) * ey[k];
-        }
-      gx[i] = -sx;
-      gy[i] = -sy;
+      T dx = 0, dy = 0;
+      if (exact) {
+        exact_footprint_gradient(f, g, [&](int m, int n) { return phi[permuted_index(m, n, g.M, g.N)]; }, &dx, &dy);
+      } else {
+        T sx = 0, sy = 0;
+        for (int m = f.m0; m <= f.m1; ++m)
+          for (int n = f.n0; n <= f.n1; ++n) {
+            const T wgt = footprint_weight(f, g, m, n);
+            const std::int64_t k = permuted_index(m, n, g.M, g.N);
+            // Ex = (-1)^m y_x, Ey = (-1)^n y_y (sine axes; electrostatics.hpp)
+            sx += wgt * alternating_sign<T>(m) * ex[k];
+            sy += wgt * alternating_sign<T>(n) * ey[k];
+          }
+        dx = -sx;
+        dy = -sy;
+      }
+      gx[i] = write.value(gx + i, dx);
+      gy[i] = write.value(gy + i, dy);
+    }
+    const std::int64_t gap_begin = g.num_movable, gap_end = g.filler_offset;
+    if (zero_gap_ && !write.accumulate && gap_end > gap_begin) {
+      std::fill(gx + gap_begin, gx + gap_end, T(0));
+      std::fill(gy + gap_begin, gy + gap_end, T(0));
     }
   }
 
@@ -233,10 +270,17 @@ class CpuPipeline final : public ElectrostaticBackend {
     res.energy = energy * (static_cast<double>(M_) * N_ / 4.0);
     res.overflow = design_.movable_area > 0 ? overflow * design_.bx * design_.by / design_.movable_area : 0.0;
     res.max_density = static_cast<double>(mx);
+    const double outside_scale = std::ldexp(design_.bx * design_.by, -kOutsideFractionBits);
+    res.movable_area_outside = static_cast<double>(outside_fixed_[0]) * outside_scale;
+    res.filler_area_outside = static_cast<double>(outside_fixed_[1]) * outside_scale;
     return res;
   }
 
   int M_ = 0, N_ = 0, H_ = 0, threads_ = 1;
+  bool exact_ = false;  // GradientScale::Exact
+  bool zero_gap_ = false;
+  std::int64_t outside_fixed_[2] = {0, 0};  // movable, filler: outside_fixed_point sums
+  EvaluateResult last_;
   CellGeometry<T> geom_;
   SpectralGrid<T> grid_;
   std::vector<Cpx> tw_m_, tw_n_;

@@ -54,19 +54,19 @@ FillerSpec make_fillers(const CellSizes& movable, const FixedCells& fixed, doubl
   if (fixed.heights.size() != nf || fixed.x.size() != nf || fixed.y.size() != nf)
     throw Error("make_fillers: fixed cells need widths, heights, x and y of one count");
 
-  // Width: mean of the widths w with p5 <= w <= p95, where pK is the sorted width at rank
-  // floor(K/100 * n) (clamped to n-1).
+  // Width: DREAMPlace's rule (docs/math.md "Fillers"): the mean of the sorted widths at indices
+  // [int(0.05 n), int(0.95 n)), an index slice, so ties at its ends are cut by position. With fewer
+  // than two cells that slice is empty, and the mean of all widths stands in for it.
   std::vector<double> sorted = movable.widths;
   std::sort(sorted.begin(), sorted.end());
   const size_t n = sorted.size();
-  const double lo = sorted[std::min(n - 1, static_cast<size_t>(0.05 * n))];
-  const double hi = sorted[std::min(n - 1, static_cast<size_t>(0.95 * n))];
+  size_t first = static_cast<size_t>(static_cast<double>(n) * 0.05);
+  size_t last = static_cast<size_t>(static_cast<double>(n) * 0.95);
+  if (first >= last) first = 0, last = n;
   double sum = 0;
-  size_t count = 0;
-  for (double w : sorted)
-    if (w >= lo && w <= hi) sum += w, ++count;
+  for (size_t i = first; i < last; ++i) sum += sorted[i];
   FillerSpec spec;
-  spec.width = sum / static_cast<double>(count);  // count >= 1: lo itself is in range
+  spec.width = sum / static_cast<double>(last - first);
   if (row_height > 0) {
     spec.height = row_height;
   } else {

@@ -103,19 +103,22 @@ TEST(ElectrostaticInputs, CellsOutsideTheRegionAreHarmless) {
 
 TEST(ElectrostaticHelpers, FillersFollowMathMd) {
   CellSizes movable;
-  for (int i = 1; i <= 100; ++i) {  // widths 1..100: p5 = 6, p95 = 96 (rank floor(0.05 n))
-    movable.widths.push_back(i);
+  // Widths 1..100 in reverse with ties: sorted, the slice [int(0.05 n), int(0.95 n)) = [5, 95) is
+  // cut by position (DREAMPlace's rule), not by value: the second 6 and the first 96 are in it,
+  // the other copies of 6 and 96 at the slice's ends are not.
+  for (int i = 100; i >= 1; --i) {
+    movable.widths.push_back(i == 5 ? 6 : i == 97 ? 96 : i);
     movable.heights.push_back(2);
   }
   FixedCells fixed{{100, 50}, {100, 40}, {-50, 900}, {0, 960}};  // half inside; 50 x 40 inside
   const FillerSpec f = make_fillers(movable, fixed, 0, 0, 1000, 1000, 0.8, 4);
-  double mean = 0;
-  for (int w = 6; w <= 96; ++w) mean += w;
-  mean /= 91;
+  double mean = 0;  // sorted: 1 2 3 4 6 6 7 ... 95 96 96 98 ...; indices 5..94 hold 6, 7, ..., 95
+  for (int w = 6; w <= 95; ++w) mean += w;
+  mean /= 90;
   EXPECT_DOUBLE_EQ(f.width, mean);
   EXPECT_DOUBLE_EQ(f.height, 4);
   const double fixed_area = 50 * 100 + 50 * 40;
-  const double total = 0.8 * (1e6 - fixed_area) - 2 * 5050;
+  const double total = 0.8 * (1e6 - fixed_area) - 2 * (5050 - 5 + 6 - 97 + 96);
   EXPECT_DOUBLE_EQ(f.total_area, total);
   EXPECT_EQ(f.count, std::llround(total / (mean * 4)));
   EXPECT_EQ(f.sizes().widths.size(), static_cast<size_t>(f.count));
