@@ -183,6 +183,7 @@ struct RasterizeArgs {
   const int* large_cells;   // the large cells (see kEsWarpsPerBlock)
   int warp_begin, warp_end;    // the ranges of large_cells this launch covers: a warp each,
   int large_begin, large_end;  //   a block each
+  EsAccum* outside;            // [2]: movable, filler area outside the region (outside_fixed_point sums)
 };
 template <typename T>
 void launch_rasterize(const RasterizeArgs<T>& a, cudaStream_t stream);
@@ -235,8 +236,14 @@ struct FinalizeArgs {
   const EsAccum* part_held;  // kEsPacked32 (else nullptr): [density_blocks] charge the maps held
                              // (kEsExactFloat: bins flagged, compared with the zero totals)
   EsAccum* totals;           // kEsPacked32: [kEsTotalSlots] charge rasterize added; zeroed here
-  double* result;         // device: {energy, overflow, max_density, packed map wrapped (0 or 1)}
+  EsAccum* outside;          // [2] rasterize's outside-area sums; zeroed here
+  double outside_scale;      // bx by 2^-kOutsideFractionBits
+  double* result;            // kEsResultSlots values, read by the host and device_result()
 };
+// result: {energy, overflow, max_density, movable_area_outside, filler_area_outside, rerun flag
+// (a packed map wrapped or an exact float bin may have rounded: 0 or 1)}.
+inline constexpr int kEsResultSlots = 6;
+inline constexpr int kEsRerunSlot = 5;
 
 template <typename T>
 struct SpectralArgs {
@@ -268,9 +275,20 @@ struct GatherArgs {
   const int* large_cells;  // the large cells (see kEsWarpsPerBlock):
   int num_warp_cells;      //   the first num_warp_cells a warp each, the rest a block each
   int num_large;
+  const GradientWrite<T>* write;  // device: EvaluateOptions' weight and accumulate
 };
 template <typename T>
 void launch_gather(const GatherArgs<T>& a, cudaStream_t stream, bool overlap);
+// GradientScale::Exact: one thread per cell, the gradient from the potential phi (permuted layout).
+template <typename T>
+void launch_gather_exact(const GatherArgs<T>& a, const T* phi, cudaStream_t stream);
+// *write = value (a one-thread kernel, so that it is stream-ordered and capturable).
+template <typename T>
+void launch_set_gradient_write(GradientWrite<T>* write, GradientWrite<T> value, cudaStream_t stream);
+// zero_gap_gradient: grad[begin, end) = 0 on both axes unless *write accumulates.
+template <typename T>
+void launch_zero_gap(T* grad_x, T* grad_y, std::int64_t begin, std::int64_t end, const GradientWrite<T>* write,
+                     cudaStream_t stream);
 // e[es_tile_index(m, n, N)] = ((-1)^m Re z[p(m), q(n)], (-1)^n Im z[p(m), q(n)]); padding untouched.
 template <typename T>
 void launch_field_tiles(const EsVec2<T>* z, EsVec2<T>* e, int M, int N, cudaStream_t stream, bool overlap);

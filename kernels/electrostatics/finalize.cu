@@ -1,7 +1,8 @@
 // The last kernel of an evaluate: one block reduces the per-block partials of the density pass
 // and the spectral kernel in a fixed order into {energy, overflow, max density}, and with
-// kEsPacked32 compares the charge the packed maps held with the charge rasterize added (result[3]
-// = 1 when a bin wrapped; evaluate then re-runs with 64-bit maps) and zeroes rasterize's totals.
+// kEsPacked32 compares the charge the packed maps held with the charge rasterize added (the rerun
+// slot = 1 when a bin wrapped; evaluate then re-runs with 64-bit maps) and zeroes rasterize's
+// totals and outside-area sums.
 #include <cub/block/block_reduce.cuh>
 
 #include "common/cuda_check.cuh"
@@ -44,7 +45,11 @@ __global__ void finalize(FinalizeArgs<T> a) {
     a.result[0] = total_energy * a.energy_scale;
     a.result[1] = total_overflow * a.overflow_scale;
     a.result[2] = static_cast<double>(total_max);
-    a.result[3] = total_held != total_added ? 1.0 : 0.0;
+    a.result[3] = static_cast<double>(a.outside[0]) * a.outside_scale;
+    a.result[4] = static_cast<double>(a.outside[1]) * a.outside_scale;
+    a.result[kEsRerunSlot] = total_held != total_added ? 1.0 : 0.0;
+    a.outside[0] = 0;
+    a.outside[1] = 0;
   }
 }
 

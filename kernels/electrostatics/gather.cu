@@ -91,6 +91,19 @@ __device__ __forceinline__ void load_small_field(const GatherArgs<T>& a, const F
   }
 }
 
+// The gradient of position index i as EvaluateOptions ask: weight * g, or added to what is there.
+template <typename T>
+__device__ __forceinline__ void store_gradient(const GatherArgs<T>& a, std::int64_t i, T gx, T gy) {
+  const GradientWrite<T> w = *a.write;
+  if (w.accumulate) {
+    a.grad_x[i] += w.weight * gx;
+    a.grad_y[i] += w.weight * gy;
+  } else {  // nothing reads the gradient again in this evaluate
+    __stcs(a.grad_x + i, w.weight * gx);
+    __stcs(a.grad_y + i, w.weight * gy);
+  }
+}
+
 template <typename T>
 __device__ __forceinline__ void gather_small(const GatherArgs<T>& a, int block) {
   const std::int64_t t = static_cast<std::int64_t>(block) * blockDim.x + threadIdx.x;
@@ -116,8 +129,7 @@ __device__ __forceinline__ void gather_small(const GatherArgs<T>& a, int block) 
     for (int m = f.m0; m <= f.m1; ++m)
       for (int n = f.n0; n <= f.n1; ++n) accumulate_bin(a, f, m, n, &sx, &sy);
   }
-  __stcs(a.grad_x + i, -sx);
-  __stcs(a.grad_y + i, -sy);
+  store_gradient(a, i, -sx, -sy);
 }
 
 // Large cell c: its position index, and this thread's share of its sums (the footprint's bins
@@ -146,10 +158,7 @@ __device__ __forceinline__ void gather_large(const GatherArgs<T>& a, int block) 
   const T bx = Reduce(storage).Sum(sx);
   __syncthreads();  // storage is reused
   const T by = Reduce(storage).Sum(sy);
-  if (threadIdx.x == 0) {
-    a.grad_x[i] = -bx;
-    a.grad_y[i] = -by;
-  }
+  if (threadIdx.x == 0) store_gradient(a, i, -bx, -by);
 }
 
 // One warp per large cell of up to kWarpCellSpan bins a side: a butterfly of shuffles sums the
@@ -165,10 +174,7 @@ __device__ __forceinline__ void gather_warp_cell(const GatherArgs<T>& a, int blo
     sx += __shfl_xor_sync(0xffffffffu, sx, lanes);
     sy += __shfl_xor_sync(0xffffffffu, sy, lanes);
   }
-  if (threadIdx.x % 32 == 0) {
-    a.grad_x[i] = -sx;
-    a.grad_y[i] = -sy;
-  }
+  if (threadIdx.x % 32 == 0) store_gradient(a, i, -sx, -sy);
 }
 
 // One launch for all cells: the first blocks take one cell per thread (large cells return at
@@ -231,7 +237,57 @@ __global__ void field_tiles(const EsVec2<T>* z, EsVec2<T>* e, int M, int N) {
   }
 }
 
+// GradientScale::Exact: one thread per cell, large ones included (the exact gradient is optional
+// and reads only the footprint's edge bins: no warp or block paths).
+template <typename T>
+__global__ void gather_exact(GatherArgs<T> a, const T* phi) {
+  const std::int64_t c = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (c >= a.num_cells) return;
+  const std::int64_t i = position_index(a.g, c);
+  const Footprint<T> f = cell_footprint(a.g, a.x[i], a.y[i], a.w[c], a.h[c]);
+  const int M = a.g.M, N = a.g.N;
+  T dx, dy;
+  exact_footprint_gradient(f, a.g, [&](int m, int n) { return phi[permuted_index(m, n, M, N)]; }, &dx, &dy);
+  store_gradient(a, i, dx, dy);
+}
+
+template <typename T>
+__global__ void set_gradient_write(GradientWrite<T>* write, GradientWrite<T> value) {
+  *write = value;
+}
+
+template <typename T>
+__global__ void zero_gap(T* grad_x, T* grad_y, std::int64_t begin, std::int64_t end, const GradientWrite<T>* write) {
+  if (write->accumulate) return;
+  for (std::int64_t k = begin + static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < end;
+       k += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+    grad_x[k] = T(0);
+    grad_y[k] = T(0);
+  }
+}
+
 }  // namespace
+
+template <typename T>
+void launch_gather_exact(const GatherArgs<T>& a, const T* phi, cudaStream_t stream) {
+  if (a.num_cells == 0) return;
+  gather_exact<T><<<es_blocks_for(a.num_cells), kEsThreads, 0, stream>>>(a, phi);
+  EFIELD_CUDA_CHECK_LAUNCH();
+}
+
+template <typename T>
+void launch_set_gradient_write(GradientWrite<T>* write, GradientWrite<T> value, cudaStream_t stream) {
+  set_gradient_write<T><<<1, 1, 0, stream>>>(write, value);
+  EFIELD_CUDA_CHECK_LAUNCH();
+}
+
+template <typename T>
+void launch_zero_gap(T* grad_x, T* grad_y, std::int64_t begin, std::int64_t end, const GradientWrite<T>* write,
+                     cudaStream_t stream) {
+  if (end <= begin) return;
+  zero_gap<T><<<es_reduce_blocks(end - begin), kEsThreads, 0, stream>>>(grad_x, grad_y, begin, end, write);
+  EFIELD_CUDA_CHECK_LAUNCH();
+}
 
 template <typename T>
 void launch_field_tiles(const EsVec2<T>* z, EsVec2<T>* e, int M, int N, cudaStream_t stream, bool overlap) {
@@ -254,5 +310,13 @@ template void launch_field_tiles<float>(const EsVec2<float>*, EsVec2<float>*, in
 template void launch_field_tiles<double>(const EsVec2<double>*, EsVec2<double>*, int, int, cudaStream_t, bool);
 template void launch_gather<float>(const GatherArgs<float>&, cudaStream_t, bool);
 template void launch_gather<double>(const GatherArgs<double>&, cudaStream_t, bool);
+template void launch_gather_exact<float>(const GatherArgs<float>&, const float*, cudaStream_t);
+template void launch_gather_exact<double>(const GatherArgs<double>&, const double*, cudaStream_t);
+template void launch_set_gradient_write<float>(GradientWrite<float>*, GradientWrite<float>, cudaStream_t);
+template void launch_set_gradient_write<double>(GradientWrite<double>*, GradientWrite<double>, cudaStream_t);
+template void launch_zero_gap<float>(float*, float*, std::int64_t, std::int64_t, const GradientWrite<float>*,
+                                     cudaStream_t);
+template void launch_zero_gap<double>(double*, double*, std::int64_t, std::int64_t, const GradientWrite<double>*,
+                                      cudaStream_t);
 
 }  // namespace efield::detail

@@ -21,6 +21,7 @@
 #include "common/cuda_check.cuh"
 #include "common/cufft_real.cuh"
 #include "common/dependent_launch.cuh"
+#include "common/device_scope.cuh"
 #include "common/log.hpp"
 #include "electrostatics/backend.hpp"
 #include "electrostatics/es_buffers.cuh"
@@ -126,7 +127,8 @@ class CudaPipeline final : public ElectrostaticBackend {
  public:
   using ElectrostaticBackend::evaluate;  // the other precision's overloads throw (backend.hpp)
   using ElectrostaticBackend::profile;
-  explicit CudaPipeline(ElectrostaticDesign design) : ElectrostaticBackend(std::move(design)) {
+  explicit CudaPipeline(ElectrostaticDesign design)
+      : ElectrostaticBackend(std::move(design)), device_(current_device()) {
     const ElectrostaticDesign& d = design_;
     M_ = d.options.num_bins_x;
     N_ = d.options.num_bins_y;
@@ -150,6 +152,7 @@ class CudaPipeline final : public ElectrostaticBackend {
       // after the caller's legacy-stream work by an event (order_after_caller).
       EFIELD_CUDA_CHECK(cudaStreamCreateWithFlags(&own_stream_, cudaStreamNonBlocking));
       stream_ = own_stream_;
+      uses_own_stream_ = true;
     } else {
       stream_ = reinterpret_cast<cudaStream_t>(d.options.stream);
     }
@@ -158,7 +161,9 @@ class CudaPipeline final : public ElectrostaticBackend {
     EFIELD_CUDA_CHECK(cudaEventCreateWithFlags(&fork_, cudaEventDisableTiming));
     EFIELD_CUDA_CHECK(cudaEventCreateWithFlags(&join_, cudaEventDisableTiming));
     for (cudaEvent_t& e : stage_events_) EFIELD_CUDA_CHECK(cudaEventCreate(&e));
+    EFIELD_CUDA_CHECK(cudaEventCreateWithFlags(&done_, cudaEventDisableTiming));
     overlap_ = dependent_launch_supported();
+    exact_ = d.options.gradient_scale == GradientScale::Exact;
     if (!d.options.deterministic && !float_atomics)
       log().debug("ElectrostaticSystem (CUDA): deterministic=false in double runs the fixed-point pipeline");
 
@@ -170,39 +175,10 @@ class CudaPipeline final : public ElectrostaticBackend {
     upload(tw_n_.get(), tw_n.data(), tw_n.size());
     grid_.tw_m = tw_m_.get();
     grid_.tw_n = tw_n_.get();
-    std::vector<T> w(nc_), h(nc_);
-    // Large cells (the kernels' threads skip them: is_large_cell), a warp each, then a block each
-    // (es_kernels.cuh kEsWarpsPerBlock); each part ascending, so movable cells come first.
-    std::vector<int> large, block_cells;
-    for (std::int64_t c = 0; c < nc_; ++c) {
-      w[c] = static_cast<T>(d.width(c));
-      h[c] = static_cast<T>(d.height(c));
-      if (!is_large_cell(geom_, w[c], h[c])) continue;
-      const bool warp = stretched_span_bins(geom_, w[c], h[c]) <= static_cast<T>(kWarpCellSpan);
-      (warp ? large : block_cells).push_back(static_cast<int>(c));
-    }
-    const auto movable_in = [&](const std::vector<int>& cells) {  // ascending: a prefix
-      return static_cast<int>(std::lower_bound(cells.begin(), cells.end(), d.num_movable()) - cells.begin());
-    };
-    num_warp_cells_ = static_cast<int>(large.size());
-    warp_movable_ = movable_in(large);
-    large_movable_ = num_warp_cells_ + movable_in(block_cells);
-    large.insert(large.end(), block_cells.begin(), block_cells.end());
     widths_ = EsDeviceArray<T>(nc_);
     heights_ = EsDeviceArray<T>(nc_);
-    large_ = EsDeviceArray<int>(large.size());
-    upload(widths_.get(), w.data(), w.size());
-    upload(heights_.get(), h.data(), h.size());
-    upload(large_.get(), large.data(), large.size());
-    num_large_ = static_cast<int>(large.size());
-    if (d.num_fillers() > 0) {  // fillers of one size: the kernels read no filler sizes
-      const std::int64_t nm = d.num_movable();
-      bool same = !is_large_cell(geom_, w[nm], h[nm]);
-      for (std::int64_t c = nm + 1; same && c < nc_; ++c) same = w[c] == w[nm] && h[c] == h[nm];
-      geom_.uniform_fillers = same;
-      geom_.filler_w = w[nm];
-      geom_.filler_h = h[nm];
-    }
+    large_ = EsDeviceArray<int>(nc_);  // room for every cell: size updates never re-allocate
+    load_sizes();
 
     // Maps and spectra.
     // The packed or float movable and filler maps share acc_ with the 64-bit map (each density
@@ -245,7 +221,12 @@ class CudaPipeline final : public ElectrostaticBackend {
     }
     // Pinned memory is mapped into the device's address space (unified addressing): finalize
     // writes the three results straight into it, so no copy node follows the last kernel.
-    result_host_ = EsPinnedArray<double>(4);
+    result_host_ = EsPinnedArray<double>(kEsResultSlots);
+    std::fill(result_host_.get(), result_host_.get() + kEsResultSlots, 0.0);
+    outside_ = EsDeviceArray<EsAccum>(2);
+    EFIELD_CUDA_CHECK(cudaMemset(outside_.get(), 0, outside_.bytes()));
+    write_ = EsDeviceArray<GradientWrite<T>>(1);
+    upload(write_.get(), &write_now_, 1);
 
     // Host-pointer path: device copies of positions and gradients, pinned staging.
     dx_ = EsDeviceArray<T>(nc_);
@@ -264,9 +245,12 @@ class CudaPipeline final : public ElectrostaticBackend {
   }
 
   ~CudaPipeline() override {
+    const DeviceScope scope(device_);
+    cudaStreamSynchronize(stream_);  // nothing of ours may still run when the buffers go
     for (GraphExec& g : host_graph_) g.reset();
     for (GraphExec& g : device_graph_) g.reset();
     cudaEventDestroy(caller_done_);
+    cudaEventDestroy(done_);
     cudaEventDestroy(fork_);
     cudaEventDestroy(join_);
     if (side_stream_) cudaStreamDestroy(side_stream_);
@@ -274,22 +258,65 @@ class CudaPipeline final : public ElectrostaticBackend {
     if (own_stream_) cudaStreamDestroy(own_stream_);
   }
 
-  EvaluateResult evaluate(const T* x, const T* y, T* gx, T* gy) override {
+  EvaluateResult evaluate(const T* x, const T* y, T* gx, T* gy, const EvaluateOptions& eo) override {
+    const DeviceScope scope(device_);
     const bool on_device = nc_ > 0 && pointer_kinds().valid && pointer_kinds().on_device;  // checked by the caller
     order_after_caller();
+    set_gradient_write(eo);
     if (!on_device) stage_in(x, y);
     run(on_device, x, y, gx, gy, bins_kind_);
-    if (checks_bins() && result_host_.get()[3] != 0) {
+    if (checks_bins() && result_host_.get()[kEsRerunSlot] != 0) {
       log().debug("ElectrostaticSystem (CUDA): a packed bin wrapped or an exact float bin overflowed (pile-up); "
                   "evaluating with 64-bit bins");
       run(on_device, x, y, gx, gy, Bins::Wide);
     }
     if (!on_device) stage_out(gx, gy);
-    EvaluateResult r;
-    r.energy = result_host_.get()[0];
-    r.overflow = result_host_.get()[1];
-    r.max_density = result_host_.get()[2];
-    return r;
+    return host_result();
+  }
+
+  // Device arrays only (checked by the caller). The deterministic float pipeline's bins that
+  // need a check and a re-run (which would need the host) are replaced by 64-bit bins.
+  void evaluate_async(const T* x, const T* y, T* gx, T* gy, const EvaluateOptions& eo) override {
+    const DeviceScope scope(device_);
+    order_after_caller();
+    set_gradient_write(eo);
+    const Bins bins = checks_bins() ? Bins::Wide : bins_kind_;
+    cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+    EFIELD_CUDA_CHECK(cudaStreamIsCapturing(stream_, &capture));
+    if (capture != cudaStreamCaptureStatusNone) {
+      // The caller records our work into its own graph: enqueue the kernels themselves, and let
+      // later calls set the gradient weight again (the caller's replays set theirs).
+      enqueue_pipeline(x, y, gx, gy, design_.options.filler_offset, bins);
+      write_known_ = false;
+      return;  // done_ stays with the latest evaluate outside the capture
+    }
+    launch(true, x, y, gx, gy, bins);
+    EFIELD_CUDA_CHECK(cudaEventRecord(done_, stream_));
+    order_caller_after();
+  }
+
+  EvaluateResult wait_result() override {
+    const DeviceScope scope(device_);
+    EFIELD_CUDA_CHECK(cudaEventSynchronize(done_));
+    return host_result();
+  }
+  const double* device_result() const override { return result_host_.get(); }
+  int device() const noexcept override { return device_; }
+
+  void set_stream(Stream stream) override {
+    const DeviceScope scope(device_);
+    cudaStream_t next = stream != nullptr ? reinterpret_cast<cudaStream_t>(stream) : own_stream_;
+    if (next == nullptr) {  // built on a caller's stream: the legacy default stream needs one of ours
+      EFIELD_CUDA_CHECK(cudaStreamCreateWithFlags(&own_stream_, cudaStreamNonBlocking));
+      next = own_stream_;
+    }
+    if (next == stream_) return;
+    // The new stream starts after everything enqueued on the old one.
+    EFIELD_CUDA_CHECK(cudaEventRecord(done_, stream_));
+    EFIELD_CUDA_CHECK(cudaStreamWaitEvent(next, done_, 0));
+    stream_ = next;
+    uses_own_stream_ = stream_ == own_stream_;
+    for (CufftHandle* plan : {&forward_, &fields_, &potential_}) EFIELD_CUFFT_CHECK(cufftSetStream(plan->get(), stream_));
   }
 
   StageTimes profile(const T* x, const T* y, T* gx, T* gy, int reps) override {
@@ -297,7 +324,8 @@ class CudaPipeline final : public ElectrostaticBackend {
     const T *px = x, *py = y;
     T *pgx = gx, *pgy = gy;
     std::int64_t fo = design_.options.filler_offset;
-    for (int i = 0; i < 3; ++i) evaluate(x, y, gx, gy);  // warm-up (and graph capture)
+    const DeviceScope scope(device_);
+    for (int i = 0; i < 3; ++i) evaluate(x, y, gx, gy, {});  // warm-up (and graph capture)
     if (!on_device) {  // stage once; the stages then run on the device copies
       stage_in(x, y);
       EFIELD_CUDA_CHECK(cudaMemcpyAsync(dx_.get(), px_.get(), nc_ * sizeof(T), cudaMemcpyHostToDevice, stream_));
@@ -330,32 +358,108 @@ class CudaPipeline final : public ElectrostaticBackend {
     }
     for (int r = 0; r < reps; ++r) {
       const auto t0 = std::chrono::steady_clock::now();
-      evaluate(x, y, gx, gy);
+      evaluate(x, y, gx, gy, {});
       t[5].push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
     }
     return median_stage_times(t, reps);
   }
 
-  std::vector<double> density_map() override { return download_unpermuted(rho_.get(), -1); }
+  std::vector<double> density_map() override {
+    const DeviceScope scope(device_);
+    return download_unpermuted(rho_.get(), -1);
+  }
   // Ex and Ey are the real and imaginary parts of the C2C output.
-  std::vector<double> field_x_map() override { return download_unpermuted(&z_.get()->re, 0, 2); }
-  std::vector<double> field_y_map() override { return download_unpermuted(&z_.get()->im, 1, 2); }
+  std::vector<double> field_x_map() override {
+    const DeviceScope scope(device_);
+    return download_unpermuted(&z_.get()->re, 0, 2);
+  }
+  std::vector<double> field_y_map() override {
+    const DeviceScope scope(device_);
+    return download_unpermuted(&z_.get()->im, 1, 2);
+  }
   std::vector<double> potential_map() override {
-    // From the spectrum of the latest evaluate (nothing else writes spectrum_).
-    SpectralArgs<T> a{grid_, spectrum_.get(), nullptr, w_phi_.get(), nullptr, 0};
-    launch_spectral_potential(a, stream_);
-    EFIELD_CUFFT_CHECK(CufftReal<T>::exec_c2r(potential_.get(), w_phi_.get(), y_phi_.get()));
+    const DeviceScope scope(device_);
+    if (!exact_) enqueue_potential();  // GradientScale::Exact computed it in evaluate
     return download_unpermuted(y_phi_.get(), -1);
   }
   std::vector<double> fixed_map() override { return fixed_natural_; }
   void update_fixed_cells(const FixedCells& fixed) override {
+    const DeviceScope scope(device_);
     EFIELD_CUDA_CHECK(cudaStreamSynchronize(stream_));
     design_.fixed = fixed;
     load_fixed_map();  // same buffer: captured graphs stay valid
   }
   Backend backend() const noexcept override { return Backend::Cuda; }
 
+ protected:
+  // Same counts, new sizes: the large-cell lists and the uniform-filler shortcut follow them, so
+  // the captured graphs (whose launches depend on both) are captured again on the next evaluate.
+  void sizes_changed() override {
+    const DeviceScope scope(device_);
+    EFIELD_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    load_sizes();
+    for (GraphExec& g : host_graph_) g.reset();
+    for (GraphExec& g : device_graph_) g.reset();
+  }
+
  private:
+  // Uploads the cell sizes and lists the large cells (the kernels' threads skip them:
+  // is_large_cell), a warp each, then a block each (es_kernels.cuh kEsWarpsPerBlock); each part
+  // ascending, so movable cells come first.
+  void load_sizes() {
+    const ElectrostaticDesign& d = design_;
+    std::vector<T> w(nc_), h(nc_);
+    std::vector<int> large, block_cells;
+    for (std::int64_t c = 0; c < nc_; ++c) {
+      w[c] = static_cast<T>(d.width(c));
+      h[c] = static_cast<T>(d.height(c));
+      if (!is_large_cell(geom_, w[c], h[c])) continue;
+      const bool warp = stretched_span_bins(geom_, w[c], h[c]) <= static_cast<T>(kWarpCellSpan);
+      (warp ? large : block_cells).push_back(static_cast<int>(c));
+    }
+    const auto movable_in = [&](const std::vector<int>& cells) {  // ascending: a prefix
+      return static_cast<int>(std::lower_bound(cells.begin(), cells.end(), d.num_movable()) - cells.begin());
+    };
+    num_warp_cells_ = static_cast<int>(large.size());
+    warp_movable_ = movable_in(large);
+    large_movable_ = num_warp_cells_ + movable_in(block_cells);
+    large.insert(large.end(), block_cells.begin(), block_cells.end());
+    upload(widths_.get(), w.data(), w.size());
+    upload(heights_.get(), h.data(), h.size());
+    upload(large_.get(), large.data(), large.size());
+    num_large_ = static_cast<int>(large.size());
+    geom_.uniform_fillers = false;
+    if (d.num_fillers() > 0) {  // fillers of one size: the kernels read no filler sizes
+      const std::int64_t nm = d.num_movable();
+      bool same = !is_large_cell(geom_, w[nm], h[nm]);
+      for (std::int64_t c = nm + 1; same && c < nc_; ++c) same = w[c] == w[nm] && h[c] == h[nm];
+      geom_.uniform_fillers = same;
+      geom_.filler_w = w[nm];
+      geom_.filler_h = h[nm];
+    }
+  }
+
+  EvaluateResult host_result() const {
+    const double* r = result_host_.get();
+    EvaluateResult out;
+    out.energy = r[0];
+    out.overflow = r[1];
+    out.max_density = r[2];
+    out.movable_area_outside = r[3];
+    out.filler_area_outside = r[4];
+    return out;
+  }
+
+  // The gradient's weight and accumulate flag live in device memory (write_), so that the
+  // captured graphs stay valid when they change; a one-thread kernel sets them when they do.
+  void set_gradient_write(const EvaluateOptions& eo) {
+    const GradientWrite<T> next{static_cast<T>(eo.weight), eo.accumulate};
+    if (write_known_ && next.weight == write_now_.weight && next.accumulate == write_now_.accumulate) return;
+    launch_set_gradient_write(write_.get(), next, stream_);
+    write_now_ = next;
+    write_known_ = true;
+  }
+
   struct Pointers {
     const T* x;
     const T* y;
@@ -368,6 +472,13 @@ class CudaPipeline final : public ElectrostaticBackend {
   // (device pointers: for these pointers) unless graphs are off; waits for it. Host arrays run
   // from the pinned staging buffers.
   void run(bool on_device, const T* x, const T* y, T* gx, T* gy, Bins bins) {
+    launch(on_device, x, y, gx, gy, bins);
+    EFIELD_CUDA_CHECK(cudaEventRecord(done_, stream_));
+    order_caller_after();
+    EFIELD_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  }
+  // The same, without waiting.
+  void launch(bool on_device, const T* x, const T* y, T* gx, T* gy, Bins bins) {
     const int b = static_cast<int>(bins);
     GraphExec& graph = on_device ? device_graph_[b] : host_graph_[b];
     const auto enqueue = [&] {
@@ -384,7 +495,6 @@ class CudaPipeline final : public ElectrostaticBackend {
       }
       graph.launch(stream_);
     }
-    EFIELD_CUDA_CHECK(cudaStreamSynchronize(stream_));
   }
 
   // Whether a run with these bins checks them (a packed wrap, an exact float sum past 2^24: the
@@ -414,9 +524,14 @@ class CudaPipeline final : public ElectrostaticBackend {
   }
 
   void order_after_caller() {
-    if (!own_stream_) return;  // the caller's own stream orders everything already
+    if (!uses_own_stream_) return;  // the caller's own stream orders everything already
     EFIELD_CUDA_CHECK(cudaEventRecord(caller_done_, nullptr));
     EFIELD_CUDA_CHECK(cudaStreamWaitEvent(stream_, caller_done_, 0));
+  }
+  // On our own stream, the caller's legacy-stream work after this call waits for ours (done_ is
+  // recorded after it).
+  void order_caller_after() {
+    if (uses_own_stream_) EFIELD_CUDA_CHECK(cudaStreamWaitEvent(nullptr, done_, 0));
   }
 
   CellGeometry<T> geometry(std::int64_t filler_offset) const {
@@ -461,7 +576,8 @@ class CudaPipeline final : public ElectrostaticBackend {
                        0,
                        two_maps ? num_warp_cells_ : warp_movable_,
                        num_warp_cells_,
-                       two_maps ? num_large_ : large_movable_};
+                       two_maps ? num_large_ : large_movable_,
+                       outside_.get()};
     launch_rasterize(r, stream_);
     DensityPassArgs<T> p{bins_,
                          fixed_rho_.get(),
@@ -514,7 +630,16 @@ class CudaPipeline final : public ElectrostaticBackend {
                            design_.movable_area > 0 ? design_.bx * design_.by / design_.movable_area : 0.0,
                            checks(bins) ? part_held_.get() : nullptr,
                            totals_.get(),
+                           outside_.get(),
+                           std::ldexp(design_.bx * design_.by, -kOutsideFractionBits),
                            result_host_.get()};
+  }
+
+  // phi (permuted, y_phi_) from the spectrum of the latest evaluate (nothing else writes spectrum_).
+  void enqueue_potential() {
+    SpectralArgs<T> a{grid_, spectrum_.get(), nullptr, w_phi_.get(), nullptr, 0};
+    launch_spectral_potential(a, stream_);
+    EFIELD_CUFFT_CHECK(CufftReal<T>::exec_c2r(potential_.get(), w_phi_.get(), y_phi_.get()));
   }
 
   void enqueue_spectral() {
@@ -524,7 +649,7 @@ class CudaPipeline final : public ElectrostaticBackend {
 
   void enqueue_gather(const T* x, const T* y, T* gx, T* gy, std::int64_t fo) {
     const EsVec2<T>* z = reinterpret_cast<const EsVec2<T>*>(z_.get());  // the same layout
-    if (variant_ & kEsFieldTiles) launch_field_tiles(z, e_map_.get(), M_, N_, stream_, overlap_);
+    if (!exact_ && (variant_ & kEsFieldTiles)) launch_field_tiles(z, e_map_.get(), M_, N_, stream_, overlap_);
     GatherArgs<T> a{geometry(fo),
                     x,
                     y,
@@ -537,8 +662,13 @@ class CudaPipeline final : public ElectrostaticBackend {
                     nc_,
                     large_.get(),
                     num_warp_cells_,
-                    num_large_};
-    launch_gather(a, stream_, overlap_);
+                    num_large_,
+                    write_.get()};
+    if (exact_) launch_gather_exact(a, y_phi_.get(), stream_);
+    else launch_gather(a, stream_, overlap_);
+    const std::int64_t gap_begin = design_.num_movable(), gap_end = fo;
+    if (design_.options.zero_gap_gradient && gap_end > gap_begin)
+      launch_zero_gap(gx, gy, gap_begin, gap_end, write_.get(), stream_);
   }
 
   void enqueue_pipeline(const T* x, const T* y, T* gx, T* gy, std::int64_t fo, Bins bins) {
@@ -552,6 +682,7 @@ class CudaPipeline final : public ElectrostaticBackend {
     EFIELD_CUDA_CHECK(cudaStreamWaitEvent(side_stream_, fork_, 0));
     launch_finalize(finalize_args(bins), side_stream_);
     EFIELD_CUDA_CHECK(cudaEventRecord(join_, side_stream_));
+    if (exact_) enqueue_potential();
     EFIELD_CUFFT_CHECK(CufftReal<T>::exec_c2c(fields_.get(), z_.get(), z_.get(), CUFFT_INVERSE));
     enqueue_gather(x, y, gx, gy, fo);
     EFIELD_CUDA_CHECK(cudaStreamWaitEvent(stream_, join_, 0));
@@ -605,8 +736,16 @@ class CudaPipeline final : public ElectrostaticBackend {
     return unpermute(host.data(), M_, N_, sign_axis);
   }
 
+  int device_ = 0;  // the device current at construction (DeviceScope)
   int M_ = 0, N_ = 0, H_ = 0;
   std::int64_t bins_ = 0, nc_ = 0;
+  bool exact_ = false;     // GradientScale::Exact: the gather reads phi
+  bool uses_own_stream_ = false;
+  cudaEvent_t done_ = nullptr;  // recorded after each evaluate (wait_result, stream changes)
+  EsDeviceArray<EsAccum> outside_;           // [2] rasterize's outside-area sums (finalize zeroes them)
+  EsDeviceArray<GradientWrite<T>> write_;    // [1] EvaluateOptions' weight and accumulate
+  GradientWrite<T> write_now_;               // what write_ holds, when write_known_
+  bool write_known_ = true;
   CellGeometry<T> geom_;
   SpectralGrid<T> grid_;
   cudaStream_t own_stream_ = nullptr;
