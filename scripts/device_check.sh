@@ -20,6 +20,10 @@ if [[ -z "${EFIELD_COMMIT:-}" ]]; then
   EFIELD_COMMIT=$(cat .stb/commit 2>/dev/null || git rev-parse --short HEAD 2>/dev/null || echo unknown)
 fi
 export EFIELD_COMMIT
+# What scripts/device_prepare.sh carried: header-only libraries into /usr, the shared designs
+# where the tests look for them (../shared/data).
+if [[ -d .devdeps/usr ]]; then cp -rn .devdeps/usr/. /usr/; fi
+if [[ -d shared-data && ! -e ../shared/data ]]; then mkdir -p ../shared && ln -s "$PWD/shared-data" ../shared/data; fi
 stb=(); [[ -f .stb/stb_image_write.h ]] && stb=(-DSTB_INCLUDE_DIR="$PWD/.stb")
 # Few files: the device tool returns at most 8 from $OUT.
 LOG="$OUT/device.log"

@@ -1,6 +1,8 @@
 // CUDA device discovery; every failure (no driver, no device) reads as "no device".
 #include <cuda_runtime.h>
 
+#include "common/cuda_check.cuh"
+#include "common/device_scope.hpp"
 #include "efield/device.hpp"
 
 namespace efield {
@@ -30,3 +32,25 @@ bool is_device_pointer(const void* ptr) noexcept {
 }
 
 }  // namespace efield
+
+namespace efield::detail {
+
+int current_cuda_device() {
+  int device = 0;
+  EFIELD_CUDA_CHECK(cudaGetDevice(&device));
+  return device;
+}
+
+DeviceScope::DeviceScope(int device) {
+  if (device < 0) return;
+  previous_ = current_cuda_device();
+  if (previous_ == device) return;
+  EFIELD_CUDA_CHECK(cudaSetDevice(device));
+  changed_ = true;
+}
+
+DeviceScope::~DeviceScope() {
+  if (changed_) cudaSetDevice(previous_);  // cannot throw here; that device was valid a moment ago
+}
+
+}  // namespace efield::detail

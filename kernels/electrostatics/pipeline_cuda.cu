@@ -21,7 +21,7 @@
 #include "common/cuda_check.cuh"
 #include "common/cufft_real.cuh"
 #include "common/dependent_launch.cuh"
-#include "common/device_scope.cuh"
+#include "common/device_scope.hpp"
 #include "common/log.hpp"
 #include "electrostatics/backend.hpp"
 #include "electrostatics/es_buffers.cuh"
@@ -128,7 +128,7 @@ class CudaPipeline final : public ElectrostaticBackend {
   using ElectrostaticBackend::evaluate;  // the other precision's overloads throw (backend.hpp)
   using ElectrostaticBackend::profile;
   explicit CudaPipeline(ElectrostaticDesign design)
-      : ElectrostaticBackend(std::move(design)), device_(current_device()) {
+      : ElectrostaticBackend(std::move(design)), device_(current_cuda_device()) {
     const ElectrostaticDesign& d = design_;
     M_ = d.options.num_bins_x;
     N_ = d.options.num_bins_y;

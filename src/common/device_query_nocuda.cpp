@@ -1,4 +1,5 @@
 // Stand-ins for a build without the CUDA backend (see kernels/common/device_query.cu).
+#include "common/device_scope.hpp"
 #include "efield/device.hpp"
 
 namespace efield {
@@ -8,3 +9,11 @@ int cuda_device_count() noexcept { return 0; }
 bool is_device_pointer(const void*) noexcept { return false; }
 
 }  // namespace efield
+
+namespace efield::detail {
+
+int current_cuda_device() { return -1; }
+DeviceScope::DeviceScope(int) {}
+DeviceScope::~DeviceScope() = default;
+
+}  // namespace efield::detail
