@@ -262,7 +262,9 @@ class CudaPipeline final : public ElectrostaticBackend {
     const DeviceScope scope(device_);
     const bool on_device = nc_ > 0 && pointer_kinds().valid && pointer_kinds().on_device;  // checked by the caller
     order_after_caller();
-    set_gradient_write(eo);
+    // Host arrays: the device writes weight * g into its own buffers, and stage_out adds it to
+    // the caller's arrays when accumulating.
+    set_gradient_write(on_device ? eo : EvaluateOptions{eo.weight, false});
     if (!on_device) stage_in(x, y);
     run(on_device, x, y, gx, gy, bins_kind_);
     if (checks_bins() && result_host_.get()[kEsRerunSlot] != 0) {
@@ -270,7 +272,7 @@ class CudaPipeline final : public ElectrostaticBackend {
                   "evaluating with 64-bit bins");
       run(on_device, x, y, gx, gy, Bins::Wide);
     }
-    if (!on_device) stage_out(gx, gy);
+    if (!on_device) stage_out(gx, gy, eo.accumulate);
     return host_result();
   }
 
@@ -715,15 +717,23 @@ class CudaPipeline final : public ElectrostaticBackend {
     }
   }
 
-  void stage_out(T* gx, T* gy) const {
+  void stage_out(T* gx, T* gy, bool accumulate) const {
     const std::int64_t nm = design_.num_movable(), nf = design_.num_fillers(), fo = design_.options.filler_offset;
-    if (nm > 0) {
-      std::memcpy(gx, pgx_.get(), nm * sizeof(T));
-      std::memcpy(gy, pgy_.get(), nm * sizeof(T));
-    }
-    if (nf > 0) {
-      std::memcpy(gx + fo, pgx_.get() + nm, nf * sizeof(T));
-      std::memcpy(gy + fo, pgy_.get() + nm, nf * sizeof(T));
+    const auto put = [accumulate](T* dst, const T* src, std::int64_t n) {
+      if (n <= 0) return;
+      if (!accumulate) {
+        std::memcpy(dst, src, n * sizeof(T));
+        return;
+      }
+      for (std::int64_t k = 0; k < n; ++k) dst[k] += src[k];
+    };
+    put(gx, pgx_.get(), nm);
+    put(gy, pgy_.get(), nm);
+    put(gx + fo, pgx_.get() + nm, nf);
+    put(gy + fo, pgy_.get() + nm, nf);
+    if (design_.options.zero_gap_gradient && !accumulate && fo > nm) {  // the device buffers have no gap
+      std::fill(gx + nm, gx + fo, T(0));
+      std::fill(gy + nm, gy + fo, T(0));
     }
   }
 

@@ -296,6 +296,7 @@ TEST(PlacerLoopCuda, WeightAccumulateAndZeroGap) {
   check_weight_and_accumulate<float>(Backend::Cuda, false);  // host arrays through the staging
   check_zero_gap<float>(Backend::Cuda, true);
   check_zero_gap<double>(Backend::Cuda, true);
+  check_zero_gap<float>(Backend::Cuda, false);
 }
 
 TEST(PlacerLoopCuda, SizeUpdatesOutsideAreaAndExactGradient) {
