@@ -183,7 +183,7 @@ struct RasterizeArgs {
   const int* large_cells;   // the large cells (see kEsWarpsPerBlock)
   int warp_begin, warp_end;    // the ranges of large_cells this launch covers: a warp each,
   int large_begin, large_end;  //   a block each
-  EsAccum* outside;            // [2]: movable, filler area outside the region (outside_fixed_point sums)
+  EsAccum* outside;            // [2 kEsTotalSlots]: (movable, filler) outside_fixed_point sums, slot pairs
 };
 template <typename T>
 void launch_rasterize(const RasterizeArgs<T>& a, cudaStream_t stream);
@@ -236,7 +236,7 @@ struct FinalizeArgs {
   const EsAccum* part_held;  // kEsPacked32 (else nullptr): [density_blocks] charge the maps held
                              // (kEsExactFloat: bins flagged, compared with the zero totals)
   EsAccum* totals;           // kEsPacked32: [kEsTotalSlots] charge rasterize added; zeroed here
-  EsAccum* outside;          // [2] rasterize's outside-area sums; zeroed here
+  EsAccum* outside;          // [2 kEsTotalSlots] rasterize's outside-area sums; zeroed here
   double outside_scale;      // bx by 2^-kOutsideFractionBits
   double* result;            // kEsResultSlots values, read by the host and device_result()
 };
@@ -275,23 +275,25 @@ struct GatherArgs {
   const int* large_cells;  // the large cells (see kEsWarpsPerBlock):
   int num_warp_cells;      //   the first num_warp_cells a warp each, the rest a block each
   int num_large;
-  const GradientWrite<T>* write;  // device: EvaluateOptions' weight and accumulate
+  const T* weight;   // device: EvaluateOptions::weight (field_tiles applies it to the tiled map)
+  bool accumulate;   // EvaluateOptions::accumulate (part of the captured graph)
 };
 template <typename T>
 void launch_gather(const GatherArgs<T>& a, cudaStream_t stream, bool overlap);
 // GradientScale::Exact: one thread per cell, the gradient from the potential phi (permuted layout).
 template <typename T>
-void launch_gather_exact(const GatherArgs<T>& a, const T* phi, cudaStream_t stream);
-// *write = value (a one-thread kernel, so that it is stream-ordered and capturable).
+void launch_gather_exact(GatherArgs<T> a, const T* phi, cudaStream_t stream);
+// *weight = value (a one-thread kernel, so that it is stream-ordered and capturable).
 template <typename T>
-void launch_set_gradient_write(GradientWrite<T>* write, GradientWrite<T> value, cudaStream_t stream);
-// zero_gap_gradient: grad[begin, end) = 0 on both axes unless *write accumulates.
+void launch_set_weight(T* weight, T value, cudaStream_t stream);
+// zero_gap_gradient: grad[begin, end) = 0 on both axes.
 template <typename T>
-void launch_zero_gap(T* grad_x, T* grad_y, std::int64_t begin, std::int64_t end, const GradientWrite<T>* write,
-                     cudaStream_t stream);
-// e[es_tile_index(m, n, N)] = ((-1)^m Re z[p(m), q(n)], (-1)^n Im z[p(m), q(n)]); padding untouched.
+void launch_zero_gap(T* grad_x, T* grad_y, std::int64_t begin, std::int64_t end, cudaStream_t stream);
+// e[es_tile_index(m, n, N)] = *weight ((-1)^m Re z[p(m), q(n)], (-1)^n Im z[p(m), q(n)]) (the
+// gradient's weight folded into the map the gather reads); padding untouched.
 template <typename T>
-void launch_field_tiles(const EsVec2<T>* z, EsVec2<T>* e, int M, int N, cudaStream_t stream, bool overlap);
+void launch_field_tiles(const EsVec2<T>* z, EsVec2<T>* e, int M, int N, const T* weight, cudaStream_t stream,
+                        bool overlap);
 
 // Cell t's position index and stretched footprint for the kernels with one thread per cell; false
 // for a large cell (those have a warp or a block each). Threads index cells directly, not through

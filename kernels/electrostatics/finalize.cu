@@ -36,20 +36,29 @@ __global__ void finalize(FinalizeArgs<T> a) {
       a.totals[threadIdx.x] = 0;
     }
   }
+  EsAccum outside_movable = 0, outside_filler = 0;
+  if (threadIdx.x < kEsTotalSlots) {
+    outside_movable = a.outside[2 * threadIdx.x];
+    outside_filler = a.outside[2 * threadIdx.x + 1];
+    a.outside[2 * threadIdx.x] = 0;
+    a.outside[2 * threadIdx.x + 1] = 0;
+  }
   using ReduceA = cub::BlockReduce<EsAccum, kEsThreads>;
   __shared__ typename ReduceA::TempStorage s4;
   __shared__ typename ReduceA::TempStorage s5;
+  __shared__ typename ReduceA::TempStorage s6;
+  __shared__ typename ReduceA::TempStorage s7;
   const EsAccum total_held = ReduceA(s4).Sum(held);
   const EsAccum total_added = ReduceA(s5).Sum(added);
+  const EsAccum total_outside_movable = ReduceA(s6).Sum(outside_movable);
+  const EsAccum total_outside_filler = ReduceA(s7).Sum(outside_filler);
   if (threadIdx.x == 0) {
     a.result[0] = total_energy * a.energy_scale;
     a.result[1] = total_overflow * a.overflow_scale;
     a.result[2] = static_cast<double>(total_max);
-    a.result[3] = static_cast<double>(a.outside[0]) * a.outside_scale;
-    a.result[4] = static_cast<double>(a.outside[1]) * a.outside_scale;
+    a.result[3] = static_cast<double>(total_outside_movable) * a.outside_scale;
+    a.result[4] = static_cast<double>(total_outside_filler) * a.outside_scale;
     a.result[kEsRerunSlot] = total_held != total_added ? 1.0 : 0.0;
-    a.outside[0] = 0;
-    a.outside[1] = 0;
   }
 }
 

@@ -91,16 +91,21 @@ __device__ __forceinline__ void load_small_field(const GatherArgs<T>& a, const F
   }
 }
 
-// The gradient of position index i as EvaluateOptions ask: weight * g, or added to what is there.
+// The gradient of position index i as EvaluateOptions ask, from the sums over the field map: the
+// tiled map carries the weight already (field_tiles); the C2C output does not.
 template <typename T>
 __device__ __forceinline__ void store_gradient(const GatherArgs<T>& a, std::int64_t i, T gx, T gy) {
-  const GradientWrite<T> w = *a.write;
-  if (w.accumulate) {
-    a.grad_x[i] += w.weight * gx;
-    a.grad_y[i] += w.weight * gy;
+  if (a.e == nullptr) {
+    const T w = *a.weight;
+    gx *= w;
+    gy *= w;
+  }
+  if (a.accumulate) {
+    a.grad_x[i] += gx;
+    a.grad_y[i] += gy;
   } else {  // nothing reads the gradient again in this evaluate
-    __stcs(a.grad_x + i, w.weight * gx);
-    __stcs(a.grad_y + i, w.weight * gy);
+    __stcs(a.grad_x + i, gx);
+    __stcs(a.grad_y + i, gy);
   }
 }
 
@@ -216,9 +221,15 @@ __device__ __forceinline__ EsVec2<T> load_last_use(const EsVec2<T>* z) {
 // q(2j+1) = N-1-j of row p(2i+h), so a warp stores 512 contiguous bytes and reads runs forwards
 // and backwards. Entries past an odd M or N stay as zeroed at construction.
 template <typename T>
-__global__ void field_tiles(const EsVec2<T>* z, EsVec2<T>* e, int M, int N) {
+__device__ __forceinline__ EsVec2<T> scaled(EsVec2<T> v, T w) {
+  return {w * v.x, w * v.y};
+}
+
+template <typename T>
+__global__ void field_tiles(const EsVec2<T>* z, EsVec2<T>* e, int M, int N, const T* weight) {
   wait_for_previous_kernel();  // launched with overlap after the C2C
   let_next_kernel_start();     // the gather reads its cells until it waits for this grid
+  const T w = *weight;
   const int tiles_m = (M + 1) / 2, tiles_n = es_tiles_n(N);
   const int t = static_cast<int>(blockIdx.y * blockDim.x + threadIdx.x);
   const int j = t >> 1, h = t & 1;
@@ -232,8 +243,8 @@ __global__ void field_tiles(const EsVec2<T>* z, EsVec2<T>* e, int M, int N) {
     if (m >= M) continue;  // an odd M's padding row
     const std::int64_t r = permuted_index(m, 0, M, N);
     store_tile_row(e + 4 * (static_cast<std::int64_t>(i) * tiles_n + j) + 2 * h,
-                   signed_field(load_last_use(z + r + c0), m, n0),
-                   has_n1 ? signed_field(load_last_use(z + r + c1), m, n1) : zero);
+                   scaled(signed_field(load_last_use(z + r + c0), m, n0), w),
+                   has_n1 ? scaled(signed_field(load_last_use(z + r + c1), m, n1), w) : zero);
   }
 }
 
@@ -248,17 +259,16 @@ __global__ void gather_exact(GatherArgs<T> a, const T* phi) {
   const int M = a.g.M, N = a.g.N;
   T dx, dy;
   exact_footprint_gradient(f, a.g, [&](int m, int n) { return phi[permuted_index(m, n, M, N)]; }, &dx, &dy);
-  store_gradient(a, i, dx, dy);
+  store_gradient(a, i, dx, dy);  // a.e is nullptr here: the weight is applied
 }
 
 template <typename T>
-__global__ void set_gradient_write(GradientWrite<T>* write, GradientWrite<T> value) {
-  *write = value;
+__global__ void set_weight(T* weight, T value) {
+  *weight = value;
 }
 
 template <typename T>
-__global__ void zero_gap(T* grad_x, T* grad_y, std::int64_t begin, std::int64_t end, const GradientWrite<T>* write) {
-  if (write->accumulate) return;
+__global__ void zero_gap(T* grad_x, T* grad_y, std::int64_t begin, std::int64_t end) {
   for (std::int64_t k = begin + static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < end;
        k += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
     grad_x[k] = T(0);
@@ -269,32 +279,33 @@ __global__ void zero_gap(T* grad_x, T* grad_y, std::int64_t begin, std::int64_t 
 }  // namespace
 
 template <typename T>
-void launch_gather_exact(const GatherArgs<T>& a, const T* phi, cudaStream_t stream) {
+void launch_gather_exact(GatherArgs<T> a, const T* phi, cudaStream_t stream) {
   if (a.num_cells == 0) return;
+  a.e = nullptr;  // store_gradient applies the weight
   gather_exact<T><<<es_blocks_for(a.num_cells), kEsThreads, 0, stream>>>(a, phi);
   EFIELD_CUDA_CHECK_LAUNCH();
 }
 
 template <typename T>
-void launch_set_gradient_write(GradientWrite<T>* write, GradientWrite<T> value, cudaStream_t stream) {
-  set_gradient_write<T><<<1, 1, 0, stream>>>(write, value);
+void launch_set_weight(T* weight, T value, cudaStream_t stream) {
+  set_weight<T><<<1, 1, 0, stream>>>(weight, value);
   EFIELD_CUDA_CHECK_LAUNCH();
 }
 
 template <typename T>
-void launch_zero_gap(T* grad_x, T* grad_y, std::int64_t begin, std::int64_t end, const GradientWrite<T>* write,
-                     cudaStream_t stream) {
+void launch_zero_gap(T* grad_x, T* grad_y, std::int64_t begin, std::int64_t end, cudaStream_t stream) {
   if (end <= begin) return;
-  zero_gap<T><<<es_reduce_blocks(end - begin), kEsThreads, 0, stream>>>(grad_x, grad_y, begin, end, write);
+  zero_gap<T><<<es_reduce_blocks(end - begin), kEsThreads, 0, stream>>>(grad_x, grad_y, begin, end);
   EFIELD_CUDA_CHECK_LAUNCH();
 }
 
 template <typename T>
-void launch_field_tiles(const EsVec2<T>* z, EsVec2<T>* e, int M, int N, cudaStream_t stream, bool overlap) {
+void launch_field_tiles(const EsVec2<T>* z, EsVec2<T>* e, int M, int N, const T* weight, cudaStream_t stream,
+                        bool overlap) {
   const int tiles_m = (M + 1) / 2;
   const int row_blocks = tiles_m < kEsMaxRowBlocks ? tiles_m : kEsMaxRowBlocks;
   launch_kernel(overlap, field_tiles<T>, dim3(row_blocks, es_blocks_for(2 * static_cast<std::int64_t>(es_tiles_n(N)))),
-                kEsThreads, 0, stream, z, e, M, N);
+                kEsThreads, 0, stream, z, e, M, N, weight);
 }
 
 template <typename T>
@@ -306,17 +317,17 @@ void launch_gather(const GatherArgs<T>& a, cudaStream_t stream, bool overlap) {
   launch_kernel(overlap, gather_cells<T>, blocks, kEsThreads, 0, stream, a, small_blocks, warp_blocks);
 }
 
-template void launch_field_tiles<float>(const EsVec2<float>*, EsVec2<float>*, int, int, cudaStream_t, bool);
-template void launch_field_tiles<double>(const EsVec2<double>*, EsVec2<double>*, int, int, cudaStream_t, bool);
+template void launch_field_tiles<float>(const EsVec2<float>*, EsVec2<float>*, int, int, const float*, cudaStream_t,
+                                        bool);
+template void launch_field_tiles<double>(const EsVec2<double>*, EsVec2<double>*, int, int, const double*,
+                                         cudaStream_t, bool);
 template void launch_gather<float>(const GatherArgs<float>&, cudaStream_t, bool);
 template void launch_gather<double>(const GatherArgs<double>&, cudaStream_t, bool);
-template void launch_gather_exact<float>(const GatherArgs<float>&, const float*, cudaStream_t);
-template void launch_gather_exact<double>(const GatherArgs<double>&, const double*, cudaStream_t);
-template void launch_set_gradient_write<float>(GradientWrite<float>*, GradientWrite<float>, cudaStream_t);
-template void launch_set_gradient_write<double>(GradientWrite<double>*, GradientWrite<double>, cudaStream_t);
-template void launch_zero_gap<float>(float*, float*, std::int64_t, std::int64_t, const GradientWrite<float>*,
-                                     cudaStream_t);
-template void launch_zero_gap<double>(double*, double*, std::int64_t, std::int64_t, const GradientWrite<double>*,
-                                      cudaStream_t);
+template void launch_gather_exact<float>(GatherArgs<float>, const float*, cudaStream_t);
+template void launch_gather_exact<double>(GatherArgs<double>, const double*, cudaStream_t);
+template void launch_set_weight<float>(float*, float, cudaStream_t);
+template void launch_set_weight<double>(double*, double, cudaStream_t);
+template void launch_zero_gap<float>(float*, float*, std::int64_t, std::int64_t, cudaStream_t);
+template void launch_zero_gap<double>(double*, double*, std::int64_t, std::int64_t, cudaStream_t);
 
 }  // namespace efield::detail

@@ -127,6 +127,7 @@ class CudaPipeline final : public ElectrostaticBackend {
  public:
   using ElectrostaticBackend::evaluate;  // the other precision's overloads throw (backend.hpp)
   using ElectrostaticBackend::profile;
+  using ElectrostaticBackend::evaluate_async;
   explicit CudaPipeline(ElectrostaticDesign design)
       : ElectrostaticBackend(std::move(design)), device_(current_cuda_device()) {
     const ElectrostaticDesign& d = design_;
@@ -223,10 +224,10 @@ class CudaPipeline final : public ElectrostaticBackend {
     // writes the three results straight into it, so no copy node follows the last kernel.
     result_host_ = EsPinnedArray<double>(kEsResultSlots);
     std::fill(result_host_.get(), result_host_.get() + kEsResultSlots, 0.0);
-    outside_ = EsDeviceArray<EsAccum>(2);
+    outside_ = EsDeviceArray<EsAccum>(2 * kEsTotalSlots);
     EFIELD_CUDA_CHECK(cudaMemset(outside_.get(), 0, outside_.bytes()));
-    write_ = EsDeviceArray<GradientWrite<T>>(1);
-    upload(write_.get(), &write_now_, 1);
+    weight_ = EsDeviceArray<T>(1);
+    upload(weight_.get(), &weight_now_, 1);
 
     // Host-pointer path: device copies of positions and gradients, pinned staging.
     dx_ = EsDeviceArray<T>(nc_);
@@ -247,8 +248,7 @@ class CudaPipeline final : public ElectrostaticBackend {
   ~CudaPipeline() override {
     const DeviceScope scope(device_);
     cudaStreamSynchronize(stream_);  // nothing of ours may still run when the buffers go
-    for (GraphExec& g : host_graph_) g.reset();
-    for (GraphExec& g : device_graph_) g.reset();
+    reset_graphs();
     cudaEventDestroy(caller_done_);
     cudaEventDestroy(done_);
     cudaEventDestroy(fork_);
@@ -264,13 +264,14 @@ class CudaPipeline final : public ElectrostaticBackend {
     order_after_caller();
     // Host arrays: the device writes weight * g into its own buffers, and stage_out adds it to
     // the caller's arrays when accumulating.
-    set_gradient_write(on_device ? eo : EvaluateOptions{eo.weight, false});
+    const bool accumulate = on_device && eo.accumulate;
+    set_weight(eo.weight);
     if (!on_device) stage_in(x, y);
-    run(on_device, x, y, gx, gy, bins_kind_);
+    run(on_device, x, y, gx, gy, bins_kind_, accumulate);
     if (checks_bins() && result_host_.get()[kEsRerunSlot] != 0) {
       log().debug("ElectrostaticSystem (CUDA): a packed bin wrapped or an exact float bin overflowed (pile-up); "
                   "evaluating with 64-bit bins");
-      run(on_device, x, y, gx, gy, Bins::Wide);
+      run(on_device, x, y, gx, gy, Bins::Wide, accumulate);
     }
     if (!on_device) stage_out(gx, gy, eo.accumulate);
     return host_result();
@@ -281,18 +282,20 @@ class CudaPipeline final : public ElectrostaticBackend {
   void evaluate_async(const T* x, const T* y, T* gx, T* gy, const EvaluateOptions& eo) override {
     const DeviceScope scope(device_);
     order_after_caller();
-    set_gradient_write(eo);
     const Bins bins = checks_bins() ? Bins::Wide : bins_kind_;
     cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
     EFIELD_CUDA_CHECK(cudaStreamIsCapturing(stream_, &capture));
     if (capture != cudaStreamCaptureStatusNone) {
-      // The caller records our work into its own graph: enqueue the kernels themselves, and let
-      // later calls set the gradient weight again (the caller's replays set theirs).
-      enqueue_pipeline(x, y, gx, gy, design_.options.filler_offset, bins);
-      write_known_ = false;
+      // The caller records our work into its own graph: enqueue the kernels themselves, the
+      // weight's too (its replays set it), and let later calls set theirs again.
+      weight_known_ = false;
+      set_weight(eo.weight);
+      weight_known_ = false;
+      enqueue_pipeline(x, y, gx, gy, design_.options.filler_offset, bins, eo.accumulate);
       return;  // done_ stays with the latest evaluate outside the capture
     }
-    launch(true, x, y, gx, gy, bins);
+    set_weight(eo.weight);
+    launch(true, x, y, gx, gy, bins, eo.accumulate);
     EFIELD_CUDA_CHECK(cudaEventRecord(done_, stream_));
     order_caller_after();
   }
@@ -348,7 +351,7 @@ class CudaPipeline final : public ElectrostaticBackend {
       EFIELD_CUDA_CHECK(cudaEventRecord(e[3], stream_));
       EFIELD_CUFFT_CHECK(CufftReal<T>::exec_c2c(fields_.get(), z_.get(), z_.get(), CUFFT_INVERSE));
       EFIELD_CUDA_CHECK(cudaEventRecord(e[4], stream_));
-      enqueue_gather(px, py, pgx, pgy, fo);
+      enqueue_gather(px, py, pgx, pgy, fo, false);
       launch_finalize(finalize_args(bins), stream_);
       EFIELD_CUDA_CHECK(cudaEventRecord(e[5], stream_));
       EFIELD_CUDA_CHECK(cudaEventSynchronize(e[5]));
@@ -400,8 +403,7 @@ class CudaPipeline final : public ElectrostaticBackend {
     const DeviceScope scope(device_);
     EFIELD_CUDA_CHECK(cudaStreamSynchronize(stream_));
     load_sizes();
-    for (GraphExec& g : host_graph_) g.reset();
-    for (GraphExec& g : device_graph_) g.reset();
+    reset_graphs();
   }
 
  private:
@@ -452,14 +454,21 @@ class CudaPipeline final : public ElectrostaticBackend {
     return out;
   }
 
-  // The gradient's weight and accumulate flag live in device memory (write_), so that the
-  // captured graphs stay valid when they change; a one-thread kernel sets them when they do.
-  void set_gradient_write(const EvaluateOptions& eo) {
-    const GradientWrite<T> next{static_cast<T>(eo.weight), eo.accumulate};
-    if (write_known_ && next.weight == write_now_.weight && next.accumulate == write_now_.accumulate) return;
-    launch_set_gradient_write(write_.get(), next, stream_);
-    write_now_ = next;
-    write_known_ = true;
+  // The gradient's weight lives in device memory (weight_), so that the captured graphs stay
+  // valid when a placer changes it every iteration; a one-thread kernel sets it when it changes.
+  // (accumulate selects a graph instead: placers keep it fixed.)
+  void set_weight(double weight) {
+    const T next = static_cast<T>(weight);
+    if (weight_known_ && next == weight_now_) return;
+    launch_set_weight(weight_.get(), next, stream_);
+    weight_now_ = next;
+    weight_known_ = true;
+  }
+
+  void reset_graphs() {
+    for (GraphExec& g : host_graph_) g.reset();
+    for (auto& pair : device_graph_)
+      for (GraphExec& g : pair) g.reset();
   }
 
   struct Pointers {
@@ -473,27 +482,28 @@ class CudaPipeline final : public ElectrostaticBackend {
   // One pass of the pipeline with the given bins, through the graph captured for that choice
   // (device pointers: for these pointers) unless graphs are off; waits for it. Host arrays run
   // from the pinned staging buffers.
-  void run(bool on_device, const T* x, const T* y, T* gx, T* gy, Bins bins) {
-    launch(on_device, x, y, gx, gy, bins);
+  void run(bool on_device, const T* x, const T* y, T* gx, T* gy, Bins bins, bool accumulate) {
+    launch(on_device, x, y, gx, gy, bins, accumulate);
     EFIELD_CUDA_CHECK(cudaEventRecord(done_, stream_));
     order_caller_after();
     EFIELD_CUDA_CHECK(cudaStreamSynchronize(stream_));
   }
   // The same, without waiting.
-  void launch(bool on_device, const T* x, const T* y, T* gx, T* gy, Bins bins) {
-    const int b = static_cast<int>(bins);
-    GraphExec& graph = on_device ? device_graph_[b] : host_graph_[b];
+  void launch(bool on_device, const T* x, const T* y, T* gx, T* gy, Bins bins, bool accumulate) {
+    const int b = static_cast<int>(bins), acc = accumulate ? 1 : 0;
+    GraphExec& graph = on_device ? device_graph_[b][acc] : host_graph_[b];
+    Pointers& captured_for = device_pointers_[b][acc];
     const auto enqueue = [&] {
-      if (on_device) enqueue_pipeline(x, y, gx, gy, design_.options.filler_offset, bins);
+      if (on_device) enqueue_pipeline(x, y, gx, gy, design_.options.filler_offset, bins, accumulate);
       else enqueue_host_path(bins);
     };
     if (!design_.options.use_cuda_graph) {
       enqueue();
     } else {
       const Pointers p{x, y, gx, gy};
-      if (!graph.ready() || (on_device && !(p == device_pointers_[b]))) {  // captured for other pointers
+      if (!graph.ready() || (on_device && !(p == captured_for))) {  // captured for other pointers
         graph.capture(stream_, enqueue);
-        if (on_device) device_pointers_[b] = p;
+        if (on_device) captured_for = p;
       }
       graph.launch(stream_);
     }
@@ -649,9 +659,10 @@ class CudaPipeline final : public ElectrostaticBackend {
     launch_spectral_fields(a, stream_, overlap_);
   }
 
-  void enqueue_gather(const T* x, const T* y, T* gx, T* gy, std::int64_t fo) {
+  void enqueue_gather(const T* x, const T* y, T* gx, T* gy, std::int64_t fo, bool accumulate) {
     const EsVec2<T>* z = reinterpret_cast<const EsVec2<T>*>(z_.get());  // the same layout
-    if (!exact_ && (variant_ & kEsFieldTiles)) launch_field_tiles(z, e_map_.get(), M_, N_, stream_, overlap_);
+    if (!exact_ && (variant_ & kEsFieldTiles))
+      launch_field_tiles(z, e_map_.get(), M_, N_, weight_.get(), stream_, overlap_);
     GatherArgs<T> a{geometry(fo),
                     x,
                     y,
@@ -665,15 +676,16 @@ class CudaPipeline final : public ElectrostaticBackend {
                     large_.get(),
                     num_warp_cells_,
                     num_large_,
-                    write_.get()};
+                    weight_.get(),
+                    accumulate};
     if (exact_) launch_gather_exact(a, y_phi_.get(), stream_);
     else launch_gather(a, stream_, overlap_);
     const std::int64_t gap_begin = design_.num_movable(), gap_end = fo;
-    if (design_.options.zero_gap_gradient && gap_end > gap_begin)
-      launch_zero_gap(gx, gy, gap_begin, gap_end, write_.get(), stream_);
+    if (design_.options.zero_gap_gradient && !accumulate && gap_end > gap_begin)
+      launch_zero_gap(gx, gy, gap_begin, gap_end, stream_);
   }
 
-  void enqueue_pipeline(const T* x, const T* y, T* gx, T* gy, std::int64_t fo, Bins bins) {
+  void enqueue_pipeline(const T* x, const T* y, T* gx, T* gy, std::int64_t fo, Bins bins, bool accumulate) {
     enqueue_rasterize(x, y, fo, bins);
     EFIELD_CUFFT_CHECK(CufftReal<T>::exec_r2c(forward_.get(), rho_.get(), spectrum_.get()));
     enqueue_spectral();
@@ -686,7 +698,7 @@ class CudaPipeline final : public ElectrostaticBackend {
     EFIELD_CUDA_CHECK(cudaEventRecord(join_, side_stream_));
     if (exact_) enqueue_potential();
     EFIELD_CUFFT_CHECK(CufftReal<T>::exec_c2c(fields_.get(), z_.get(), z_.get(), CUFFT_INVERSE));
-    enqueue_gather(x, y, gx, gy, fo);
+    enqueue_gather(x, y, gx, gy, fo, accumulate);
     EFIELD_CUDA_CHECK(cudaStreamWaitEvent(stream_, join_, 0));
   }
 
@@ -698,7 +710,7 @@ class CudaPipeline final : public ElectrostaticBackend {
       EFIELD_CUDA_CHECK(cudaMemcpyAsync(dx_.get(), px_.get(), bytes, cudaMemcpyHostToDevice, stream_));
       EFIELD_CUDA_CHECK(cudaMemcpyAsync(dy_.get(), py_.get(), bytes, cudaMemcpyHostToDevice, stream_));
     }
-    enqueue_pipeline(dx_.get(), dy_.get(), dgx_.get(), dgy_.get(), design_.num_movable(), bins);
+    enqueue_pipeline(dx_.get(), dy_.get(), dgx_.get(), dgy_.get(), design_.num_movable(), bins, false);
     if (bytes > 0) {
       EFIELD_CUDA_CHECK(cudaMemcpyAsync(pgx_.get(), dgx_.get(), bytes, cudaMemcpyDeviceToHost, stream_));
       EFIELD_CUDA_CHECK(cudaMemcpyAsync(pgy_.get(), dgy_.get(), bytes, cudaMemcpyDeviceToHost, stream_));
@@ -752,10 +764,10 @@ class CudaPipeline final : public ElectrostaticBackend {
   bool exact_ = false;     // GradientScale::Exact: the gather reads phi
   bool uses_own_stream_ = false;
   cudaEvent_t done_ = nullptr;  // recorded after each evaluate (wait_result, stream changes)
-  EsDeviceArray<EsAccum> outside_;           // [2] rasterize's outside-area sums (finalize zeroes them)
-  EsDeviceArray<GradientWrite<T>> write_;    // [1] EvaluateOptions' weight and accumulate
-  GradientWrite<T> write_now_;               // what write_ holds, when write_known_
-  bool write_known_ = true;
+  EsDeviceArray<EsAccum> outside_;  // [2 kEsTotalSlots] rasterize's outside-area sums (finalize zeroes them)
+  EsDeviceArray<T> weight_;         // [1] EvaluateOptions::weight
+  T weight_now_ = T(1);             // what weight_ holds, when weight_known_
+  bool weight_known_ = true;
   CellGeometry<T> geom_;
   SpectralGrid<T> grid_;
   cudaStream_t own_stream_ = nullptr;
@@ -795,9 +807,10 @@ class CudaPipeline final : public ElectrostaticBackend {
   EsPinnedArray<T> px_, py_, pgx_, pgy_;
   CufftHandle forward_, fields_, potential_;
   // [Bins]: packed bins, 64-bit bins (after a wrap or an exact float overflow, and double), float
-  // maps (kEsExactFloat, the usual float run, or deterministic = false).
-  GraphExec host_graph_[kBinsKinds], device_graph_[kBinsKinds];
-  Pointers device_pointers_[kBinsKinds] = {};
+  // maps (kEsExactFloat, the usual float run, or deterministic = false); device arrays also
+  // [accumulate].
+  GraphExec host_graph_[kBinsKinds], device_graph_[kBinsKinds][2];
+  Pointers device_pointers_[kBinsKinds][2] = {};
 };
 
 }  // namespace

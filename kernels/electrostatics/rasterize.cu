@@ -117,26 +117,24 @@ __device__ __forceinline__ EsAccum* map_of(const RasterizeArgs<T>& a, std::int64
 // One thread per cell (large cells return at once). Footprints of up to 3 x 3 bins (almost every
 // standard cell and filler: stretched cells span 2-3 bins per axis) take an unrolled path; larger
 // ones loop.
-// The area outside the region, per kind of cell (finalize reports it).
-struct OutsideArea {
-  EsAccum movable = 0, filler = 0;
-};
+// The area of cell c outside the region (finalize reports it), added only for the few cells not
+// wholly inside, straight into one of kEsTotalSlots pairs of slots (integers: order-free), so the
+// usual evaluate pays one comparison per cell and no reduction.
 template <typename T>
-__device__ __forceinline__ void add_outside(const RasterizeArgs<T>& a, const Footprint<T>& f, std::int64_t c,
-                                            OutsideArea& outside) {
-  const EsAccum q = static_cast<EsAccum>(outside_fixed_point(f, a.g));
-  (c < a.g.num_movable ? outside.movable : outside.filler) += q;
+__device__ __forceinline__ void add_outside(const RasterizeArgs<T>& a, const Footprint<T>& f, std::int64_t c) {
+  const std::int64_t q = outside_fixed_point(f, a.g);
+  if (q != 0)
+    atomicAdd(a.outside + 2 * (c & (kEsTotalSlots - 1)) + (c >= a.g.num_movable ? 1 : 0), static_cast<EsAccum>(q));
 }
 
 template <typename T>
-__device__ __forceinline__ void rasterize_small(const RasterizeArgs<T>& a, int block, EsAccum& added,
-                                                OutsideArea& outside) {
+__device__ __forceinline__ void rasterize_small(const RasterizeArgs<T>& a, int block, EsAccum& added) {
   const std::int64_t c = a.cell_begin + static_cast<std::int64_t>(block) * blockDim.x + threadIdx.x;
   if (c >= a.cell_end) return;
   std::int64_t i;
   Footprint<T> f;
   if (!load_small_cell(a, c, &i, &f)) return;
-  add_outside(a, f, c, outside);
+  add_outside(a, f, c);
   EsAccum* acc = map_of(a, c);
   if (is_small_footprint(f)) {
     const SmallFootprint<T> s = small_footprint(f, a.g);
@@ -172,10 +170,10 @@ __device__ __forceinline__ void rasterize_small(const RasterizeArgs<T>& a, int b
 // Large cell c's footprint, its bins split among `lanes` threads (this one is `lane`).
 template <typename T>
 __device__ __forceinline__ void rasterize_large_cell(const RasterizeArgs<T>& a, int c, int lane, int lanes,
-                                                     EsAccum& added, OutsideArea& outside) {
+                                                     EsAccum& added) {
   const std::int64_t i = position_index(a.g, static_cast<std::int64_t>(c));
   const Footprint<T> f = cell_footprint(a.g, a.x[i], a.y[i], a.w[c], a.h[c]);
-  if (lane == 0) add_outside(a, f, c, outside);
+  if (lane == 0) add_outside(a, f, static_cast<std::int64_t>(c));
   EsAccum* acc = map_of(a, c);
   const int cols = f.n1 - f.n0 + 1;
   const std::int64_t count = static_cast<std::int64_t>(f.m1 - f.m0 + 1) * cols;
@@ -187,19 +185,16 @@ __device__ __forceinline__ void rasterize_large_cell(const RasterizeArgs<T>& a, 
 
 // One warp per large cell of up to kWarpCellSpan bins a side.
 template <typename T>
-__device__ __forceinline__ void rasterize_warp_cell(const RasterizeArgs<T>& a, int block, EsAccum& added,
-                                                    OutsideArea& outside) {
+__device__ __forceinline__ void rasterize_warp_cell(const RasterizeArgs<T>& a, int block, EsAccum& added) {
   const int k = a.warp_begin + block * kEsWarpsPerBlock + static_cast<int>(threadIdx.x / 32);
-  if (k < a.warp_end)
-    rasterize_large_cell(a, a.large_cells[k], static_cast<int>(threadIdx.x % 32), 32, added, outside);
+  if (k < a.warp_end) rasterize_large_cell(a, a.large_cells[k], static_cast<int>(threadIdx.x % 32), 32, added);
 }
 
 // One block per large cell beyond kWarpCellSpan bins a side.
 template <typename T>
-__device__ __forceinline__ void rasterize_large(const RasterizeArgs<T>& a, int block, EsAccum& added,
-                                                OutsideArea& outside) {
+__device__ __forceinline__ void rasterize_large(const RasterizeArgs<T>& a, int block, EsAccum& added) {
   rasterize_large_cell(a, a.large_cells[a.large_begin + block], static_cast<int>(threadIdx.x),
-                       static_cast<int>(blockDim.x), added, outside);
+                       static_cast<int>(blockDim.x), added);
 }
 
 // One launch for all cells: the first blocks take one cell per thread, the next kEsWarpsPerBlock
@@ -212,25 +207,12 @@ __global__ void __launch_bounds__(kEsThreads, kEsCellKernelMinBlocks<T>) rasteri
   let_next_kernel_start();  // the density pass waits for the whole grid anyway
   const int b = static_cast<int>(blockIdx.x);
   EsAccum added = 0;
-  OutsideArea outside;
-  if (b < small_blocks) rasterize_small(a, b, added, outside);
-  else if (b < small_blocks + warp_blocks) rasterize_warp_cell(a, b - small_blocks, added, outside);
-  else rasterize_large(a, b - small_blocks - warp_blocks, added, outside);
+  if (b < small_blocks) rasterize_small(a, b, added);
+  else if (b < small_blocks + warp_blocks) rasterize_warp_cell(a, b - small_blocks, added);
+  else rasterize_large(a, b - small_blocks - warp_blocks, added);
+  if (a.totals == nullptr) return;
   using Reduce = cub::BlockReduce<EsAccum, kEsThreads>;
   __shared__ typename Reduce::TempStorage storage;
-  // Integer sums, so the atomics' order does not matter; blocks with every cell inside (almost
-  // all, once a placement has spread) skip the reductions.
-  if (__syncthreads_or(outside.movable != 0 || outside.filler != 0)) {
-    const EsAccum movable = Reduce(storage).Sum(outside.movable);
-    __syncthreads();  // storage is reused
-    const EsAccum filler = Reduce(storage).Sum(outside.filler);
-    __syncthreads();
-    if (threadIdx.x == 0) {
-      if (movable != 0) atomicAdd(a.outside, movable);
-      if (filler != 0) atomicAdd(a.outside + 1, filler);
-    }
-  }
-  if (a.totals == nullptr) return;
   const EsAccum block_added = Reduce(storage).Sum(added);
   if (threadIdx.x == 0 && block_added != 0) atomicAdd(a.totals + (b & (kEsTotalSlots - 1)), block_added);
 }
