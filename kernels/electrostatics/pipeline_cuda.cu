@@ -247,7 +247,9 @@ class CudaPipeline final : public ElectrostaticBackend {
 
   ~CudaPipeline() override {
     const DeviceScope scope(device_);
-    cudaStreamSynchronize(stream_);  // nothing of ours may still run when the buffers go
+    // Nothing of ours may still run when the buffers go. The event, not the stream: a caller may
+    // have destroyed its stream already.
+    cudaEventSynchronize(done_);
     reset_graphs();
     cudaEventDestroy(caller_done_);
     cudaEventDestroy(done_);

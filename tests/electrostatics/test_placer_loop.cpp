@@ -329,10 +329,17 @@ TEST(PlacerLoopCuda, AgreesWithCpu) {
 // between (the gradients of two evaluates accumulate on the stream), and capturable into the
 // caller's own graph.
 template <typename T>
+void check_async_on(const TestDesign& d, cudaStream_t stream, bool deterministic);
+template <typename T>
 void check_async(bool deterministic) {
   const TestDesign d = small_design(18);
   cudaStream_t stream = nullptr;
   ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
+  check_async_on<T>(d, stream, deterministic);
+  cudaStreamDestroy(stream);
+}
+template <typename T>
+void check_async_on(const TestDesign& d, cudaStream_t stream, bool deterministic) {
   ElectrostaticOptions o = with(d.options, Backend::Cuda, std::is_same_v<T, float> ? Precision::Float : Precision::Double);
   o.deterministic = deterministic;
   o.stream = stream;
@@ -369,7 +376,6 @@ void check_async(bool deterministic) {
   EXPECT_EQ(after.gx, sync.gx);
   cudaGraphExecDestroy(exec);
   cudaGraphDestroy(graph);
-  cudaStreamDestroy(stream);
 }
 
 TEST(PlacerLoopCuda, AsyncEvaluate) {
