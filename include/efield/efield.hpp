@@ -8,5 +8,6 @@
 #include "efield/log.hpp"
 #include "efield/electrostatic_system.hpp"
 #include "efield/placement_helpers.hpp"
+#include "efield/placement_netlist.hpp"
 #include "efield/synthetic_design.hpp"
 #include "efield/transforms.hpp"

@@ -68,7 +68,7 @@ Design load_bookshelf(const std::string& aux_path, const BookshelfLoadOptions& o
     s.bytes += text.size();
     t0 = Clock::now();
     LineReader reader(text, files.nets);
-    parse_nets(reader, index, design);
+    s.pins_off_centre = parse_nets(reader, index, design);
     s.nets_ms = ms_since(t0);
   } else {
     detail::log().info("{}: no .nets file{}; loaded for density-only work", aux_path,

@@ -1,8 +1,12 @@
 // The .nets file: "NumNets : n", "NumPins : p", then per net "NetDegree : d [name]" followed by d
 // pin lines "<node> [I|O|B] [: <dx> <dy>]" (offsets from the node's centre; none means 0 0).
+// Offsets measured from the lower-left corner instead are detected and moved to the centre (the
+// rule is documented at load_bookshelf).
 #include <algorithm>
+#include <cmath>
 
 #include "bookshelf/parsers.hpp"
+#include "common/log.hpp"
 
 namespace efield::bookshelf {
 namespace {
@@ -15,9 +19,58 @@ bool parse_direction(std::string_view t, PinDirection* d) {
   return true;
 }
 
+// Whether |offset| fits in half of `size`, with a relative tolerance for sizes and offsets that
+// went through decimal text.
+bool within_half(double offset, double size) {
+  const double half = 0.5 * size;
+  return std::abs(offset) <= half + 1e-6 * std::max(half, 1.0);
+}
+
+bool within_lower_left(double offset, double size) {
+  const double tol = 1e-6 * std::max(size, 1.0);
+  return offset >= -tol && offset <= size + tol;
+}
+
+// Counts the pins whose offsets cannot be from their node's centre; when they are more than 1% of
+// all pins, warns and (if the lower-left convention fits every pin) moves the offsets to the
+// centre. Node sizes are the unrotated .nodes sizes, the frame .nets offsets are written in.
+long long normalise_pin_offsets(const std::string& path, Design& design) {
+  long long off_centre = 0;
+  bool all_lower_left = true;
+  for (const Pin& p : design.pins) {
+    const double w = design.width[p.node], h = design.height[p.node];
+    if (!within_half(p.offset_x, w) || !within_half(p.offset_y, h)) ++off_centre;
+    all_lower_left = all_lower_left && within_lower_left(p.offset_x, w) && within_lower_left(p.offset_y, h);
+  }
+  const long long pins = static_cast<long long>(design.pins.size());
+  if (off_centre == 0) return 0;
+  if (off_centre * 100 <= pins) {
+    detail::log().info("{}: {} of {} pin offsets lie outside half their node's size; left as written", path,
+                       off_centre, pins);
+    return off_centre;
+  }
+  if (!all_lower_left) {
+    detail::log().warn(
+        "{}: {} of {} pin offsets lie outside half their node's size, so they are not from the node's centre "
+        "(Bookshelf's convention), nor do all of them fit the lower-left convention; left as written",
+        path, off_centre, pins);
+    return off_centre;
+  }
+  detail::log().warn(
+      "{}: {} of {} pin offsets lie outside half their node's size, so they are not from the node's centre "
+      "(Bookshelf's convention); all fit offsets from the lower-left corner: moved to the centre (offset - size/2)",
+      path, off_centre, pins);
+  for (Pin& p : design.pins) {
+    p.offset_x -= 0.5 * design.width[p.node];
+    p.offset_y -= 0.5 * design.height[p.node];
+  }
+  design.pin_offsets_were_lower_left = true;
+  return off_centre;
+}
+
 }  // namespace
 
-void parse_nets(LineReader& reader, const NameIndex& index, Design& design) {
+long long parse_nets(LineReader& reader, const NameIndex& index, Design& design) {
   reader.skip_header("nets");
   long long declared_nets = -1, declared_pins = -1;
   int nets_line = 0, pins_line = 0;
@@ -83,6 +136,7 @@ void parse_nets(LineReader& reader, const NameIndex& index, Design& design) {
     reader.fail_count(pins_line, "NumPins", declared_pins, static_cast<long long>(design.pins.size()), "pins");
   design.net_weight.assign(design.net_names.size(), 1.0);
   design.has_nets = true;
+  return normalise_pin_offsets(reader.path(), design);
 }
 
 }  // namespace efield::bookshelf

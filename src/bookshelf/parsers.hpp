@@ -22,7 +22,8 @@ struct AuxFiles {
 
 AuxFiles parse_aux(LineReader& reader, const std::string& directory);
 void parse_nodes(LineReader& reader, Design& design, NameIndex& index);
-void parse_nets(LineReader& reader, const NameIndex& index, Design& design);
+// Returns the count of pins whose offsets, as written, cannot be from their node's centre.
+long long parse_nets(LineReader& reader, const NameIndex& index, Design& design);
 void parse_wts(LineReader& reader, const NameIndex& index, Design& design);
 void parse_pl(LineReader& reader, const NameIndex& index, Design& design);
 void parse_scl(LineReader& reader, Design& design);
