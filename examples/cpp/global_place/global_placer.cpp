@@ -35,9 +35,9 @@ PlacerResult run_global_place(Engine& engine, const PlacementProblem& problem, c
                               const std::function<void(const IterationReport&)>& report) {
   const auto t_start = std::chrono::steady_clock::now();
   PlacerResult result;
-  const double mean_bin = 0.5 * (problem.bin_width + problem.bin_height);
+  const double units = problem.row_height / o.reference_row_height;
   const double base_gamma = o.gamma_factor * (problem.bin_width + problem.bin_height);
-  const double ref_hpwl = o.ref_hpwl > 0 ? o.ref_hpwl : 3.5e5 * mean_bin / 12.0;
+  const double ref_hpwl = o.ref_hpwl * units;
   engine.set_positions(start);
 
   // Start: overflow taken as 1 (everything piled up), DREAMPlace's initial gamma of 10x the base.
@@ -49,11 +49,11 @@ PlacerResult run_global_place(Engine& engine, const PlacementProblem& problem, c
   check_finite(current, 0);
 
   // Initial step length from a small plain gradient step: alpha = |dv| / |dg|.
-  engine.trial_gradient_step(o.initial_step * mean_bin);
+  engine.trial_gradient_step(o.initial_step * units);
   Evaluation trial = engine.evaluate_trial(gamma, lambda);
   add_times(result, trial);
   check_finite(trial, 0);
-  double alpha = trial.gradient_change2 > 0 ? std::sqrt(trial.step_norm2 / trial.gradient_change2) : o.initial_step * mean_bin;
+  double alpha = trial.gradient_change2 > 0 ? std::sqrt(trial.step_norm2 / trial.gradient_change2) : o.initial_step * units;
 
   double a_k = 1;
   double previous_hpwl = current.hpwl;

@@ -18,11 +18,14 @@ struct PlacerOptions {
   double initial_density_weight = 8e-5;
   // After iteration k, lambda *= mu with dH = HPWL_k - HPWL_{k-1}:
   //   dH < 0: mu = 1.05 * max(0.9999^k, 0.98);  else mu = 1.05 * clamp(1.05^(-dH / ref_hpwl), 0.95, 1.05)
-  // DREAMPlace's ref_hpwl is 3.5e5 in the units of the ISPD2005 designs (row height 12); 0 here
-  // means 3.5e5 * (bin width + bin height) / 2 / 12 ... see placement.md: scaled to the design.
-  double ref_hpwl = 0;
-  // DREAMPlace's first trial step v_k - step * g_k, in units of the mean bin side.
-  double initial_step = 1e-3;
+  // (RePlAce's rule as DREAMPlace has it, with its 3.5e5).
+  double ref_hpwl = 3.5e5;
+  // DREAMPlace's first trial step v_k - initial_step * g_k, which only serves to estimate the
+  // first step length.
+  double initial_step = 0.01;
+  // DREAMPlace's constants above are lengths in the ISPD2005 designs' units, whose rows are 12
+  // high: they are used times row_height / 12 of the design at hand (ibm01's rows are 504 high).
+  double reference_row_height = 12;
   int max_backtracks = 10;
   int report_every = 0;  // 0: no per-iteration report
 };

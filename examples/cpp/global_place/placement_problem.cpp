@@ -17,6 +17,11 @@ PlacementProblem make_problem(const efield::Design& design, double target_densit
   p.bins = efield::default_bin_grid(in.movable, r.xl, r.yl, r.xh, r.yh, target_density);
   p.bin_width = r.width() / p.bins.num_bins_x;
   p.bin_height = r.height() / p.bins.num_bins_y;
+  p.row_height = in.row_height;
+  if (p.row_height <= 0) {
+    for (double h : in.movable.heights) p.row_height += h;
+    p.row_height /= static_cast<double>(in.movable.heights.size());
+  }
   const efield::FillerSpec fillers =
       efield::make_fillers(in.movable, in.fixed, r.xl, r.yl, r.xh, r.yh, target_density, in.row_height);
   p.movable = in.movable;

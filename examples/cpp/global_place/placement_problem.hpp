@@ -13,6 +13,7 @@ struct PlacementProblem {
   double target_density = 1;
   efield::BinGrid bins;
   double bin_width = 0, bin_height = 0;
+  double row_height = 0;  // of the first row; the mean movable cell height without rows
 
   // Cells the placer moves: movable cells [0, num_movable), fillers [num_movable, num_cells()).
   int num_movable = 0, num_fillers = 0;
