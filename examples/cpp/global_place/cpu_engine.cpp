@@ -45,7 +45,7 @@ class CpuEngine final : public Engine {
         pin_dy_(cast<T>(p.pin_dy)),
         system_(make_system(p, o)) {
     const std::size_t m = 2 * static_cast<std::size_t>(n_);
-    for (auto* b : {&v_k_, &g_k_, &u_k_, &v_, &g_, &u_, &density_grad_, &lo_, &hi_}) b->assign(m, T(0));
+    for (auto* b : {&v_k_, &g_k_, &u_k_, &v_, &g_, &u_, &lo_, &hi_}) b->assign(m, T(0));
     pin_grad_.assign(2 * static_cast<std::size_t>(p.num_pins()), T(0));
     net_hpwl_.assign(p.num_nets(), 0.0);
     pins_.resize(n_), area_.resize(n_);
@@ -69,13 +69,16 @@ class CpuEngine final : public Engine {
   std::vector<double> positions() override { return std::vector<double>(v_k_.begin(), v_k_.end()); }
 
   GradientNorms gradient_norms(double gamma) override {
-    wirelength(v_k_.data(), g_.data(), gamma);
-    system_.evaluate(v_k_.data(), v_k_.data() + n_, density_grad_.data(), density_grad_.data() + n_);
+    const auto l1 = [](const std::vector<T>& g) {
+      double s = 0;
+      for (T v : g) s += std::abs(static_cast<double>(v));
+      return s;
+    };
     GradientNorms norms;
-    for (std::size_t j = 0; j < g_.size(); ++j) {
-      norms.wirelength += std::abs(static_cast<double>(g_[j]));
-      norms.density += std::abs(static_cast<double>(density_grad_[j]));
-    }
+    system_.evaluate(v_k_.data(), v_k_.data() + n_, g_.data(), g_.data() + n_);
+    norms.density = l1(g_);
+    wirelength(v_k_.data(), g_.data(), gamma);
+    norms.wirelength = l1(g_);
     return norms;
   }
 
@@ -139,13 +142,12 @@ class CpuEngine final : public Engine {
     auto t0 = Clock::now();
     ev.hpwl = wirelength(pos, grad, gamma);
     ev.wirelength_ms = ms_since(t0);
+    // grad += lambda * density gradient, in efield's gather pass.
     t0 = Clock::now();
-    const efield::EvaluateResult r = system_.evaluate(pos, pos + n_, density_grad_.data(), density_grad_.data() + n_);
+    const efield::EvaluateResult r = system_.evaluate(pos, pos + n_, grad, grad + n_, {lambda, true});
     ev.density_ms = ms_since(t0);
     ev.overflow = r.overflow, ev.max_density = r.max_density;
     t0 = Clock::now();
-    const T* gd = density_grad_.data();
-    const T w = static_cast<T>(lambda);
     // Fixed chunks summed in order: the norms (hence the step lengths) do not depend on the
     // thread count or the threads' timing.
     constexpr int kChunks = 256;
@@ -157,7 +159,7 @@ class CpuEngine final : public Engine {
       for (int i = first; i < last; ++i) {
         const T scale = static_cast<T>(precondition_factor(pins_[i], lambda, area_[i]));
         for (const int j : {i, n_ + i}) {
-          grad[j] = (grad[j] + w * gd[j]) * scale;
+          grad[j] *= scale;
           if (against_current) {
             const double a = static_cast<double>(pos[j]) - v_k_[j], b = static_cast<double>(grad[j]) - g_k_[j];
             dv[c] += a * a, dg[c] += b * b;
@@ -176,7 +178,7 @@ class CpuEngine final : public Engine {
   std::vector<int> net_start_, pin_cell_, cell_pin_start_, cell_pins_;
   std::vector<T> net_weight_, pin_dx_, pin_dy_;
   std::vector<double> pins_, area_, net_hpwl_;
-  std::vector<T> v_k_, g_k_, u_k_, v_, g_, u_, density_grad_, lo_, hi_, pin_grad_;
+  std::vector<T> v_k_, g_k_, u_k_, v_, g_, u_, lo_, hi_, pin_grad_;
   efield::ElectrostaticSystem system_;
 };
 

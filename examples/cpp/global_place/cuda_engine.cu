@@ -2,10 +2,11 @@
 // ElectrostaticSystem's too), and each evaluation brings back only a handful of scalars.
 //
 // One evaluation: wirelength_nets (WA gradient per pin, HPWL per net) -> gather_cells (pin
-// gradients summed per cell) -> efield's evaluate -> precondition (combine, scale, the two
-// norms against v_k, g_k as per-block partial sums) -> finish_sums -> one copy of the sums to
-// pinned host memory -> one stream synchronisation. Sums are in double with a fixed grid and a
-// fixed order, so that a run repeats exactly.
+// gradients summed per cell into grad) -> efield's evaluate_async adding lambda times the density
+// gradient into grad -> precondition (scale, the two norms against v_k, g_k as per-block partial
+// sums) -> finish_sums -> one copy of the sums to pinned host memory -> one stream
+// synchronisation, then efield's wait_result for its scalars. Sums are in double with a fixed
+// grid and a fixed order, so that a run repeats exactly.
 #include <cuda_runtime.h>
 
 #include <string>
@@ -106,18 +107,16 @@ __global__ void sum_values(long long count, const double* values, double* partia
   block_sum(s, partial);
 }
 
-// grad = (grad + lambda * density_grad) / max(1, pins + lambda * area) per cell; with v_k and
-// g_k given, partial sums of |pos - v_k|^2 and |grad - g_k|^2 into partial[0..) and
-// partial[kSumBlocks..).
+// grad /= max(1, pins + lambda * area) per cell; with v_k and g_k given, partial sums of
+// |pos - v_k|^2 and |grad - g_k|^2 into partial[0..) and partial[kSumBlocks..).
 template <class T>
-__global__ void precondition(int n, const double* pins, const double* area, double lambda, const T* density_grad,
-                             T* grad, const T* pos, const T* v_k, const T* g_k, double* partial) {
+__global__ void precondition(int n, const double* pins, const double* area, double lambda, T* grad, const T* pos,
+                             const T* v_k, const T* g_k, double* partial) {
   double dv = 0, dg = 0;
-  const T w = static_cast<T>(lambda);
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
     const T scale = static_cast<T>(precondition_factor(pins[i], lambda, area[i]));
     for (int j = i; j < 2 * n; j += n) {
-      const T g = (grad[j] + w * density_grad[j]) * scale;
+      const T g = grad[j] * scale;
       grad[j] = g;
       if (v_k) {
         const double a = static_cast<double>(pos[j]) - v_k[j], b = static_cast<double>(g) - g_k[j];
@@ -132,18 +131,14 @@ __global__ void precondition(int n, const double* pins, const double* area, doub
   }
 }
 
-// Per-block partial sums of |a| and |b| over 2n values.
+// Per-block partial sums of |a| over `count` values.
 template <class T>
-__global__ void l1_norms(long long count, const T* a, const T* b, double* partial) {
-  double sa = 0, sb = 0;
+__global__ void l1_norm(long long count, const T* a, double* partial) {
+  double s = 0;
   for (long long j = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; j < count;
-       j += static_cast<long long>(gridDim.x) * blockDim.x) {
-    sa += fabs(static_cast<double>(a[j]));
-    sb += fabs(static_cast<double>(b[j]));
-  }
-  block_sum(sa, partial);
-  __syncthreads();
-  block_sum(sb, partial + kSumBlocks);
+       j += static_cast<long long>(gridDim.x) * blockDim.x)
+    s += fabs(static_cast<double>(a[j]));
+  block_sum(s, partial);
 }
 
 // out[k] = sum of partial[k * kSumBlocks + (0 .. kSumBlocks)], k < groups; one block per group.
@@ -201,7 +196,7 @@ class CudaEngine final : public Engine {
     for (cudaEvent_t* e : {&e0_, &e1_, &e2_, &e3_}) GP_CUDA_CHECK(cudaEventCreate(e));
     GP_CUDA_CHECK(cudaMallocHost(&host_sums_, 4 * sizeof(double)));
     const std::size_t m = 2 * static_cast<std::size_t>(n_);
-    for (DeviceArray<T>* b : {&v_k_, &g_k_, &u_k_, &v_, &g_, &u_, &density_grad_}) *b = DeviceArray<T>(m);
+    for (DeviceArray<T>* b : {&v_k_, &g_k_, &u_k_, &v_, &g_, &u_}) *b = DeviceArray<T>(m);
     pin_grad_ = DeviceArray<T>(2 * static_cast<std::size_t>(pins_count_));
     net_hpwl_ = DeviceArray<double>(static_cast<std::size_t>(nets_));
     partial_ = DeviceArray<double>(3 * kSumBlocks);
@@ -257,9 +252,10 @@ class CudaEngine final : public Engine {
   }
 
   GradientNorms gradient_norms(double gamma) override {
+    system_->evaluate(v_k_.get(), v_k_.get() + n_, g_.get(), g_.get() + n_);
+    l1_norm<<<kSumBlocks, kThreads, 0, stream_>>>(2LL * n_, g_.get(), partial_.get() + kSumBlocks);
     wirelength(v_k_.get(), g_.get(), gamma);
-    system_->evaluate(v_k_.get(), v_k_.get() + n_, density_grad_.get(), density_grad_.get() + n_);
-    l1_norms<<<kSumBlocks, kThreads, 0, stream_>>>(2LL * n_, g_.get(), density_grad_.get(), partial_.get());
+    l1_norm<<<kSumBlocks, kThreads, 0, stream_>>>(2LL * n_, g_.get(), partial_.get());
     finish_sums<<<2, kThreads, 0, stream_>>>(partial_.get(), sums_.get());
     GP_CUDA_CHECK(cudaGetLastError());
     fetch_sums(2);
@@ -287,8 +283,9 @@ class CudaEngine final : public Engine {
     return evaluate(v_.get(), g_.get(), gamma, lambda, true);
   }
 
-  // v and g keep their buffers (the ElectrostaticSystem's CUDA graph was captured with them);
-  // their values are copied into v_k and g_k. u is only ours: swapped.
+  // v and g keep their buffers (the ElectrostaticSystem's CUDA graph was captured with them and
+  // is re-captured when the pointers change); their values are copied into v_k and g_k. u is
+  // only ours: swapped.
   void accept_trial() override {
     const std::size_t bytes = v_.size() * sizeof(T);
     GP_CUDA_CHECK(cudaMemcpyAsync(v_k_.get(), v_.get(), bytes, cudaMemcpyDeviceToDevice, stream_));
@@ -320,17 +317,18 @@ class CudaEngine final : public Engine {
     wirelength(pos, grad, gamma);
     sum_values<<<kSumBlocks, kThreads, 0, stream_>>>(nets_, net_hpwl_.get(), partial_.get() + 2 * kSumBlocks);
     GP_CUDA_CHECK(cudaEventRecord(e1_, stream_));
-    const efield::EvaluateResult r =
-        system_->evaluate(pos, pos + n_, density_grad_.get(), density_grad_.get() + n_);
+    // grad += lambda * density gradient, enqueued on the same stream without a host sync.
+    system_->evaluate_async(pos, pos + n_, grad, grad + n_, {lambda, true});
     GP_CUDA_CHECK(cudaEventRecord(e2_, stream_));
-    precondition<<<kSumBlocks, kThreads, 0, stream_>>>(n_, pins_.get(), area_.get(), lambda, density_grad_.get(), grad,
-                                                       pos, against_current ? v_k_.get() : nullptr, g_k_.get(),
+    precondition<<<kSumBlocks, kThreads, 0, stream_>>>(n_, pins_.get(), area_.get(), lambda, grad, pos,
+                                                       against_current ? v_k_.get() : nullptr, g_k_.get(),
                                                        partial_.get());
     if (!against_current) GP_CUDA_CHECK(cudaMemsetAsync(partial_.get(), 0, 2 * kSumBlocks * sizeof(double), stream_));
     finish_sums<<<3, kThreads, 0, stream_>>>(partial_.get(), sums_.get());
     GP_CUDA_CHECK(cudaGetLastError());
     GP_CUDA_CHECK(cudaEventRecord(e3_, stream_));
     fetch_sums(3);
+    const efield::EvaluateResult r = system_->wait_result();  // the stream is past it: no wait
     ev.step_norm2 = host_sums_[0], ev.gradient_change2 = host_sums_[1], ev.hpwl = host_sums_[2];
     ev.overflow = r.overflow, ev.max_density = r.max_density;
     ev.wirelength_ms = elapsed(e0_, e1_), ev.density_ms = elapsed(e1_, e2_), ev.other_ms = elapsed(e2_, e3_);
@@ -344,7 +342,7 @@ class CudaEngine final : public Engine {
   DeviceArray<int> net_start_, pin_cell_, cell_pin_start_, cell_pins_;
   DeviceArray<T> net_weight_, pin_dx_, pin_dy_;
   DeviceArray<double> pins_, area_, net_hpwl_, partial_, sums_;
-  DeviceArray<T> v_k_, g_k_, u_k_, v_, g_, u_, density_grad_, lo_, hi_, pin_grad_;
+  DeviceArray<T> v_k_, g_k_, u_k_, v_, g_, u_, lo_, hi_, pin_grad_;
   std::unique_ptr<efield::ElectrostaticSystem> system_;
 };
 

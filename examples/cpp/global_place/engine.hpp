@@ -21,9 +21,9 @@ struct Evaluation {
   double max_density = 0;
   double step_norm2 = 0;        // |v - v_k|^2   (trial evaluations only)
   double gradient_change2 = 0;  // |g - g_k|^2
-  double wirelength_ms = 0;     // wirelength gradient and HPWL
-  double density_ms = 0;        // efield's evaluate
-  double other_ms = 0;          // combining, preconditioning, norms
+  double wirelength_ms = 0;     // wirelength gradient (written into g) and HPWL
+  double density_ms = 0;        // efield's evaluate, adding lambda times its gradient into g
+  double other_ms = 0;          // preconditioning and the norms
 };
 
 // L1 norms of the two unweighted, unpreconditioned gradients at v_k (DREAMPlace's initial
