@@ -19,12 +19,7 @@ std::vector<T> cast(const std::vector<double>& v) {
 }
 
 efield::ElectrostaticSystem make_system(const PlacementProblem& p, const EngineOptions& o) {
-  efield::ElectrostaticOptions eo;
-  eo.xl = p.region.xl, eo.yl = p.region.yl, eo.xh = p.region.xh, eo.yh = p.region.yh;
-  eo.num_bins_x = p.bins.num_bins_x, eo.num_bins_y = p.bins.num_bins_y;
-  eo.target_density = p.target_density;
-  eo.precision = o.precision;
-  eo.backend = efield::Backend::Cpu;
+  efield::ElectrostaticOptions eo = density_options(p, o.precision, efield::Backend::Cpu);
   eo.cpu_threads = o.cpu_threads;
   return efield::ElectrostaticSystem(eo, p.movable, p.fillers, p.fixed);
 }

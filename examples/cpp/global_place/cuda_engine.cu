@@ -141,18 +141,11 @@ __global__ void l1_norm(long long count, const T* a, double* partial) {
   block_sum(s, partial);
 }
 
-// out[k] = sum of partial[k * kSumBlocks + (0 .. kSumBlocks)], k < groups; one block per group.
+// out[k] = sum of partial[k * kSumBlocks + (0 .. kSumBlocks)]; one block per group k.
 __global__ void finish_sums(const double* partial, double* out) {
   double s = 0;
   for (int j = threadIdx.x; j < kSumBlocks; j += blockDim.x) s += partial[blockIdx.x * kSumBlocks + j];
-  __shared__ double sh[kThreads];
-  sh[threadIdx.x] = s;
-  __syncthreads();
-  for (int stride = kThreads / 2; stride > 0; stride /= 2) {
-    if (threadIdx.x < stride) sh[threadIdx.x] += sh[threadIdx.x + stride];
-    __syncthreads();
-  }
-  if (threadIdx.x == 0) out[blockIdx.x] = sh[0];
+  block_sum(s, out);
 }
 
 template <class T>
@@ -211,12 +204,7 @@ class CudaEngine final : public Engine {
     pins_ = DeviceArray<double>(pins), area_ = DeviceArray<double>(area);
     lo_ = DeviceArray<T>(lo), hi_ = DeviceArray<T>(hi);
 
-    efield::ElectrostaticOptions eo;
-    eo.xl = p.region.xl, eo.yl = p.region.yl, eo.xh = p.region.xh, eo.yh = p.region.yh;
-    eo.num_bins_x = p.bins.num_bins_x, eo.num_bins_y = p.bins.num_bins_y;
-    eo.target_density = p.target_density;
-    eo.precision = o.precision;
-    eo.backend = efield::Backend::Cuda;
+    efield::ElectrostaticOptions eo = density_options(p, o.precision, efield::Backend::Cuda);
     eo.stream = stream_;
     system_ = std::make_unique<efield::ElectrostaticSystem>(eo, p.movable, p.fillers, p.fixed);
   }

@@ -64,6 +64,32 @@ PlacementProblem make_problem(const efield::Design& design, double target_densit
   return p;
 }
 
+efield::ElectrostaticOptions density_options(const PlacementProblem& p, efield::Precision precision,
+                                             efield::Backend backend) {
+  efield::ElectrostaticOptions o;
+  o.xl = p.region.xl, o.yl = p.region.yl, o.xh = p.region.xh, o.yh = p.region.yh;
+  o.num_bins_x = p.bins.num_bins_x, o.num_bins_y = p.bins.num_bins_y;
+  o.target_density = p.target_density;
+  o.precision = precision;
+  o.backend = backend;
+  return o;
+}
+
+namespace {
+
+// Cells [first, n) uniformly at random in the region, wholly inside where they fit.
+void spread_uniformly(const PlacementProblem& p, int first, std::mt19937_64& rng, std::vector<double>& pos) {
+  const int n = p.num_cells();
+  const efield::Region& r = p.region;
+  std::uniform_real_distribution<double> u(0, 1);
+  for (int i = first; i < n; ++i) {
+    pos[i] = r.xl + u(rng) * std::max(0.0, r.width() - p.width[i]);
+    pos[n + i] = r.yl + u(rng) * std::max(0.0, r.height() - p.height[i]);
+  }
+}
+
+}  // namespace
+
 std::vector<double> initial_positions(const PlacementProblem& p, std::uint64_t seed) {
   const int n = p.num_cells();
   const efield::Region& r = p.region;
@@ -75,24 +101,14 @@ std::vector<double> initial_positions(const PlacementProblem& p, std::uint64_t s
     pos[i] = nx(rng) - 0.5 * p.width[i];
     pos[n + i] = ny(rng) - 0.5 * p.height[i];
   }
-  std::uniform_real_distribution<double> u(0, 1);
-  for (int i = p.num_movable; i < n; ++i) {
-    pos[i] = r.xl + u(rng) * std::max(0.0, r.width() - p.width[i]);
-    pos[n + i] = r.yl + u(rng) * std::max(0.0, r.height() - p.height[i]);
-  }
+  spread_uniformly(p, p.num_movable, rng, pos);
   return pos;
 }
 
 std::vector<double> uniform_spread(const PlacementProblem& p, std::uint64_t seed) {
-  const int n = p.num_cells();
-  const efield::Region& r = p.region;
-  std::vector<double> pos(2 * static_cast<std::size_t>(n));
+  std::vector<double> pos(2 * static_cast<std::size_t>(p.num_cells()));
   std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> u(0, 1);
-  for (int i = 0; i < n; ++i) {
-    pos[i] = r.xl + u(rng) * std::max(0.0, r.width() - p.width[i]);
-    pos[n + i] = r.yl + u(rng) * std::max(0.0, r.height() - p.height[i]);
-  }
+  spread_uniformly(p, 0, rng, pos);
   return pos;
 }
 

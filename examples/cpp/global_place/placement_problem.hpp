@@ -41,6 +41,10 @@ struct PlacementProblem {
 // Throws efield::Error when the design has no movable cells or no nets.
 PlacementProblem make_problem(const efield::Design& design, double target_density);
 
+// The ElectrostaticSystem's options for the problem: its region, bins and target density.
+efield::ElectrostaticOptions density_options(const PlacementProblem& problem, efield::Precision precision,
+                                             efield::Backend backend);
+
 // DREAMPlace's start: every movable cell centred on the region's centre plus a normal spread of
 // 0.1% of the region's width (height) per axis; fillers uniformly at random in the region.
 // Returns x and y of all cells (2n values, lower-left corners).
