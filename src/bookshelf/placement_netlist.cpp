@@ -4,21 +4,19 @@
 namespace efield {
 namespace {
 
-// The offset (dx, dy) from the centre of a node written in orientation N, as it lies once the
-// node is placed in orientation `o` (the table in placement_netlist.hpp).
-void orient_offset(Orientation o, double dx, double dy, double* ox, double* oy) {
-  switch (o) {
-    case Orientation::N: *ox = dx, *oy = dy; return;
-    case Orientation::S: *ox = -dx, *oy = -dy; return;
-    case Orientation::E: *ox = dy, *oy = -dx; return;
-    case Orientation::W: *ox = -dy, *oy = dx; return;
-    case Orientation::FN: *ox = -dx, *oy = dy; return;
-    case Orientation::FS: *ox = dx, *oy = -dy; return;
-    case Orientation::FE: *ox = dy, *oy = dx; return;
-    case Orientation::FW: *ox = -dy, *oy = -dx; return;
-  }
-  *ox = dx, *oy = dy;
-}
+// How an offset (dx, dy) from the centre of a node written in orientation N turns when the node
+// is placed in orientation o (the table in placement_netlist.hpp): row o holds {a, b, c, d} with
+// offset_x = a dx + b dy and offset_y = c dx + d dy, rows in the order of efield::Orientation.
+constexpr double kTurn[8][4] = {
+    {1, 0, 0, 1},     // N
+    {-1, 0, 0, -1},   // S
+    {0, 1, -1, 0},    // E
+    {0, -1, 1, 0},    // W
+    {-1, 0, 0, 1},    // FN
+    {1, 0, 0, -1},    // FS
+    {0, 1, 1, 0},     // FE
+    {0, -1, -1, 0},   // FW
+};
 
 }  // namespace
 
@@ -36,8 +34,9 @@ PlacementNetlist placement_netlist(const Design& design) {
   for (int p = 0; p < num_pins; ++p) {
     const Pin& pin = design.pins[p];
     nl.pin_node[p] = pin.node;
-    orient_offset(design.orientation[pin.node], pin.offset_x, pin.offset_y, &nl.pin_offset_x[p],
-                  &nl.pin_offset_y[p]);
+    const double* t = kTurn[static_cast<int>(design.orientation[pin.node])];
+    nl.pin_offset_x[p] = t[0] * pin.offset_x + t[1] * pin.offset_y;
+    nl.pin_offset_y[p] = t[2] * pin.offset_x + t[3] * pin.offset_y;
     ++nl.node_pin_start[pin.node + 1];
   }
   // Counting sort by node: stable, so each node's pins stay in increasing order.

@@ -123,7 +123,8 @@ TEST(PinOffsetConvention, LowerLeftOffsetsAreMovedToTheCentre) {
   EXPECT_EQ(stats.pins_off_centre, 6);
   EXPECT_TRUE(d.pin_offsets_were_lower_left);
   // As written minus half the node's .nodes size.
-  const double written[10][2] = {{3, 8}, {5, 9}, {25, 30}, {4, 5}, {12, 20}, {0, 0}, {0.5, 0.5}, {1, 2}, {20, 0}, {6, 10}};
+  const double written[10][2] = {{3, 8}, {5, 9},     {25, 30}, {4, 5},  {12, 20},
+                                 {0, 0}, {0.5, 0.5}, {1, 2},   {20, 0}, {6, 10}};
   ASSERT_EQ(d.num_pins(), 10);
   for (int p = 0; p < 10; ++p) {
     const int node = d.pins[p].node;
@@ -160,7 +161,8 @@ std::string shared_aux(const std::string& design) {
 // outside half their cell, and all fit the corner convention. ibm05 is centre-relative.
 TEST(PinOffsetConvention, Ibm01IsLowerLeftIbm05IsCentred) {
   const std::string ibm01 = shared_aux("ibm01"), ibm05 = shared_aux("ibm05");
-  if (ibm01.empty() || ibm05.empty()) GTEST_SKIP() << "shared designs ibm01/ibm05 not found under " EFIELD_SHARED_DATA_DIR;
+  if (ibm01.empty() || ibm05.empty())
+    GTEST_SKIP() << "shared designs ibm01/ibm05 not found under " EFIELD_SHARED_DATA_DIR;
   efield::BookshelfLoadStats stats;
   const Design d = efield::load_bookshelf(ibm01, {}, &stats);
   EXPECT_EQ(stats.pins_off_centre, 19504);

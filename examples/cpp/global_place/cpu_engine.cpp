@@ -53,8 +53,7 @@ class CpuEngine final : public Engine {
   }
 
   std::string description() const override {
-    return std::string("cpu (") + std::to_string(threads_) + " threads, " +
-           (sizeof(T) == 4 ? "float" : "double") + ")";
+    return std::string("cpu (") + std::to_string(threads_) + " threads, " + (sizeof(T) == 4 ? "float" : "double") + ")";
   }
 
   void set_positions(const std::vector<double>& pos) override {
@@ -98,9 +97,7 @@ class CpuEngine final : public Engine {
     return evaluate(v_.data(), g_.data(), gamma, lambda, true);
   }
 
-  void accept_trial() override {
-    v_k_.swap(v_), g_k_.swap(g_), u_k_.swap(u_);
-  }
+  void accept_trial() override { v_k_.swap(v_), g_k_.swap(g_), u_k_.swap(u_); }
 
  private:
   // Writes the wirelength gradient of every cell into grad (fillers: 0); returns the HPWL.
@@ -113,10 +110,10 @@ class CpuEngine final : public Engine {
 #pragma omp parallel for schedule(dynamic, 64) num_threads(threads_)
     for (int e = 0; e < nets; ++e) {
       const int b = net_start_[e], end = net_start_[e + 1];
-      net_hpwl_[e] = wa_net_axis(b, end, pin_cell_.data(), pos, pin_dx_.data(), net_weight_[e], inv_gamma,
-                                 max_degree_, pin_gx) +
-                     wa_net_axis(b, end, pin_cell_.data(), pos + n_, pin_dy_.data(), net_weight_[e], inv_gamma,
-                                 max_degree_, pin_gy);
+      net_hpwl_[e] =
+          wa_net_axis(b, end, pin_cell_.data(), pos, pin_dx_.data(), net_weight_[e], inv_gamma, max_degree_, pin_gx) +
+          wa_net_axis(b, end, pin_cell_.data(), pos + n_, pin_dy_.data(), net_weight_[e], inv_gamma, max_degree_,
+                      pin_gy);
     }
 #pragma omp parallel for num_threads(threads_)
     for (int i = 0; i < n_; ++i) {

@@ -15,10 +15,10 @@
 #include "engine.hpp"
 #include "placer_math.hpp"
 
-#define GP_CUDA_CHECK(call)                                                                              \
-  do {                                                                                                   \
-    const cudaError_t gp_status_ = (call);                                                               \
-    if (gp_status_ != cudaSuccess)                                                                       \
+#define GP_CUDA_CHECK(call)                                                                                      \
+  do {                                                                                                           \
+    const cudaError_t gp_status_ = (call);                                                                       \
+    if (gp_status_ != cudaSuccess)                                                                               \
       throw efield::Error(std::string("global_place: ") + #call + " failed: " + cudaGetErrorString(gp_status_)); \
   } while (0)
 
@@ -288,8 +288,8 @@ class CudaEngine final : public Engine {
     wirelength_nets<<<blocks_for(nets_), kThreads, 0, stream_>>>(
         nets_, net_start_.get(), pin_cell_.get(), pos, n_, pin_dx_.get(), pin_dy_.get(), net_weight_.get(),
         static_cast<T>(1 / gamma), max_degree_, pin_gx, pin_gy, net_hpwl_.get());
-    gather_cells<<<blocks_for(n_), kThreads, 0, stream_>>>(n_, cell_pin_start_.get(), cell_pins_.get(), pin_gx,
-                                                           pin_gy, grad);
+    gather_cells<<<blocks_for(n_), kThreads, 0, stream_>>>(n_, cell_pin_start_.get(), cell_pins_.get(), pin_gx, pin_gy,
+                                                           grad);
     GP_CUDA_CHECK(cudaGetLastError());
   }
 

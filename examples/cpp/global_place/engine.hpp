@@ -16,8 +16,8 @@ namespace global_place {
 
 // What one gradient evaluation reports.
 struct Evaluation {
-  double hpwl = 0;              // at the evaluated point, over all nets
-  double overflow = 0;          // efield's (movable cells only)
+  double hpwl = 0;      // at the evaluated point, over all nets
+  double overflow = 0;  // efield's (movable cells only)
   double max_density = 0;
   double step_norm2 = 0;        // |v - v_k|^2   (trial evaluations only)
   double gradient_change2 = 0;  // |g - g_k|^2
@@ -35,7 +35,7 @@ struct GradientNorms {
 struct EngineOptions {
   efield::Backend backend = efield::Backend::Cpu;
   efield::Precision precision = efield::Precision::Float;
-  int cpu_threads = 0;   // CPU: OpenMP and efield threads (0 = all)
+  int cpu_threads = 0;       // CPU: OpenMP and efield threads (0 = all)
   int max_net_degree = 100;  // larger nets count in HPWL but get no wirelength gradient
 };
 

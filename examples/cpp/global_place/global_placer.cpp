@@ -43,7 +43,8 @@ PlacerResult run_global_place(Engine& engine, const PlacementProblem& problem, c
   // Start: overflow taken as 1 (everything piled up), DREAMPlace's initial gamma of 10x the base.
   double gamma = gamma_for(base_gamma, 1.0);
   const GradientNorms norms = engine.gradient_norms(gamma);
-  double lambda = norms.density > 0 ? o.initial_density_weight * norms.wirelength / norms.density : o.initial_density_weight;
+  double lambda =
+      norms.density > 0 ? o.initial_density_weight * norms.wirelength / norms.density : o.initial_density_weight;
   Evaluation current = engine.evaluate_current(gamma, lambda);
   add_times(result, current);
   check_finite(current, 0);
@@ -53,7 +54,8 @@ PlacerResult run_global_place(Engine& engine, const PlacementProblem& problem, c
   Evaluation trial = engine.evaluate_trial(gamma, lambda);
   add_times(result, trial);
   check_finite(trial, 0);
-  double alpha = trial.gradient_change2 > 0 ? std::sqrt(trial.step_norm2 / trial.gradient_change2) : o.initial_step * units;
+  double alpha =
+      trial.gradient_change2 > 0 ? std::sqrt(trial.step_norm2 / trial.gradient_change2) : o.initial_step * units;
 
   double a_k = 1;
   double previous_hpwl = current.hpwl;
@@ -70,7 +72,8 @@ PlacerResult run_global_place(Engine& engine, const PlacementProblem& problem, c
       trial = engine.evaluate_trial(gamma, lambda);
       add_times(result, trial);
       check_finite(trial, k);
-      const double predicted = trial.gradient_change2 > 0 ? std::sqrt(trial.step_norm2 / trial.gradient_change2) : alpha;
+      const double predicted =
+          trial.gradient_change2 > 0 ? std::sqrt(trial.step_norm2 / trial.gradient_change2) : alpha;
       ++backtracks;
       const bool accept = predicted > 0.95 * alpha || backtracks >= o.max_backtracks;
       alpha = predicted;

@@ -38,11 +38,11 @@ struct IterationReport {
 
 struct PlacerResult {
   int iterations = 0;
-  int evaluations = 0;        // gradient evaluations (iterations plus backtracks plus the start)
-  bool converged = false;     // overflow reached the target
+  int evaluations = 0;     // gradient evaluations (iterations plus backtracks plus the start)
+  bool converged = false;  // overflow reached the target
   double hpwl = 0, overflow = 0, max_density = 0;
   double wirelength_ms = 0, density_ms = 0, other_ms = 0;  // summed over all evaluations
-  double total_ms = 0;        // the whole loop, wall clock
+  double total_ms = 0;                                     // the whole loop, wall clock
 };
 
 // Runs from `start` (2n values) and leaves the result in the engine (Engine::positions).

@@ -7,13 +7,13 @@
 // with Lipschitz step prediction, DREAMPlace's gamma and density weight schedules and its start
 // (see global_placer.hpp). Prints iteration, HPWL and overflow every --report iterations and a
 // final line; --check makes the exit status say whether the result is sane.
-#include <CLI/CLI.hpp>
-#include <efield/efield.hpp>
-
 #include <cmath>
 #include <cstdio>
 #include <map>
 #include <string>
+
+#include <CLI/CLI.hpp>
+#include <efield/efield.hpp>
 
 #include "engine.hpp"
 #include "global_placer.hpp"
@@ -51,11 +51,13 @@ int main(int argc, char** argv) {
   app.add_option("--target-overflow", po.target_overflow, "stop when the overflow is at most this");
   app.add_option("--max-iters", po.max_iterations, "iteration limit");
   app.add_option("--report", po.report_every, "print a line every N iterations (0: none)");
-  app.add_option("--ref-hpwl", po.ref_hpwl, "density weight schedule's reference HPWL change, for rows 12 high (scaled to the design's rows)");
+  app.add_option("--ref-hpwl", po.ref_hpwl,
+                 "density weight schedule's reference HPWL change, for rows 12 high (scaled to the design's rows)");
   app.add_option("--seed", seed, "seed of the initial spread");
   app.add_option("--pl", pl_path, "write the placed .pl here");
   app.add_option("--png", png_path, "write a picture of the placement here");
-  app.add_flag("--check", check, "exit 1 unless overflow <= --check-overflow and HPWL is finite and below a uniform spread's");
+  app.add_flag("--check", check,
+               "exit 1 unless overflow <= --check-overflow and HPWL is finite and below a uniform spread's");
   app.add_option("--check-overflow", check_overflow, "overflow --check requires");
   CLI11_PARSE(app, argc, argv);
   if (aux.empty() == standin.empty()) {
@@ -103,8 +105,8 @@ int main(int argc, char** argv) {
       const double spread = global_place::hpwl(problem, global_place::uniform_spread(problem, seed));
       const double final_hpwl = global_place::hpwl(problem, placed);
       const bool ok = r.overflow <= check_overflow && std::isfinite(final_hpwl) && final_hpwl < spread;
-      std::printf("check: overflow %.4f (<= %.2f), hpwl %.6e (uniform spread %.6e): %s\n", r.overflow,
-                  check_overflow, final_hpwl, spread, ok ? "pass" : "FAIL");
+      std::printf("check: overflow %.4f (<= %.2f), hpwl %.6e (uniform spread %.6e): %s\n", r.overflow, check_overflow,
+                  final_hpwl, spread, ok ? "pass" : "FAIL");
       return ok ? 0 : 1;
     }
   } catch (const std::exception& e) {

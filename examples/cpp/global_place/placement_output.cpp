@@ -39,8 +39,8 @@ void blend(efield::Image& img, int px, int py, const float c[3], float a) {
   }
 }
 
-void draw_box(efield::Image& img, double sx, double sy, const efield::Region& r, double x, double y, double w,
-              double h, const float c[3], float a) {
+void draw_box(efield::Image& img, double sx, double sy, const efield::Region& r, double x, double y, double w, double h,
+              const float c[3], float a) {
   const int x0 = std::clamp(static_cast<int>(std::floor((x - r.xl) * sx)), 0, img.width - 1);
   const int y0 = std::clamp(static_cast<int>(std::floor((y - r.yl) * sy)), 0, img.height - 1);
   const int x1 = std::clamp(static_cast<int>(std::ceil((x + w - r.xl) * sx)) - 1, x0, img.width - 1);
@@ -51,7 +51,8 @@ void draw_box(efield::Image& img, double sx, double sy, const efield::Region& r,
 
 }  // namespace
 
-void write_placement_png(const std::string& path, const PlacementProblem& problem, const std::vector<double>& pos, int max_side) {
+void write_placement_png(const std::string& path, const PlacementProblem& problem, const std::vector<double>& pos,
+                         int max_side) {
   const efield::Region& r = problem.region;
   const double scale = max_side / std::max(r.width(), r.height());
   efield::Image img;

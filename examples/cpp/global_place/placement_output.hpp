@@ -14,6 +14,7 @@ void write_pl(const std::string& path, const efield::Design& design, const Place
 
 // The region drawn at most `max_side` pixels wide or high (y up): fixed cells grey, movable
 // cells blue, blended so that overlaps show darker, fillers left out. Through efield::write_png.
-void write_placement_png(const std::string& path, const PlacementProblem& problem, const std::vector<double>& pos, int max_side = 1024);
+void write_placement_png(const std::string& path, const PlacementProblem& problem, const std::vector<double>& pos,
+                         int max_side = 1024);
 
 }  // namespace global_place

@@ -2,9 +2,8 @@
 // What the placer optimises, built once from a Design through efield's public helpers: the cells
 // it moves (movable cells, then fillers), the fixed cells, the bin grid and the pins.
 #include <cstdint>
-#include <vector>
-
 #include <efield/efield.hpp>
+#include <vector>
 
 namespace global_place {
 
@@ -19,8 +18,8 @@ struct PlacementProblem {
   int num_movable = 0, num_fillers = 0;
   efield::CellSizes movable, fillers;  // as ElectrostaticSystem takes them
   efield::FixedCells fixed;
-  std::vector<int> movable_nodes;      // Design node of movable cell i
-  std::vector<double> width, height;   // per cell (footprints)
+  std::vector<int> movable_nodes;     // Design node of movable cell i
+  std::vector<double> width, height;  // per cell (footprints)
 
   // Pins, grouped by net (CSR). Pin p lies at pos[pin_cell[p]] + pin_dx[p] (and likewise in y,
   // where pos holds lower-left corners): pin_dx = the node's half width + the pin's offset from

@@ -29,8 +29,8 @@ GP_HD inline double exp_of(double x) { return ::exp(x); }
 // Writes weight * dWA/dp into grad[pin] when the net counts (2 <= degree <= max_degree; zeros
 // otherwise) and returns weight * (max - min), the net's half-perimeter share along this axis.
 template <class T>
-GP_HD double wa_net_axis(int begin, int end, const int* cell, const T* pos, const T* offset, T weight,
-                         T inv_gamma, int max_degree, T* grad) {
+GP_HD double wa_net_axis(int begin, int end, const int* cell, const T* pos, const T* offset, T weight, T inv_gamma,
+                         int max_degree, T* grad) {
   if (end <= begin) return 0;
   T lo = 0, hi = 0;
   for (int p = begin; p < end; ++p) {
