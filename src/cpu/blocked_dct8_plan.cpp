@@ -6,6 +6,7 @@
 #include <string>
 
 #include "blocked_dct8/blocked_dct8_cuda.hpp"
+#include "common/device_scope.hpp"
 #include "common/log.hpp"
 #include "cpu/blocked_dct8_cpu.hpp"
 #include "efield/blocked_dct8.hpp"
@@ -14,7 +15,7 @@
 namespace efield {
 
 template <typename T>
-struct BlockedDct8<T>::Impl {
+struct BlockedDct8<T>::Impl : detail::DeviceBound {
   Transform2D kind;
   int rows;
   int cols;
@@ -66,22 +67,34 @@ BlockedDct8<T>::BlockedDct8(Transform2D kind, int rows, int cols, const BlockedD
   impl->backend = resolve_backend(options.backend);
   impl->cpu_threads = options.cpu_threads;
   impl->param = static_cast<T>(kind == Transform2D::Dct2 ? options.zero_below : options.inverse_scale);
-  if (impl->backend == Backend::Cuda) impl->cuda = std::make_unique<detail::BlockedDct8Cuda<T>>(rows, cols);
+  if (impl->backend == Backend::Cuda) {
+    impl->cuda = std::make_unique<detail::BlockedDct8Cuda<T>>(rows, cols);
+    impl->bind_to_current_device();
+  }
   detail::log().debug("BlockedDct8 {} {}x{} on {}", to_string(kind), rows, cols, to_string(impl->backend));
   impl_ = std::move(impl);
 }
 
 template <typename T>
-BlockedDct8<T>::~BlockedDct8() = default;
+BlockedDct8<T>::~BlockedDct8() {
+  detail::destroy_on_device(impl_);
+}
 template <typename T>
 BlockedDct8<T>::BlockedDct8(BlockedDct8&&) noexcept = default;
 template <typename T>
-BlockedDct8<T>& BlockedDct8<T>::operator=(BlockedDct8&&) noexcept = default;
+BlockedDct8<T>& BlockedDct8<T>::operator=(BlockedDct8&& other) noexcept {
+  if (this != &other) {
+    detail::destroy_on_device(impl_);
+    impl_ = std::move(other.impl_);
+  }
+  return *this;
+}
 
 template <typename T>
 void BlockedDct8<T>::execute(const T* in, T* out, Stream stream) {
   if (!impl_) throw Error("BlockedDct8::execute: the plan was moved from");
   Impl& p = *impl_;
+  const detail::DeviceScope scope(p.device());
   check_pointers(in, out, p.rows, p.cols);
   if (p.backend == Backend::Cuda) {
     if (!is_device_pointer(in) || !is_device_pointer(out))
@@ -102,6 +115,7 @@ template <typename T>
 void BlockedDct8<T>::execute_host(const T* in, T* out) {
   if (!impl_) throw Error("BlockedDct8::execute_host: the plan was moved from");
   Impl& p = *impl_;
+  const detail::DeviceScope scope(p.device());
   check_pointers(in, out, p.rows, p.cols);
   if (p.backend == Backend::Cuda) {
     p.cuda->run_host(p.inverse(), in, out, p.param);

@@ -87,19 +87,27 @@ Plan1D<T>::Plan1D(Transform1D kind, int n, int batch, DctAlgorithm algorithm, co
   detail::validate_plan1d_spec(spec, "Plan1D");
   const Backend backend = resolve_backend(options.backend);
   impl_ = backend == Backend::Cuda ? detail::make_plan1d_cuda<T>(spec) : detail::make_plan1d_cpu<T>(spec);
+  if (backend == Backend::Cuda) impl_->bind_to_current_device();
   detail::log().debug("Plan1D<{}>: {} n={} batch={} algorithm={} backend={}", sizeof(T) == 4 ? "float" : "double",
                       detail::transform1d_name(kind), n, batch, detail::dct_algorithm_name(algorithm),
                       to_string(backend));
 }
 
-template <typename T> Plan1D<T>::~Plan1D() = default;
+template <typename T> Plan1D<T>::~Plan1D() { detail::destroy_on_device(impl_); }
 template <typename T> Plan1D<T>::Plan1D(Plan1D&&) noexcept = default;
-template <typename T> Plan1D<T>& Plan1D<T>::operator=(Plan1D&&) noexcept = default;
+template <typename T> Plan1D<T>& Plan1D<T>::operator=(Plan1D&& other) noexcept {
+  if (this != &other) {
+    detail::destroy_on_device(impl_);
+    impl_ = std::move(other.impl_);
+  }
+  return *this;
+}
 
 template <typename T>
 void Plan1D<T>::execute(const T* in, T* out, Stream stream) {
   if (!impl_) throw Error("Plan1D::execute: the plan was moved from");
   check_pointers(in, out, impl_->backend(), "Plan1D::execute");
+  const detail::DeviceScope scope(impl_->device());
   impl_->execute(in, out, stream);
 }
 
@@ -110,6 +118,7 @@ void Plan1D<T>::execute_host(const T* in, T* out) {
   if (out == nullptr) throw Error("Plan1D::execute_host: `out` is null");
   if (is_device_pointer(in) || is_device_pointer(out))
     throw Error("Plan1D::execute_host: `in` and `out` must be host memory (use execute for device pointers)");
+  const detail::DeviceScope scope(impl_->device());
   impl_->execute_host(in, out);
 }
 

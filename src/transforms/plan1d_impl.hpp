@@ -1,6 +1,7 @@
 #pragma once
 // Internal: the backend interface behind efield::Plan1D and the factories of its two backends.
 // The row-column 2D baseline builds its passes from the same backends.
+#include "common/device_scope.hpp"
 #include <memory>
 
 #include "efield/transforms.hpp"
@@ -25,7 +26,7 @@ struct Plan1DSpec {
 };
 
 template <typename T>
-class Plan1DImpl {
+class Plan1DImpl : public DeviceBound {
  public:
   explicit Plan1DImpl(const Plan1DSpec& spec) : spec_(spec) {}
   virtual ~Plan1DImpl() = default;

@@ -62,21 +62,31 @@ Plan3D<T>::Plan3D(Transform3D kind, int d0, int d1, int d2, const PlanOptions& o
     impl_ = backend == Backend::Cuda ? detail::make_cuda_plan3d<T>(kind, dims, options)
                                      : detail::make_cpu_plan3d<T>(kind, dims, options);
   }
+  if (impl_->backend() == Backend::Cuda) impl_->bind_to_current_device();
   detail::log().debug("{} {} {}x{}x{} on {}", who, to_string(kind), d0, d1, d2,
                       to_string(impl_->backend()));
 }
 
 template <typename T>
-Plan3D<T>::~Plan3D() = default;
+Plan3D<T>::~Plan3D() {
+  detail::destroy_on_device(impl_);
+}
 template <typename T>
 Plan3D<T>::Plan3D(Plan3D&&) noexcept = default;
 template <typename T>
-Plan3D<T>& Plan3D<T>::operator=(Plan3D&&) noexcept = default;
+Plan3D<T>& Plan3D<T>::operator=(Plan3D&& other) noexcept {
+  if (this != &other) {
+    detail::destroy_on_device(impl_);
+    impl_ = std::move(other.impl_);
+  }
+  return *this;
+}
 
 template <typename T>
 void Plan3D<T>::execute(const T* in, T* out, Stream stream) {
   if (!impl_) throw Error(plan3d_name<T>() + "::execute: the plan was moved from");
   detail::require_execute_pointers(plan3d_name<T>(), in, out, impl_->backend());
+  const detail::DeviceScope scope(impl_->device());
   impl_->execute(in, out, stream);
 }
 
@@ -84,6 +94,7 @@ template <typename T>
 void Plan3D<T>::execute_host(const T* in, T* out) {
   if (!impl_) throw Error(plan3d_name<T>() + "::execute_host: the plan was moved from");
   detail::require_host_pointers(plan3d_name<T>(), in, out);
+  const detail::DeviceScope scope(impl_->device());
   impl_->execute_host(in, out);
 }
 

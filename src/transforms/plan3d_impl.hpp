@@ -1,5 +1,6 @@
 #pragma once
 // Internal: the backend interface behind efield::Plan3D.
+#include "common/device_scope.hpp"
 #include <array>
 #include <memory>
 
@@ -8,7 +9,7 @@
 namespace efield::detail {
 
 template <typename T>
-class Plan3DImpl {
+class Plan3DImpl : public DeviceBound {
  public:
   Plan3DImpl(Transform3D kind, std::array<int, 3> dims) : kind_(kind), dims_(dims) {}
   virtual ~Plan3DImpl() = default;

@@ -50,12 +50,21 @@ RowColumnPlan2D<T>::RowColumnPlan2D(Transform2D kind, int rows, int cols, const 
   impl_ = std::make_unique<Impl>();
   impl_->backend = backend == Backend::Cuda ? detail::make_row_column_cuda<T>(spec)
                                             : detail::make_row_column_cpu<T>(spec);
+  if (backend == Backend::Cuda) impl_->backend->bind_to_current_device();
   detail::log().debug("RowColumnPlan2D: {} x {} on {}", rows, cols, to_string(backend));
 }
 
-template <typename T> RowColumnPlan2D<T>::~RowColumnPlan2D() = default;
+template <typename T> RowColumnPlan2D<T>::~RowColumnPlan2D() {
+  if (impl_) detail::destroy_on_device(impl_->backend);
+}
 template <typename T> RowColumnPlan2D<T>::RowColumnPlan2D(RowColumnPlan2D&&) noexcept = default;
-template <typename T> RowColumnPlan2D<T>& RowColumnPlan2D<T>::operator=(RowColumnPlan2D&&) noexcept = default;
+template <typename T> RowColumnPlan2D<T>& RowColumnPlan2D<T>::operator=(RowColumnPlan2D&& other) noexcept {
+  if (this != &other) {
+    if (impl_) detail::destroy_on_device(impl_->backend);
+    impl_ = std::move(other.impl_);
+  }
+  return *this;
+}
 
 template <typename T>
 void RowColumnPlan2D<T>::execute(const T* in, T* out, Stream stream) {
@@ -68,6 +77,7 @@ void RowColumnPlan2D<T>::execute(const T* in, T* out, Stream stream) {
                 "(use execute_host for host memory)");
   if (!cuda && (is_device_pointer(in) || is_device_pointer(out)))
     throw Error("RowColumnPlan2D::execute: the plan runs on the CPU backend but `in` or `out` is CUDA device memory");
+  const detail::DeviceScope scope(impl_->backend->device());
   impl_->backend->execute(in, out, stream);
 }
 
@@ -78,6 +88,7 @@ void RowColumnPlan2D<T>::execute_host(const T* in, T* out) {
   if (out == nullptr) throw Error("RowColumnPlan2D::execute_host: `out` is null");
   if (is_device_pointer(in) || is_device_pointer(out))
     throw Error("RowColumnPlan2D::execute_host: `in` and `out` must be host memory (use execute for device pointers)");
+  const detail::DeviceScope scope(impl_->backend->device());
   impl_->backend->execute_host(in, out);
 }
 

@@ -2,6 +2,7 @@
 // Internal: the backend interface behind efield::RowColumnPlan2D (the DCT paper's row-column
 // baseline): a batched 1D pass along every row, a transpose, a batched 1D pass along the other
 // axis, a transpose back. Each backend builds its passes from its own Plan1D backend.
+#include "common/device_scope.hpp"
 #include <memory>
 
 #include "efield/transforms.hpp"
@@ -18,7 +19,7 @@ struct RowColumnSpec {
 };
 
 template <typename T>
-class RowColumnBackend {
+class RowColumnBackend : public DeviceBound {
  public:
   virtual ~RowColumnBackend() = default;
   virtual void execute(const T* in, T* out, StreamHandle stream) = 0;

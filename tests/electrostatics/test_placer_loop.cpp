@@ -434,6 +434,38 @@ TEST(PlacerLoopCuda, TwoGpus) {
     EXPECT_EQ(grads[gpu], expect.gx);
   }
 }
+
+// Transform plans made on GPU 1 run there (and are destroyed there) whichever device is current.
+TEST(PlacerLoopCuda, TransformPlansOnTwoGpus) {
+  EFIELD_REQUIRE_GPU();
+  if (cuda_device_count() < 2) GTEST_SKIP() << "needs two CUDA devices (found " << cuda_device_count() << ")";
+  std::vector<float> in(64 * 48);
+  for (size_t k = 0; k < in.size(); ++k) in[k] = static_cast<float>((k * 37) % 101) / 7.0f;
+  std::vector<float> a(in.size()), b(in.size()), c(in.size()), d(in.size());
+  PlanOptions po;
+  po.backend = Backend::Cuda;
+  ASSERT_EQ(cudaSetDevice(0), cudaSuccess);
+  Plan2D<float> on0(Transform2D::Dct2, 64, 48, po);
+  on0.execute_host(in.data(), a.data());
+  Plan1D<float> one0(Transform1D::Dct, 48, 64, DctAlgorithm::NPoint, po);
+  one0.execute_host(in.data(), c.data());
+  ASSERT_EQ(cudaSetDevice(1), cudaSuccess);
+  {
+    Plan2D<float> on1(Transform2D::Dct2, 64, 48, po);
+    Plan1D<float> one1(Transform1D::Dct, 48, 64, DctAlgorithm::NPoint, po);
+    Plan3D<float> three1(Transform3D::Dct3, 4, 16, 48, po);
+    ASSERT_EQ(cudaSetDevice(0), cudaSuccess);
+    on1.execute_host(in.data(), b.data());
+    one1.execute_host(in.data(), d.data());
+    std::vector<float> e(in.size());
+    three1.execute_host(in.data(), e.data());
+    int current = -1;
+    ASSERT_EQ(cudaGetDevice(&current), cudaSuccess);
+    EXPECT_EQ(current, 0);
+  }  // destroyed while device 0 is current
+  EXPECT_EQ(a, b);
+  EXPECT_EQ(c, d);
+}
 #endif
 
 }  // namespace
