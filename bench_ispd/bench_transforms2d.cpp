@@ -104,8 +104,7 @@ constexpr efield::Cuda2DMethod kTimedMethods[] = {efield::Cuda2DMethod::OneFft, 
                                                   efield::Cuda2DMethod::TwoPasses, efield::Cuda2DMethod::ThreePasses,
                                                   efield::Cuda2DMethod::PackedFft,
                                                   efield::Cuda2DMethod::TransposedPackedFft,
-                                                  efield::Cuda2DMethod::PrimeFactorFft,
-                                                  efield::Cuda2DMethod::AxisPasses};
+                                                  efield::Cuda2DMethod::PrimeFactorFft};
 
 template <typename T>
 void gpu_rows(Size s, const bench::TimingOptions& topt, Table& table) {
@@ -312,10 +311,9 @@ int main(int argc, char** argv) {
             "of the transposed array, the transposition folded into its first and last passes) or "
             "prime_factor_fft (transposed_packed_fft with the long axis split by the prime-factor map "
             "rows/2 = P Q: DFT-P in registers in its first and last passes, cuFFT's P batched 2D FFTs "
-            "of Q x cols, no transposition). The next eight columns time each explicit Cuda2DMethod on "
+            "of Q x cols, no transposition). The next seven columns time each explicit Cuda2DMethod on "
             "the same data, with its ratio to "
-            "cuFFT (n/a where the method does not take the shape); axis_passes is the experimental one "
-            "pass per axis with our shared-memory FFT.\n\n"
+            "cuFFT (n/a where the method does not take the shape).\n\n"
          << t.markdown() << "\n";
 #endif
     } else {

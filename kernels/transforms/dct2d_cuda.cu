@@ -11,8 +11,7 @@
 // (inverses: the gather), tiled in shared memory, and into the postprocess's stores (inverses:
 // the preprocess's loads): cuFFT's 2D FFT of a tall array of short rows runs few long columns.
 // make_cuda_plan2d hands
-// Cuda2DMethod::AxisPasses to dct2d_axis_passes.cu and Cuda2DMethod::TwoPasses and ThreePasses
-// to dct2d_own_passes.cu instead.
+// Cuda2DMethod::TwoPasses and ThreePasses to dct2d_own_passes.cu instead.
 // Buffers, twiddle tables and the cuFFT plan are made at construction; execute() only enqueues
 // three operations on the caller's stream (capturable in a CUDA graph).
 #include <algorithm>
@@ -24,7 +23,6 @@
 #include "common/cuda_check.cuh"
 #include "common/host_staging.cuh"
 #include "math/twiddle.hpp"
-#include "transforms/dct2d_axis_passes.hpp"
 #include "transforms/dct2d_column_pass.hpp"
 #include "transforms/dct2d_cufft.cuh"
 #include "transforms/dct2d_kernels.cuh"
@@ -266,10 +264,6 @@ class CudaPlan2D final : public Plan2DImpl<T> {
 template <typename T>
 std::unique_ptr<Plan2DImpl<T>> make_cuda_plan2d(Transform2D kind, int rows, int cols,
                                                 const PlanOptions& options) {
-  // Auto never picks AxisPasses (bench_ispd/results/transforms2d.md).
-  if (options.cuda_2d_method == Cuda2DMethod::AxisPasses) {
-    return make_cuda_axis_pass_plan2d<T>(kind, rows, cols, options);
-  }
   const Cuda2DMethod method = resolve_cuda_2d_method<T>(options.cuda_2d_method, kind, rows, cols);
   if (method == Cuda2DMethod::PrimeFactorFft) return make_cuda_prime_factor_plan2d<T>(kind, rows, cols, options);
   if (method == Cuda2DMethod::TwoPasses || method == Cuda2DMethod::ThreePasses) {

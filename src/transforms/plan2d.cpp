@@ -28,10 +28,6 @@ std::string explicit_method_requirement(Cuda2DMethod method, Transform2D kind, i
   const std::string lengths =
       std::to_string(detail::kColumnPassMinRows) + ".." + std::to_string(detail::kColumnPassMaxRows);
   switch (method) {
-    case Cuda2DMethod::AxisPasses:
-      if (detail::axis_passes_apply<T>(rows, cols)) return "";
-      return "AxisPasses needs both sizes to be powers of two in 2.." +
-             std::to_string(detail::axis_passes_max_length<T>());
     case Cuda2DMethod::RowFftColumnPass:
       if (detail::column_pass_applies(kind, rows, cols)) return "";
       return "RowFftColumnPass needs a power-of-two row count in " + lengths +

@@ -38,18 +38,6 @@ inline Dct2dShape canonical_2d_shape(Transform2D kind, int rows, int cols) {
   return {kind, rows, cols};
 }
 
-// Where the CUDA backend's Cuda2DMethod::AxisPasses applies: both sizes powers of two, at
-// least 2, and a pair of lines (one complex line of the shared-memory FFT) within 64 KiB.
-template <typename T>
-constexpr int axis_passes_max_length() {
-  return 65536 / (2 * static_cast<int>(sizeof(T)));
-}
-template <typename T>
-bool axis_passes_apply(int rows, int cols) {
-  auto fits = [](int n) { return n >= 2 && n <= axis_passes_max_length<T>() && is_power_of_two(n); };
-  return fits(rows) && fits(cols);
-}
-
 // Where the CUDA backend's Cuda2DMethod::RowFftColumnPass applies: the planned shape
 // (canonical_2d_shape) has a power-of-two row count in [kColumnPassMinRows, kColumnPassMaxRows],
 // the column length its own column FFT is compiled for; any column count.

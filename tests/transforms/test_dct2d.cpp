@@ -109,6 +109,16 @@ TEST(Plan2DCuda, AgreesWithCpu) {
     }
   }
 }
+// OneFft named explicitly, on small power-of-two shapes (Auto runs OneFft there as well).
+TEST(Plan2DCuda, OneFftMatchesDefinition) {
+  EFIELD_REQUIRE_GPU();
+  for (const auto& [rows, cols] : {std::pair{2, 2}, {8, 8}, {4, 64}, {64, 4}, {128, 128}}) {
+    for (Transform2D kind : kAllKinds) {
+      expect_2d_matches_definition<float>(kind, rows, cols, Backend::Cuda, Cuda2DMethod::OneFft);
+      expect_2d_matches_definition<double>(kind, rows, cols, Backend::Cuda, Cuda2DMethod::OneFft);
+    }
+  }
+}
 TEST(Plan2DCuda, LargeSquareFloat) {
   EFIELD_REQUIRE_GPU();
   // 1024^2 against the CPU backend in double (the dense reference would be slow here).
@@ -163,6 +173,14 @@ TEST(Plan2DErrors, BadOptions) {
   o.zero_below = -1;
   msg = error_of([&] { Plan2D<float>(Transform2D::Dct2, 4, 4, o); });
   EXPECT_NE(msg.find("zero_below"), std::string::npos) << msg;
+}
+
+TEST(Plan2DErrors, InvalidMethodValue) {
+  PlanOptions o;
+  o.backend = Backend::Cpu;
+  o.cuda_2d_method = static_cast<Cuda2DMethod>(99);
+  const auto msg = error_of([&] { Plan2D<float>(Transform2D::Dct2, 4, 4, o); });
+  EXPECT_NE(msg.find("cuda_2d_method"), std::string::npos) << msg;
 }
 
 TEST(Plan2DErrors, NullPointers) {
@@ -223,6 +241,8 @@ TEST(Plan2DApi, AccessorsAndNames) {
   EXPECT_STREQ(to_string(Transform3D::Idct3), "idct3d");
   EXPECT_STREQ(to_string(Transform1D::Idxst), "idxst");
   EXPECT_STREQ(to_string(DctAlgorithm::Mirrored2N), "mirrored2n");
+  EXPECT_STREQ(to_string(Cuda2DMethod::OneFft), "one_fft");
+  EXPECT_STREQ(to_string(Cuda2DMethod::Auto), "auto");
 }
 
 }  // namespace

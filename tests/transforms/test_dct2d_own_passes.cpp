@@ -251,8 +251,6 @@ TEST(Plan2DCudaAuto, ResolvesByMeasuredRule) {
   EXPECT_EQ(method(0.0f, Transform2D::Dct2, 2048, 100), Cuda2DMethod::TransposedPackedFft);
   EXPECT_EQ(method(0.0f, Transform2D::Dct2, 1024, 100), Cuda2DMethod::OneFft);
   EXPECT_EQ(method(0.0f, Transform2D::Dct2, 1000, 1024), Cuda2DMethod::OneFft);
-  o.cuda_2d_method = Cuda2DMethod::AxisPasses;
-  EXPECT_EQ(method(0.0f, Transform2D::Dct2, 64, 64), Cuda2DMethod::AxisPasses);
 }
 
 TEST(Plan2DOwnPasses, NamesAndCpuBackend) {
