@@ -11,8 +11,10 @@
 #include <utility>
 #include <vector>
 
+#include "common/device_properties.hpp"
 #include "support/gpu.hpp"
 #include "test_dct2d_common.hpp"
+#include "transforms/cuda2d_policy.hpp"
 
 #if EFIELD_HAS_CUDA
 #include "graph_replay.hpp"
@@ -184,73 +186,35 @@ TEST(Plan2DOwnPasses, RejectedWhereItDoesNotApply) {
   }
 }
 
-// What Auto runs, as reported by the plan (resolve_cuda_2d_method's measured rule): float
-// inverses of 2048^2 elements up to 4096 rows, TwoPasses; dct2 from 2048 rows and 2048 columns,
-// ThreePasses for powers of two; from 4096 rows, ThreePasses for powers
-// of two from 256 columns; rows 512..2048 (256..2048 in float) with at least 1024 columns or as
-// many columns as rows, TwoPasses for powers of two, else RowFftColumnPass for dct2 and float
-// inverses; PrimeFactorFft where it applies in 2000..20000 rows of 100..2000 columns from 10000
-// rows, 6000 rows in double or 1000 columns; 2000..10000 rows of 100..300 columns (not a power of
-// two), TransposedPackedFft; PackedFft from 100 rows and 256 columns (not a power of two); else
-// OneFft.
-TEST(Plan2DCudaAuto, ResolvesByMeasuredRule) {
+// What Auto runs, as the plan reports it, is the policy table's choice for this device's compute
+// capability (test_cuda2d_policy.cpp checks the table's choices themselves on the host).
+TEST(Plan2DCudaAuto, RunsThePolicyChoiceForTheDevice) {
   EFIELD_REQUIRE_GPU();
+  const int cc = detail::current_compute_capability();
   PlanOptions o;
   o.backend = Backend::Cuda;
-  auto method = [&](auto type, Transform2D kind, int rows, int cols) {
-    return Plan2D<decltype(type)>(kind, rows, cols, o).cuda_2d_method();
+  auto check = [&](auto type, Transform2D kind, int rows, int cols) {
+    using T = decltype(type);
+    SCOPED_TRACE(testing::Message() << type_name<T>() << " " << to_string(kind) << " " << rows << "x" << cols);
+    EXPECT_EQ(Plan2D<T>(kind, rows, cols, o).cuda_2d_method(),
+              detail::choose_cuda_2d_method(cc, detail::scalar_of<T>(), kind, rows, cols));
   };
-  EXPECT_EQ(method(0.0f, Transform2D::Dct2, 2048, 2048), Cuda2DMethod::ThreePasses);
-  EXPECT_EQ(method(0.0f, Transform2D::Dct2, 2048, 1024), Cuda2DMethod::TwoPasses);
-  EXPECT_EQ(method(0.0, Transform2D::Dct2, 2048, 2048), Cuda2DMethod::ThreePasses);
-  EXPECT_EQ(method(0.0, Transform2D::Idct2, 2048, 2048), Cuda2DMethod::TwoPasses);
-  EXPECT_EQ(method(0.0, Transform2D::Dct2, 2048, 1024), Cuda2DMethod::TwoPasses);
-  EXPECT_EQ(method(0.0f, Transform2D::IdxstIdct, 1024, 1024), Cuda2DMethod::TwoPasses);
-  EXPECT_EQ(method(0.0f, Transform2D::Idct2, 512, 512), Cuda2DMethod::TwoPasses);
-  EXPECT_EQ(method(0.0, Transform2D::Idct2, 1024, 1024), Cuda2DMethod::TwoPasses);
-  EXPECT_EQ(method(0.0, Transform2D::Dct2, 512, 8192), Cuda2DMethod::TwoPasses);
-  EXPECT_EQ(method(0.0, Transform2D::Dct2, 512, 512), Cuda2DMethod::TwoPasses);
-  EXPECT_EQ(method(0.0, Transform2D::Idct2, 512, 512), Cuda2DMethod::TwoPasses);
-  EXPECT_EQ(method(0.0, Transform2D::Dct2, 512, 1000), Cuda2DMethod::RowFftColumnPass);
-  EXPECT_EQ(method(0.0f, Transform2D::IdctIdxst, 1024, 3000), Cuda2DMethod::RowFftColumnPass);
-  EXPECT_EQ(method(0.0, Transform2D::IdctIdxst, 1024, 3000), Cuda2DMethod::PackedFft);
-  EXPECT_EQ(method(0.0f, Transform2D::Idct2, 2048, 512), Cuda2DMethod::OneFft);
-  EXPECT_EQ(method(0.0f, Transform2D::Dct2, 4096, 4096), Cuda2DMethod::ThreePasses);
-  EXPECT_EQ(method(0.0, Transform2D::IdctIdxst, 8192, 8192), Cuda2DMethod::ThreePasses);
-  EXPECT_EQ(method(0.0f, Transform2D::Idct2, 8192, 256), Cuda2DMethod::ThreePasses);
-  EXPECT_EQ(method(0.0f, Transform2D::Dct2, 4096, 128), Cuda2DMethod::OneFft);
-  EXPECT_EQ(method(0.0, Transform2D::Dct2, 4096, 512), Cuda2DMethod::ThreePasses);
-  EXPECT_EQ(method(0.0, Transform2D::Dct2, 4096, 256), Cuda2DMethod::ThreePasses);
-  EXPECT_EQ(method(0.0, Transform2D::Idct2, 8192, 256), Cuda2DMethod::ThreePasses);
-  EXPECT_EQ(method(0.0f, Transform2D::Idct2, 4096, 1024), Cuda2DMethod::TwoPasses);
-  EXPECT_EQ(method(0.0f, Transform2D::IdctIdxst, 1024, 4096), Cuda2DMethod::TwoPasses);
-  EXPECT_EQ(method(0.0f, Transform2D::Dct2, 4096, 1024), Cuda2DMethod::ThreePasses);
-  EXPECT_EQ(method(0.0f, Transform2D::IdctIdxst, 8192, 512), Cuda2DMethod::ThreePasses);
-  EXPECT_EQ(method(0.0f, Transform2D::Idct2, 4096, 2048), Cuda2DMethod::ThreePasses);
-  EXPECT_EQ(method(0.0, Transform2D::Idct2, 8192, 4096), Cuda2DMethod::ThreePasses);
-  EXPECT_EQ(method(0.0, Transform2D::IdxstIdct, 4096, 1024), Cuda2DMethod::ThreePasses);
-  EXPECT_EQ(method(0.0f, Transform2D::Dct2, 4096, 4000), Cuda2DMethod::PackedFft);
-  EXPECT_EQ(method(0.0f, Transform2D::Dct2, 100, 10000), Cuda2DMethod::PackedFft);
-  EXPECT_EQ(method(0.0, Transform2D::IdxstIdct, 10000, 100), Cuda2DMethod::PrimeFactorFft);
-  EXPECT_EQ(method(0.0f, Transform2D::Dct2, 10000, 100), Cuda2DMethod::PrimeFactorFft);
-  EXPECT_EQ(method(0.0f, Transform2D::Dct2, 3000, 300), Cuda2DMethod::TransposedPackedFft);
-  EXPECT_EQ(method(0.0, Transform2D::Idct2, 6000, 300), Cuda2DMethod::PrimeFactorFft);
-  EXPECT_EQ(method(0.0f, Transform2D::Idct2, 6000, 300), Cuda2DMethod::TransposedPackedFft);
-  EXPECT_EQ(method(0.0f, Transform2D::Dct2, 2000, 1000), Cuda2DMethod::PrimeFactorFft);
-  EXPECT_EQ(method(0.0f, Transform2D::Dct2, 20000, 500), Cuda2DMethod::PrimeFactorFft);
-  EXPECT_EQ(method(0.0f, Transform2D::Dct2, 20000, 4000), Cuda2DMethod::PackedFft);
-  EXPECT_EQ(method(0.0f, Transform2D::Dct2, 12000, 200), Cuda2DMethod::PrimeFactorFft);
-  EXPECT_EQ(method(0.0f, Transform2D::Dct2, 10001, 100), Cuda2DMethod::OneFft);  // an odd row count
-  EXPECT_EQ(method(0.0f, Transform2D::Idct2, 300, 255), Cuda2DMethod::OneFft);
-  EXPECT_EQ(method(0.0f, Transform2D::Idct2, 300, 1001), Cuda2DMethod::OneFft);
-  EXPECT_EQ(method(0.0, Transform2D::Dct2, 3000, 1), Cuda2DMethod::OneFft);  // planned as 1 x 3000
-  EXPECT_EQ(method(0.0, Transform2D::Dct2, 100, 300), Cuda2DMethod::PackedFft);
-  EXPECT_EQ(method(0.0f, Transform2D::Dct2, 256, 256), Cuda2DMethod::TwoPasses);
-  EXPECT_EQ(method(0.0, Transform2D::Dct2, 256, 256), Cuda2DMethod::OneFft);
-  EXPECT_EQ(method(0.0f, Transform2D::Dct2, 128, 128), Cuda2DMethod::OneFft);
-  EXPECT_EQ(method(0.0f, Transform2D::Dct2, 2048, 100), Cuda2DMethod::TransposedPackedFft);
-  EXPECT_EQ(method(0.0f, Transform2D::Dct2, 1024, 100), Cuda2DMethod::OneFft);
-  EXPECT_EQ(method(0.0f, Transform2D::Dct2, 1000, 1024), Cuda2DMethod::OneFft);
+  for (const auto& [kind, rows, cols] :
+       {std::tuple{Transform2D::Dct2, 2048, 2048}, {Transform2D::Dct2, 2048, 1024}, {Transform2D::Idct2, 2048, 2048},
+        {Transform2D::IdxstIdct, 1024, 1024}, {Transform2D::Idct2, 512, 512}, {Transform2D::Dct2, 512, 8192},
+        {Transform2D::Dct2, 512, 1000}, {Transform2D::IdctIdxst, 1024, 3000}, {Transform2D::Idct2, 2048, 512},
+        {Transform2D::Dct2, 4096, 4096}, {Transform2D::IdctIdxst, 8192, 8192}, {Transform2D::Idct2, 8192, 256},
+        {Transform2D::Dct2, 4096, 128}, {Transform2D::Dct2, 4096, 512}, {Transform2D::Idct2, 4096, 1024},
+        {Transform2D::IdctIdxst, 1024, 4096}, {Transform2D::IdctIdxst, 8192, 512}, {Transform2D::Idct2, 4096, 2048},
+        {Transform2D::Dct2, 4096, 4000}, {Transform2D::Dct2, 100, 10000}, {Transform2D::IdxstIdct, 10000, 100},
+        {Transform2D::Dct2, 3000, 300}, {Transform2D::Idct2, 6000, 300}, {Transform2D::Dct2, 2000, 1000},
+        {Transform2D::Dct2, 20000, 500}, {Transform2D::Dct2, 12000, 200}, {Transform2D::Dct2, 10001, 100},
+        {Transform2D::Idct2, 300, 255}, {Transform2D::Idct2, 300, 1001}, {Transform2D::Dct2, 3000, 1},
+        {Transform2D::Dct2, 100, 300}, {Transform2D::Dct2, 256, 256}, {Transform2D::Dct2, 128, 128},
+        {Transform2D::Dct2, 2048, 100}, {Transform2D::Dct2, 1024, 100}, {Transform2D::Dct2, 1000, 1024}}) {
+    check(0.0f, kind, rows, cols);
+    check(0.0, kind, rows, cols);
+  }
 }
 
 TEST(Plan2DOwnPasses, NamesAndCpuBackend) {
