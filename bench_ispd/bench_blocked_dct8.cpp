@@ -88,19 +88,9 @@ struct DeviceBuffer {
 struct Row {
   std::string type, what;
   int n;
-  double blocked_ms, staged_ms, direct_ms, copy_ms, plan2d_ms;  // plan2d_ms < 0: not timed
+  double blocked_ms, copy_ms, plan2d_ms;  // plan2d_ms < 0: not timed
   double bytes;
 };
-
-// The CUDA backend picks its kernel variant from EFIELD_BLOCKED_DCT8_KERNEL when a plan is made
-// (unset: the library's default for the type).
-void select_kernel(const char* variant) {
-  if (variant) {
-    setenv("EFIELD_BLOCKED_DCT8_KERNEL", variant, 1);
-  } else {
-    unsetenv("EFIELD_BLOCKED_DCT8_KERNEL");
-  }
-}
 
 template <typename T>
 Row measure(const char* type, efield::Transform2D kind, int n, const efield::bench::TimingOptions& topt,
@@ -118,18 +108,10 @@ Row measure(const char* type, efield::Transform2D kind, int n, const efield::ben
   bo.backend = efield::Backend::Cuda;
   bo.zero_below = kind == efield::Transform2D::Dct2 ? 1e-3 : 0.0;  // the fused threshold is on
   bo.inverse_scale = 1.0 / 64;
-  select_kernel("direct");
-  efield::BlockedDct8<T> direct(kind, n, n, bo);
-  select_kernel("staged");
-  efield::BlockedDct8<T> staged(kind, n, n, bo);
-  select_kernel(nullptr);
   efield::BlockedDct8<T> blocked(kind, n, n, bo);
 
-  Row r{type, kind == efield::Transform2D::Dct2 ? "dct2 (threshold on)" : "idct2", n, 0, 0, 0, 0, -1,
-        2.0 * count * sizeof(T)};
+  Row r{type, kind == efield::Transform2D::Dct2 ? "dct2 (threshold on)" : "idct2", n, 0, 0, -1, 2.0 * count * sizeof(T)};
   r.blocked_ms = efield::bench::time_cuda([&] { blocked.execute(in.ptr, out.ptr, stream); }, stream, topt).median_ms;
-  r.staged_ms = efield::bench::time_cuda([&] { staged.execute(in.ptr, out.ptr, stream); }, stream, topt).median_ms;
-  r.direct_ms = efield::bench::time_cuda([&] { direct.execute(in.ptr, out.ptr, stream); }, stream, topt).median_ms;
   r.copy_ms = efield::bench::time_cuda(
                   [&] {
                     check(cudaMemcpyAsync(out.ptr, in.ptr, count * sizeof(T), cudaMemcpyDeviceToDevice, cuda_stream),
@@ -149,13 +131,11 @@ Row measure(const char* type, efield::Transform2D kind, int n, const efield::ben
 std::string format_table(const std::vector<Row>& rows) {
   std::ostringstream os;
   os << "| type | transform | size | blocked 8x8 (ms) | blocked GB/s | D2D copy (ms) | copy GB/s "
-        "| blocked / copy bandwidth | staged GB/s (/ copy) | direct GB/s (/ copy) | whole-image Plan2D (ms) "
-        "| Plan2D / blocked time |\n"
-     << "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";
+        "| blocked / copy bandwidth | whole-image Plan2D (ms) | Plan2D / blocked time |\n"
+     << "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";
   char buf[512];
   for (const Row& r : rows) {
     const double bgbs = r.bytes / (r.blocked_ms * 1e-3) / 1e9, cgbs = r.bytes / (r.copy_ms * 1e-3) / 1e9;
-    const double sgbs = r.bytes / (r.staged_ms * 1e-3) / 1e9, dgbs = r.bytes / (r.direct_ms * 1e-3) / 1e9;
     std::string p2 = "-", ratio = "-";
     if (r.plan2d_ms >= 0) {
       std::snprintf(buf, sizeof buf, "%.3f", r.plan2d_ms);
@@ -163,10 +143,9 @@ std::string format_table(const std::vector<Row>& rows) {
       std::snprintf(buf, sizeof buf, "%.2fx", r.plan2d_ms / r.blocked_ms);
       ratio = buf;
     }
-    std::snprintf(buf, sizeof buf, "| %s | %s | %dx%d | %.3f | %.0f | %.3f | %.0f | %.1f%% | %.0f (%.1f%%) | %.0f (%.1f%%) | %s | %s |\n",
+    std::snprintf(buf, sizeof buf, "| %s | %s | %dx%d | %.3f | %.0f | %.3f | %.0f | %.1f%% | %s | %s |\n",
                   r.type.c_str(), r.what.c_str(), r.n, r.n, r.blocked_ms, bgbs, r.copy_ms, cgbs,
-                  100.0 * bgbs / cgbs, sgbs, 100.0 * sgbs / cgbs, dgbs, 100.0 * dgbs / cgbs, p2.c_str(),
-                  ratio.c_str());
+                  100.0 * bgbs / cgbs, p2.c_str(), ratio.c_str());
     os << buf;
   }
   return os.str();
@@ -198,9 +177,9 @@ int run(const Args& args) {
      << "the device-to-device cudaMemcpyAsync of the same array, timed in the same process. The whole-image\n"
      << "Plan2D column is the DCT paper's fused 2D DCT (one real 2D FFT) of the same array, for scale: it\n"
      << "computes a different (global) transform. Forward rows run with the fused threshold zero_below = 1e-3.\n"
-     << "`blocked` is the library's default kernel for the type; `staged` (each warp moves its 32 blocks\n"
-     << "through shared memory with coalesced 16-byte accesses) and `direct` (each thread loads its own\n"
-     << "block straight into registers) are both variants, forced with EFIELD_BLOCKED_DCT8_KERNEL.\n\n"
+     << "`blocked` is the library's kernel for the type: float loads each thread's block straight into\n"
+     << "registers, double moves each warp's 32 blocks through shared memory with coalesced 16-byte\n"
+     << "accesses (kernels/blocked_dct8/blocked_dct8.cu).\n\n"
      << format_table(rows) << "\n"
      << "Produced by `bench_blocked_dct8 --markdown FILE` (bench_ispd/bench_blocked_dct8.cpp).\n";
   std::printf("%s", md.str().c_str());
