@@ -173,7 +173,7 @@ void gpu_rows(Size s, const bench::TimingOptions& topt, Table& table, nlohmann::
       const double t = time_method(m);
       per_method.push_back(t < 0 ? std::string("n/a") : us(t) + " (" + ratio(t, t_fft) + ")");
       per_method_line += std::string("  ") + efield::to_string(m) + " " + per_method.back();
-      json_row["methods"][efield::to_string(m)] = t < 0 ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(t * 1e3);
+      json_row["methods"][efield::to_string(m)] = t < 0 ? nlohmann::ordered_json() : nlohmann::ordered_json(t * 1e3);
     }
     std::string rc_time = "n/a", rc_ratio = "n/a";
     if (kind == Transform2D::Dct2 || kind == Transform2D::Idct2) {

@@ -82,9 +82,8 @@ const std::vector<Cuda2DPolicyRow>& cuda_2d_policy() { return kPolicy; }
 Cuda2DMethod choose_cuda_2d_method(int compute_capability, Scalar scalar, Transform2D kind, int rows, int cols) {
   const Dct2dShape shape = canonical_2d_shape(kind, rows, cols);
   for (const Cuda2DPolicyRow& row : kPolicy) {
-    if (covers(row, compute_capability, scalar, shape) && cuda_2d_solver(row.method).applies(kind, rows, cols, scalar)) {
-      return row.method;
-    }
+    if (!covers(row, compute_capability, scalar, shape)) continue;
+    if (cuda_2d_solver(row.method).applies(kind, rows, cols, scalar)) return row.method;
   }
   return Cuda2DMethod::OneFft;
 }

@@ -58,8 +58,9 @@ std::vector<Cuda2DSolver> make_solvers() {
        "needs both sizes to be powers of two in " + lengths + ", and at least " + std::to_string(kFourStepMinRows) +
            " rows",
        make_cuda_own_pass_plan2d<float>, make_cuda_own_pass_plan2d<double>},
-      {Cuda2DMethod::PackedFft, "PackedFft", packed_fft_applies, "needs an even column count of at least 4" + single_column,
-       make_cuda_fft_plan2d<float>, make_cuda_fft_plan2d<double>},
+      {Cuda2DMethod::PackedFft, "PackedFft", packed_fft_applies,
+       "needs an even column count of at least 4" + single_column, make_cuda_fft_plan2d<float>,
+       make_cuda_fft_plan2d<double>},
       {Cuda2DMethod::TransposedPackedFft, "TransposedPackedFft", transposed_packed_fft_applies,
        "needs an even row count of at least 4", make_cuda_fft_plan2d<float>, make_cuda_fft_plan2d<double>},
       {Cuda2DMethod::PrimeFactorFft, "PrimeFactorFft", prime_factor_fft_applies,

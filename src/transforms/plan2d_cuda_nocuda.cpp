@@ -39,7 +39,9 @@ EFIELD_CUDA2D_FACTORY_STANDIN(make_cuda_own_pass_plan2d, double)
 EFIELD_CUDA2D_FACTORY_STANDIN(make_cuda_prime_factor_plan2d, float)
 EFIELD_CUDA2D_FACTORY_STANDIN(make_cuda_prime_factor_plan2d, double)
 #undef EFIELD_CUDA2D_FACTORY_STANDIN
-template std::unique_ptr<Plan3DImpl<float>> make_cuda_plan3d<float>(Transform3D, std::array<int, 3>, const PlanOptions&);
-template std::unique_ptr<Plan3DImpl<double>> make_cuda_plan3d<double>(Transform3D, std::array<int, 3>, const PlanOptions&);
+template std::unique_ptr<Plan3DImpl<float>> make_cuda_plan3d<float>(Transform3D, std::array<int, 3>,
+                                                                    const PlanOptions&);
+template std::unique_ptr<Plan3DImpl<double>> make_cuda_plan3d<double>(Transform3D, std::array<int, 3>,
+                                                                      const PlanOptions&);
 
 }  // namespace efield::detail
