@@ -109,16 +109,6 @@ TEST(Plan2DCuda, AgreesWithCpu) {
     }
   }
 }
-// OneFft named explicitly, on small power-of-two shapes (Auto runs OneFft there as well).
-TEST(Plan2DCuda, OneFftMatchesDefinition) {
-  EFIELD_REQUIRE_GPU();
-  for (const auto& [rows, cols] : {std::pair{2, 2}, {8, 8}, {4, 64}, {64, 4}, {128, 128}}) {
-    for (Transform2D kind : kAllKinds) {
-      expect_2d_matches_definition<float>(kind, rows, cols, Backend::Cuda, Cuda2DMethod::OneFft);
-      expect_2d_matches_definition<double>(kind, rows, cols, Backend::Cuda, Cuda2DMethod::OneFft);
-    }
-  }
-}
 TEST(Plan2DCuda, LargeSquareFloat) {
   EFIELD_REQUIRE_GPU();
   // 1024^2 against the CPU backend in double (the dense reference would be slow here).
