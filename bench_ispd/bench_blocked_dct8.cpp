@@ -4,19 +4,20 @@
 // which also reads and writes every byte once), and next to the whole-image Plan2D dct2 of the
 // same array (the transform the blocked one stands in for in JPEG-like compression).
 //
-//   bench_blocked_dct8 [--sizes 4096,8192] [--reps N] [--markdown FILE]
+// See --help.
 //
 // CUDA events after warm-up, median of many runs (common/timing.hpp), random data in [-1, 1).
 // Needs the CUDA backend and a device; without them it says so and exits with status 2.
+#include <CLI/CLI.hpp>
+
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
 #include <fstream>
 #include <random>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "common/cli.hpp"
 #include "common/timing.hpp"
 #include "efield/efield.hpp"
 
@@ -31,40 +32,6 @@ struct Args {
   int reps = 100;
   std::string markdown;
 };
-
-[[noreturn]] void usage(const char* prog, int status) {
-  std::fprintf(status ? stderr : stdout, "usage: %s [--sizes N,N,...] [--reps N] [--markdown FILE]\n", prog);
-  std::exit(status);
-}
-
-Args parse(int argc, char** argv) {
-  Args a;
-  for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h")) {
-      usage(argv[0], 0);
-    } else if (!std::strcmp(argv[i], "--sizes") && i + 1 < argc) {
-      a.sizes.clear();
-      std::stringstream ss(argv[++i]);
-      std::string item;
-      while (std::getline(ss, item, ',')) {
-        const int n = std::atoi(item.c_str());
-        if (n <= 0 || n % 8) {
-          std::fprintf(stderr, "--sizes: %s is not a positive multiple of 8\n", item.c_str());
-          std::exit(1);
-        }
-        a.sizes.push_back(n);
-      }
-    } else if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) {
-      a.reps = std::atoi(argv[++i]);
-      if (a.reps < 1) usage(argv[0], 1);
-    } else if (!std::strcmp(argv[i], "--markdown") && i + 1 < argc) {
-      a.markdown = argv[++i];
-    } else {
-      usage(argv[0], 1);
-    }
-  }
-  return a;
-}
 
 #if EFIELD_HAS_CUDA
 
@@ -196,7 +163,25 @@ int run(const Args& args) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const Args args = parse(argc, argv);
+  CLI::App app{"The blocked 8x8 DCT (efield::BlockedDct8) on the GPU as throughput against the device-to-device copy "
+               "of the same array, and next to the whole-image Plan2D dct2 (needs a CUDA device).",
+               "bench_blocked_dct8"};
+  Args args;
+  const CLI::Validator multiple_of_8(
+      [](std::string& text) {
+        int n = 0;
+        return CLI::detail::lexical_cast(text, n) && n > 0 && n % 8 == 0 ? std::string()
+                                                                          : text + " is not a positive multiple of 8";
+      },
+      "", "multiple of 8");
+  app.add_option("--sizes", args.sizes, "square sizes to time, positive multiples of 8")
+      ->delimiter(',')
+      ->check(multiple_of_8)
+      ->type_name("N,N,...")
+      ->capture_default_str();
+  app.add_option("--reps", args.reps, "timed runs per case")->check(efield::bench::at_least(1))->capture_default_str();
+  app.add_option("--markdown", args.markdown, "also write the table to FILE")->type_name("FILE");
+  CLI11_PARSE(app, argc, argv);
 #if EFIELD_HAS_CUDA
   try {
     return run(args);

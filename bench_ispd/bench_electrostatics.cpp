@@ -12,19 +12,20 @@
 // --nondeterministic sets deterministic = false (float atomics into float maps).
 // --variants 0,1,... also times the CUDA pipeline's layout/launch variants (EFIELD_ES_VARIANT, bit
 // flags of kernels/electrostatics/es_kernels.cuh EsVariant) side by side in the same process.
-//   bench_electrostatics [--markdown FILE] [--reps N] [--only adaptec1|bigblue4] [--no-cpu] [--sorted | --piled] [--variants LIST]
-//                        [--nondeterministic]
+// See --help.
+#include <CLI/CLI.hpp>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <fstream>
 #include <random>
 #include <string>
 #include <tuple>
 #include <vector>
 
+#include "common/cli.hpp"
 #include "common/timing.hpp"
 #include "efield/efield.hpp"
 
@@ -215,33 +216,31 @@ Row run(const Design& d, int reps, bool with_cpu, const std::vector<int>& varian
 }  // namespace
 
 int main(int argc, char** argv) {
+  CLI::App app{"One ElectrostaticSystem::evaluate on random ISPD-scale designs (adaptec1-like: 512 x 512 bins, "
+               "bigblue4-like: 2048 x 2048), float, CUDA, device pointers: the median evaluate, host wall time, "
+               "per-stage split, and the same pipeline without the CUDA graph and on the CPU backend.",
+               "bench_electrostatics"};
   std::string markdown, only;
   int reps = 100;
-  bool with_cpu = true, deterministic = true;
-  Placement placement = Placement::Random;
+  bool no_cpu = false, sorted = false, piled = false, nondeterministic = false;
   std::vector<int> variants;
-  for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--markdown") && i + 1 < argc) markdown = argv[++i];
-    else if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) reps = std::max(50, std::atoi(argv[++i]));
-    else if (!std::strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
-    else if (!std::strcmp(argv[i], "--no-cpu")) with_cpu = false;
-    else if (!std::strcmp(argv[i], "--sorted")) placement = Placement::Sorted;
-    else if (!std::strcmp(argv[i], "--piled")) placement = Placement::Piled;
-    else if (!std::strcmp(argv[i], "--nondeterministic")) deterministic = false;
-    else if (!std::strcmp(argv[i], "--variants") && i + 1 < argc) {
-      std::string list = argv[++i];
-      for (size_t pos = 0; pos < list.size();) {
-        const size_t comma = std::min(list.find(',', pos), list.size());
-        variants.push_back(std::atoi(list.substr(pos, comma - pos).c_str()));
-        pos = comma + 1;
-      }
-    }
-    else {
-      std::printf("usage: bench_electrostatics [--markdown FILE] [--reps N>=50] [--only adaptec1|bigblue4] [--no-cpu] "
-                  "[--sorted | --piled] [--variants LIST] [--nondeterministic]\n");
-      return std::strcmp(argv[i], "--help") ? 2 : 0;
-    }
-  }
+  app.add_option("--markdown", markdown, "also write the tables to FILE")->type_name("FILE");
+  app.add_option("--reps", reps, "timed evaluates per design")->check(efield::bench::at_least(50))->capture_default_str();
+  app.add_option("--only", only, "run one design only")->check(CLI::IsMember({"adaptec1", "bigblue4"}));
+  app.add_flag("--no-cpu", no_cpu, "skip the CPU backend reference");
+  CLI::Option* sorted_opt =
+      app.add_flag("--sorted", sorted, "positions in spatial order (cells adjacent in index order are adjacent)");
+  app.add_flag("--piled", piled, "movable cells piled within 1 % of the side around the centre (a placer's start)")
+      ->excludes(sorted_opt);
+  app.add_flag("--nondeterministic", nondeterministic, "deterministic = false (float atomics into float maps)");
+  app.add_option("--variants", variants,
+                 "also time these pipeline variants (EFIELD_ES_VARIANT flags of "
+                 "kernels/electrostatics/es_kernels.cuh EsVariant) side by side")
+      ->delimiter(',')
+      ->type_name("LIST");
+  CLI11_PARSE(app, argc, argv);
+  const bool with_cpu = !no_cpu, deterministic = !nondeterministic;
+  const Placement placement = sorted ? Placement::Sorted : piled ? Placement::Piled : Placement::Random;
 #if !EFIELD_HAS_CUDA
   std::printf("bench_electrostatics: built without CUDA; nothing to measure\n");
   return 0;

@@ -373,7 +373,8 @@ int run(const Args& args) {
 int main(int argc, char** argv) {
   CLI::App app{"Times the fused 2D DCT plans (Plan2D, every Cuda2DMethod next to Auto) against cuFFT's "
                "R2C/C2R alone and RowColumnPlan2D on the GPU, and the CPU backend against FFTW's 2D "
-               "r2r plans (DCT paper, Table V)."};
+               "r2r plans (DCT paper, Table V).",
+               "bench_transforms2d"};
   Args args;
   bool no_cpu = false, no_gpu = false;
   app.add_flag("--quick", args.quick, "fewer sizes and repetitions");

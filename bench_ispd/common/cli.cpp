@@ -20,7 +20,8 @@ GridSize parse_grid_size(const std::string& text) {
   GridSize s;
   if (x == std::string::npos || !parse_positive(text.substr(0, x), s.rows) ||
       !parse_positive(text.substr(x + 1), s.cols)) {
-    throw CLI::ValidationError("expected ROWSxCOLS with both counts at least 1 (e.g. 512x512), got '" + text + "'");
+    throw CLI::ValidationError("expected two whole numbers of at least 1 joined by 'x' (e.g. 512x384), got '" + text +
+                               "'");
   }
   return s;
 }
@@ -36,6 +37,18 @@ CLI::Validator grid_size_check() {
         return std::string();
       },
       "", "ROWSxCOLS");
+}
+
+CLI::Validator at_least(long long min) {
+  return CLI::Validator(
+      [min](std::string& text) {
+        long long value = 0;
+        const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+        if (ec != std::errc() || end != text.data() + text.size()) return "expected a whole number, got '" + text + "'";
+        if (value < min) return "must be at least " + std::to_string(min) + ", got " + text;
+        return std::string();
+      },
+      "", ">=" + std::to_string(min));
 }
 
 void save_text(const std::string& path, const std::string& text) {
