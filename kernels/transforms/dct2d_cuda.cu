@@ -21,9 +21,9 @@
 #include "common/cuda_check.cuh"
 #include "common/host_staging.cuh"
 #include "math/twiddle.hpp"
+#include "transforms/cuda2d_registry.hpp"
 #include "transforms/dct2d_column_pass.hpp"
 #include "transforms/dct2d_cufft.cuh"
-#include "transforms/cuda2d_registry.hpp"
 #include "transforms/dct2d_kernels.cuh"
 #include "transforms/plan2d_impl.hpp"
 #include "transforms/register_fft.cuh"
@@ -195,7 +195,7 @@ class CudaPlan2D final : public Plan2DImpl<T> {
     } else if (packed()) {
       const auto pre = launch_2d(N / 4 + 1, M / 2 + 1);
       const auto kernel = transposed() ? cuda_nd::idct2_packed_preprocess<T, SineRows, SineCols, true>
-                                      : cuda_nd::idct2_packed_preprocess<T, SineRows, SineCols, false>;
+                                       : cuda_nd::idct2_packed_preprocess<T, SineRows, SineCols, false>;
       kernel<<<pre.grid, pre.block, 0, s>>>(in, spectrum_.get(), M, N, tu_.get(), tv_.get(), split_twiddles_.get());
     } else {
       const auto pre = launch_2d(N / 2 + 1, M / 2 + 1);
