@@ -4,19 +4,20 @@
 // which also reads and writes every byte once), and next to the whole-image Plan2D dct2 of the
 // same array (the transform the blocked one stands in for in JPEG-like compression).
 //
-//   bench_blocked_dct8 [--sizes 4096,8192] [--reps N] [--markdown FILE]
+// See --help.
 //
 // CUDA events after warm-up, median of many runs (common/timing.hpp), random data in [-1, 1).
 // Needs the CUDA backend and a device; without them it says so and exits with status 2.
+#include <CLI/CLI.hpp>
+
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
 #include <fstream>
 #include <random>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "common/cli.hpp"
 #include "common/timing.hpp"
 #include "efield/efield.hpp"
 
@@ -31,40 +32,6 @@ struct Args {
   int reps = 100;
   std::string markdown;
 };
-
-[[noreturn]] void usage(const char* prog, int status) {
-  std::fprintf(status ? stderr : stdout, "usage: %s [--sizes N,N,...] [--reps N] [--markdown FILE]\n", prog);
-  std::exit(status);
-}
-
-Args parse(int argc, char** argv) {
-  Args a;
-  for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h")) {
-      usage(argv[0], 0);
-    } else if (!std::strcmp(argv[i], "--sizes") && i + 1 < argc) {
-      a.sizes.clear();
-      std::stringstream ss(argv[++i]);
-      std::string item;
-      while (std::getline(ss, item, ',')) {
-        const int n = std::atoi(item.c_str());
-        if (n <= 0 || n % 8) {
-          std::fprintf(stderr, "--sizes: %s is not a positive multiple of 8\n", item.c_str());
-          std::exit(1);
-        }
-        a.sizes.push_back(n);
-      }
-    } else if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) {
-      a.reps = std::atoi(argv[++i]);
-      if (a.reps < 1) usage(argv[0], 1);
-    } else if (!std::strcmp(argv[i], "--markdown") && i + 1 < argc) {
-      a.markdown = argv[++i];
-    } else {
-      usage(argv[0], 1);
-    }
-  }
-  return a;
-}
 
 #if EFIELD_HAS_CUDA
 
@@ -88,19 +55,9 @@ struct DeviceBuffer {
 struct Row {
   std::string type, what;
   int n;
-  double blocked_ms, staged_ms, direct_ms, copy_ms, plan2d_ms;  // plan2d_ms < 0: not timed
+  double blocked_ms, copy_ms, plan2d_ms;  // plan2d_ms < 0: not timed
   double bytes;
 };
-
-// The CUDA backend picks its kernel variant from EFIELD_BLOCKED_DCT8_KERNEL when a plan is made
-// (unset: the library's default for the type).
-void select_kernel(const char* variant) {
-  if (variant) {
-    setenv("EFIELD_BLOCKED_DCT8_KERNEL", variant, 1);
-  } else {
-    unsetenv("EFIELD_BLOCKED_DCT8_KERNEL");
-  }
-}
 
 template <typename T>
 Row measure(const char* type, efield::Transform2D kind, int n, const efield::bench::TimingOptions& topt,
@@ -118,18 +75,10 @@ Row measure(const char* type, efield::Transform2D kind, int n, const efield::ben
   bo.backend = efield::Backend::Cuda;
   bo.zero_below = kind == efield::Transform2D::Dct2 ? 1e-3 : 0.0;  // the fused threshold is on
   bo.inverse_scale = 1.0 / 64;
-  select_kernel("direct");
-  efield::BlockedDct8<T> direct(kind, n, n, bo);
-  select_kernel("staged");
-  efield::BlockedDct8<T> staged(kind, n, n, bo);
-  select_kernel(nullptr);
   efield::BlockedDct8<T> blocked(kind, n, n, bo);
 
-  Row r{type, kind == efield::Transform2D::Dct2 ? "dct2 (threshold on)" : "idct2", n, 0, 0, 0, 0, -1,
-        2.0 * count * sizeof(T)};
+  Row r{type, kind == efield::Transform2D::Dct2 ? "dct2 (threshold on)" : "idct2", n, 0, 0, -1, 2.0 * count * sizeof(T)};
   r.blocked_ms = efield::bench::time_cuda([&] { blocked.execute(in.ptr, out.ptr, stream); }, stream, topt).median_ms;
-  r.staged_ms = efield::bench::time_cuda([&] { staged.execute(in.ptr, out.ptr, stream); }, stream, topt).median_ms;
-  r.direct_ms = efield::bench::time_cuda([&] { direct.execute(in.ptr, out.ptr, stream); }, stream, topt).median_ms;
   r.copy_ms = efield::bench::time_cuda(
                   [&] {
                     check(cudaMemcpyAsync(out.ptr, in.ptr, count * sizeof(T), cudaMemcpyDeviceToDevice, cuda_stream),
@@ -149,13 +98,11 @@ Row measure(const char* type, efield::Transform2D kind, int n, const efield::ben
 std::string format_table(const std::vector<Row>& rows) {
   std::ostringstream os;
   os << "| type | transform | size | blocked 8x8 (ms) | blocked GB/s | D2D copy (ms) | copy GB/s "
-        "| blocked / copy bandwidth | staged GB/s (/ copy) | direct GB/s (/ copy) | whole-image Plan2D (ms) "
-        "| Plan2D / blocked time |\n"
-     << "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";
+        "| blocked / copy bandwidth | whole-image Plan2D (ms) | Plan2D / blocked time |\n"
+     << "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";
   char buf[512];
   for (const Row& r : rows) {
     const double bgbs = r.bytes / (r.blocked_ms * 1e-3) / 1e9, cgbs = r.bytes / (r.copy_ms * 1e-3) / 1e9;
-    const double sgbs = r.bytes / (r.staged_ms * 1e-3) / 1e9, dgbs = r.bytes / (r.direct_ms * 1e-3) / 1e9;
     std::string p2 = "-", ratio = "-";
     if (r.plan2d_ms >= 0) {
       std::snprintf(buf, sizeof buf, "%.3f", r.plan2d_ms);
@@ -163,10 +110,9 @@ std::string format_table(const std::vector<Row>& rows) {
       std::snprintf(buf, sizeof buf, "%.2fx", r.plan2d_ms / r.blocked_ms);
       ratio = buf;
     }
-    std::snprintf(buf, sizeof buf, "| %s | %s | %dx%d | %.3f | %.0f | %.3f | %.0f | %.1f%% | %.0f (%.1f%%) | %.0f (%.1f%%) | %s | %s |\n",
+    std::snprintf(buf, sizeof buf, "| %s | %s | %dx%d | %.3f | %.0f | %.3f | %.0f | %.1f%% | %s | %s |\n",
                   r.type.c_str(), r.what.c_str(), r.n, r.n, r.blocked_ms, bgbs, r.copy_ms, cgbs,
-                  100.0 * bgbs / cgbs, sgbs, 100.0 * sgbs / cgbs, dgbs, 100.0 * dgbs / cgbs, p2.c_str(),
-                  ratio.c_str());
+                  100.0 * bgbs / cgbs, p2.c_str(), ratio.c_str());
     os << buf;
   }
   return os.str();
@@ -198,9 +144,9 @@ int run(const Args& args) {
      << "the device-to-device cudaMemcpyAsync of the same array, timed in the same process. The whole-image\n"
      << "Plan2D column is the DCT paper's fused 2D DCT (one real 2D FFT) of the same array, for scale: it\n"
      << "computes a different (global) transform. Forward rows run with the fused threshold zero_below = 1e-3.\n"
-     << "`blocked` is the library's default kernel for the type; `staged` (each warp moves its 32 blocks\n"
-     << "through shared memory with coalesced 16-byte accesses) and `direct` (each thread loads its own\n"
-     << "block straight into registers) are both variants, forced with EFIELD_BLOCKED_DCT8_KERNEL.\n\n"
+     << "`blocked` is the library's kernel for the type: float loads each thread's block straight into\n"
+     << "registers, double moves each warp's 32 blocks through shared memory with coalesced 16-byte\n"
+     << "accesses (kernels/blocked_dct8/blocked_dct8.cu).\n\n"
      << format_table(rows) << "\n"
      << "Produced by `bench_blocked_dct8 --markdown FILE` (bench_ispd/bench_blocked_dct8.cpp).\n";
   std::printf("%s", md.str().c_str());
@@ -217,7 +163,25 @@ int run(const Args& args) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const Args args = parse(argc, argv);
+  CLI::App app{"The blocked 8x8 DCT (efield::BlockedDct8) on the GPU as throughput against the device-to-device copy "
+               "of the same array, and next to the whole-image Plan2D dct2 (needs a CUDA device).",
+               "bench_blocked_dct8"};
+  Args args;
+  const CLI::Validator multiple_of_8(
+      [](std::string& text) {
+        int n = 0;
+        return CLI::detail::lexical_cast(text, n) && n > 0 && n % 8 == 0 ? std::string()
+                                                                          : text + " is not a positive multiple of 8";
+      },
+      "", "multiple of 8");
+  app.add_option("--sizes", args.sizes, "square sizes to time, positive multiples of 8")
+      ->delimiter(',')
+      ->check(multiple_of_8)
+      ->type_name("N,N,...")
+      ->capture_default_str();
+  app.add_option("--reps", args.reps, "timed runs per case")->check(efield::bench::at_least(1))->capture_default_str();
+  app.add_option("--markdown", args.markdown, "also write the table to FILE")->type_name("FILE");
+  CLI11_PARSE(app, argc, argv);
 #if EFIELD_HAS_CUDA
   try {
     return run(args);

@@ -7,26 +7,28 @@
 // the CUDA graph, and the CPU backend.
 // --sorted hands the positions out in spatial order (cells adjacent in index order are adjacent
 // on the chip: cache locality for rasterize and gather); --piled puts every movable cell within
-// 1 % of the region's side around its centre (a placer's first iterations: float's packed bins
-// wrap and evaluate runs again with 64-bit bins); default: uniformly random.
+// 1 % of the region's side around its centre (a placer's first iterations: float's exact float
+// bins overflow and evaluate runs again with 64-bit bins); default: uniformly random.
 // --nondeterministic sets deterministic = false (float atomics into float maps).
-// --variants 0,1,... also times the CUDA pipeline's layout/launch variants (EFIELD_ES_VARIANT, bit
-// flags of kernels/electrostatics/es_kernels.cuh EsVariant) side by side in the same process.
-//   bench_electrostatics [--markdown FILE] [--reps N] [--only adaptec1|bigblue4] [--no-cpu] [--sorted | --piled] [--variants LIST]
-//                        [--nondeterministic]
+// --layouts also times the CUDA pipeline's accumulation layouts (64-bit bins in one map or in two,
+// and the default) side by side in the same process, through the test and benchmark hook of
+// src/electrostatics/pipeline_layout.hpp. See --help.
+#include <CLI/CLI.hpp>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <fstream>
 #include <random>
 #include <string>
 #include <tuple>
 #include <vector>
 
+#include "common/cli.hpp"
 #include "common/timing.hpp"
 #include "efield/efield.hpp"
+#include "electrostatics/pipeline_layout.hpp"
 
 #if EFIELD_HAS_CUDA
 #include <cuda_runtime.h>
@@ -111,8 +113,19 @@ Design make_design(const std::string& name, int num_movable, int num_fixed, int 
   return d;
 }
 
-struct VariantRow {
-  int variant = 0;
+// The layouts --layouts times (src/electrostatics/pipeline_layout.hpp).
+struct NamedLayout {
+  const char* name;
+  efield::detail::EsPipelineLayout layout;
+};
+const NamedLayout kLayouts[] = {
+    {"default", {}},
+    {"64-bit bins, one map", {efield::detail::EsPipelineLayout::Maps::One, true}},
+    {"64-bit bins, two maps", {efield::detail::EsPipelineLayout::Maps::Two, true}},
+};
+
+struct LayoutRow {
+  const char* layout = "";
   efield::bench::TimingResult graph;
   efield::StageTimes stages;
   efield::EvaluateResult result;
@@ -127,7 +140,7 @@ struct Row {
   bool have_cpu = false;
   efield::StageTimes stages;
   efield::EvaluateResult result;
-  std::vector<VariantRow> variants;
+  std::vector<LayoutRow> layouts;
 };
 
 #if EFIELD_HAS_CUDA
@@ -135,7 +148,7 @@ void check(cudaError_t e) {
   if (e != cudaSuccess) throw efield::Error(std::string("bench_electrostatics: ") + cudaGetErrorString(e));
 }
 
-Row run(const Design& d, int reps, bool with_cpu, const std::vector<int>& variants, bool deterministic) {
+Row run(const Design& d, int reps, bool with_cpu, bool layouts, bool deterministic) {
   efield::ElectrostaticOptions o;
   o.xl = 0;
   o.yl = 0;
@@ -179,17 +192,19 @@ Row run(const Design& d, int reps, bool with_cpu, const std::vector<int>& varian
     efield::ElectrostaticSystem es(og, d.movable, d.fillers, d.fixed);
     row.nograph = efield::bench::time_cuda([&] { es.evaluate(x, y, gx, gy); }, stream, t);
   }
-  for (int v : variants) {
-    setenv("EFIELD_ES_VARIANT", std::to_string(v).c_str(), 1);
-    VariantRow vr;
-    vr.variant = v;
-    {
-      efield::ElectrostaticSystem es(o, d.movable, d.fillers, d.fixed);
-      vr.graph = efield::bench::time_cuda([&] { vr.result = es.evaluate(x, y, gx, gy); }, stream, t);
-      vr.stages = es.profile_stages(x, y, gx, gy, reps);
+  if (layouts) {
+    for (const NamedLayout& l : kLayouts) {
+      const efield::detail::EsPipelineLayout before = efield::detail::set_es_pipeline_layout(l.layout);
+      LayoutRow lr;
+      lr.layout = l.name;
+      {
+        efield::ElectrostaticSystem es(o, d.movable, d.fillers, d.fixed);
+        lr.graph = efield::bench::time_cuda([&] { lr.result = es.evaluate(x, y, gx, gy); }, stream, t);
+        lr.stages = es.profile_stages(x, y, gx, gy, reps);
+      }
+      efield::detail::set_es_pipeline_layout(before);
+      row.layouts.push_back(lr);
     }
-    unsetenv("EFIELD_ES_VARIANT");
-    row.variants.push_back(vr);
   }
   if (with_cpu) {
     efield::ElectrostaticOptions oc = o;
@@ -215,33 +230,29 @@ Row run(const Design& d, int reps, bool with_cpu, const std::vector<int>& varian
 }  // namespace
 
 int main(int argc, char** argv) {
+  CLI::App app{"One ElectrostaticSystem::evaluate on random ISPD-scale designs (adaptec1-like: 512 x 512 bins, "
+               "bigblue4-like: 2048 x 2048), float, CUDA, device pointers: the median evaluate, host wall time, "
+               "per-stage split, and the same pipeline without the CUDA graph and on the CPU backend.",
+               "bench_electrostatics"};
   std::string markdown, only;
   int reps = 100;
-  bool with_cpu = true, deterministic = true;
-  Placement placement = Placement::Random;
-  std::vector<int> variants;
-  for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--markdown") && i + 1 < argc) markdown = argv[++i];
-    else if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) reps = std::max(50, std::atoi(argv[++i]));
-    else if (!std::strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
-    else if (!std::strcmp(argv[i], "--no-cpu")) with_cpu = false;
-    else if (!std::strcmp(argv[i], "--sorted")) placement = Placement::Sorted;
-    else if (!std::strcmp(argv[i], "--piled")) placement = Placement::Piled;
-    else if (!std::strcmp(argv[i], "--nondeterministic")) deterministic = false;
-    else if (!std::strcmp(argv[i], "--variants") && i + 1 < argc) {
-      std::string list = argv[++i];
-      for (size_t pos = 0; pos < list.size();) {
-        const size_t comma = std::min(list.find(',', pos), list.size());
-        variants.push_back(std::atoi(list.substr(pos, comma - pos).c_str()));
-        pos = comma + 1;
-      }
-    }
-    else {
-      std::printf("usage: bench_electrostatics [--markdown FILE] [--reps N>=50] [--only adaptec1|bigblue4] [--no-cpu] "
-                  "[--sorted | --piled] [--variants LIST] [--nondeterministic]\n");
-      return std::strcmp(argv[i], "--help") ? 2 : 0;
-    }
-  }
+  bool no_cpu = false, sorted = false, piled = false, nondeterministic = false;
+  bool layouts = false;
+  app.add_option("--markdown", markdown, "also write the tables to FILE")->type_name("FILE");
+  app.add_option("--reps", reps, "timed evaluates per design")->check(efield::bench::at_least(50))->capture_default_str();
+  app.add_option("--only", only, "run one design only")->check(CLI::IsMember({"adaptec1", "bigblue4"}));
+  app.add_flag("--no-cpu", no_cpu, "skip the CPU backend reference");
+  CLI::Option* sorted_opt =
+      app.add_flag("--sorted", sorted, "positions in spatial order (cells adjacent in index order are adjacent)");
+  app.add_flag("--piled", piled, "movable cells piled within 1 % of the side around the centre (a placer's start)")
+      ->excludes(sorted_opt);
+  app.add_flag("--nondeterministic", nondeterministic, "deterministic = false (float atomics into float maps)");
+  app.add_flag("--layouts", layouts,
+               "also time each accumulation layout of the CUDA pipeline (64-bit bins in one map or two, and the "
+               "default) side by side");
+  CLI11_PARSE(app, argc, argv);
+  const bool with_cpu = !no_cpu, deterministic = !nondeterministic;
+  const Placement placement = sorted ? Placement::Sorted : piled ? Placement::Piled : Placement::Random;
 #if !EFIELD_HAS_CUDA
   std::printf("bench_electrostatics: built without CUDA; nothing to measure\n");
   return 0;
@@ -253,9 +264,9 @@ int main(int argc, char** argv) {
   std::vector<Row> rows;
   try {
     if (only.empty() || only == "adaptec1")
-      rows.push_back(run(make_design("adaptec1-like", 210904, 63, 512, 1, placement), reps, with_cpu, variants, deterministic));
+      rows.push_back(run(make_design("adaptec1-like", 210904, 63, 512, 1, placement), reps, with_cpu, layouts, deterministic));
     if (only.empty() || only == "bigblue4")
-      rows.push_back(run(make_design("bigblue4-like", 2200000, 400, 2048, 4, placement), reps, with_cpu, variants, deterministic));
+      rows.push_back(run(make_design("bigblue4-like", 2200000, 400, 2048, 4, placement), reps, with_cpu, layouts, deterministic));
   } catch (const std::exception& e) {
     std::fprintf(stderr, "bench_electrostatics: %s\n", e.what());
     return 1;
@@ -293,16 +304,16 @@ int main(int argc, char** argv) {
                   r.stages.gather_ms);
     md += buf;
   }
-  if (!variants.empty()) {
-    md += "\nVariants (EFIELD_ES_VARIANT flags: 1 (Ex,Ey) map in 2x2-bin tiles for the gather, 2 natural-layout accumulator, 4 two "
-          "accumulator maps, 8 packed 32-bit bins (float), 16 exact float maps (float, over 8); evaluate = graph replay, stages as above):\n\n"
-          "| design | variant | evaluate ms | rasterize + density | forward FFT | spectral | inverse FFT | gather (+ "
+  if (layouts) {
+    md += "\nAccumulation layouts (src/electrostatics/pipeline_layout.hpp: the default, 64-bit bins in one map or "
+          "in two; evaluate = graph replay, stages as above):\n\n"
+          "| design | layout | evaluate ms | rasterize + density | forward FFT | spectral | inverse FFT | gather (+ "
           "field tiles, finalize) | energy | overflow | max density |\n"
-          "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n";
+          "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n";
     for (const Row& r : rows)
-      for (const VariantRow& v : r.variants) {
-        std::snprintf(buf, sizeof buf, "| %s | %d | %.4f | %.4f | %.4f | %.4f | %.4f | %.4f | %.8g | %.6f | %.5f |\n",
-                      r.design.c_str(), v.variant, v.graph.median_ms, v.stages.rasterize_ms, v.stages.forward_fft_ms,
+      for (const LayoutRow& v : r.layouts) {
+        std::snprintf(buf, sizeof buf, "| %s | %s | %.4f | %.4f | %.4f | %.4f | %.4f | %.4f | %.8g | %.6f | %.5f |\n",
+                      r.design.c_str(), v.layout, v.graph.median_ms, v.stages.rasterize_ms, v.stages.forward_fft_ms,
                       v.stages.spectral_ms, v.stages.inverse_fft_ms, v.stages.gather_ms, v.result.energy,
                       v.result.overflow, v.result.max_density);
         md += buf;

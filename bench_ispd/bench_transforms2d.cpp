@@ -1,21 +1,24 @@
 // Table V of the DCT paper, for efield: the fused 2D plans (one 2D real FFT + fused pre/post)
 // against cuFFT's R2C / C2R alone of the same size and against RowColumnPlan2D, in float and
-// double; plus the CPU backend against FFTW's own 2D REDFT10 / REDFT01 r2r plans on 2 threads.
-//   bench_transforms2d [--quick] [--size ROWSxCOLS ...] [--markdown FILE] [--no-cpu] [--no-gpu]
+// double; every Cuda2DMethod next to Auto on the same data (the rows scripts/check_auto_policy.py
+// checks Auto's choices with, from --json); plus the CPU backend against FFTW's own 2D REDFT10 /
+// REDFT01 r2r plans on 2 threads. See --help.
 // GPU times: CUDA events around each execute after warm-up, median of many runs. CPU times:
 // steady_clock, median. Inputs are random (never zeros). Ratios compare numbers measured in
 // this process.
 #include <fftw3.h>
 
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
 #include <cstdio>
-#include <cstring>
-#include <fstream>
 #include <functional>
 #include <random>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "common/cli.hpp"
 #include "common/timing.hpp"
 #include "efield/efield.hpp"
 
@@ -31,9 +34,7 @@ using efield::PlanOptions;
 using efield::Transform2D;
 namespace bench = efield::bench;
 
-struct Size {
-  int rows, cols;
-};
+using Size = bench::GridSize;
 
 std::string size_name(Size s) { return std::to_string(s.rows) + "x" + std::to_string(s.cols); }
 
@@ -104,11 +105,12 @@ constexpr efield::Cuda2DMethod kTimedMethods[] = {efield::Cuda2DMethod::OneFft, 
                                                   efield::Cuda2DMethod::TwoPasses, efield::Cuda2DMethod::ThreePasses,
                                                   efield::Cuda2DMethod::PackedFft,
                                                   efield::Cuda2DMethod::TransposedPackedFft,
-                                                  efield::Cuda2DMethod::PrimeFactorFft,
-                                                  efield::Cuda2DMethod::AxisPasses};
+                                                  efield::Cuda2DMethod::PrimeFactorFft};
 
+// One JSON object per (size, type, transform): Auto's method and time, and every method's time
+// (null where it does not take the shape), in microseconds.
 template <typename T>
-void gpu_rows(Size s, const bench::TimingOptions& topt, Table& table) {
+void gpu_rows(Size s, const bench::TimingOptions& topt, Table& table, nlohmann::ordered_json& json_rows) {
   const size_t n = static_cast<size_t>(s.rows) * s.cols;
   const size_t nh = static_cast<size_t>(s.rows) * (s.cols / 2 + 1);
   cudaStream_t stream;
@@ -157,6 +159,13 @@ void gpu_rows(Size s, const bench::TimingOptions& topt, Table& table) {
     };
     const double t_fused = time_method(efield::Cuda2DMethod::Auto);
     const std::string method = efield::to_string(efield::Plan2D<T>(kind, s.rows, s.cols, o).cuda_2d_method());
+    nlohmann::ordered_json json_row = {{"rows", s.rows},
+                               {"cols", s.cols},
+                               {"type", type_name<T>()},
+                               {"transform", efield::to_string(kind)},
+                               {"auto_method", method},
+                               {"auto_us", t_fused * 1e3},
+                               {"cufft_us", t_fft * 1e3}};
     // Every explicit method on the same data: "time (ratio to cuFFT)", or n/a where it does not apply.
     std::vector<std::string> per_method;
     std::string per_method_line;
@@ -164,6 +173,7 @@ void gpu_rows(Size s, const bench::TimingOptions& topt, Table& table) {
       const double t = time_method(m);
       per_method.push_back(t < 0 ? std::string("n/a") : us(t) + " (" + ratio(t, t_fft) + ")");
       per_method_line += std::string("  ") + efield::to_string(m) + " " + per_method.back();
+      json_row["methods"][efield::to_string(m)] = t < 0 ? nlohmann::ordered_json() : nlohmann::ordered_json(t * 1e3);
     }
     std::string rc_time = "n/a", rc_ratio = "n/a";
     if (kind == Transform2D::Dct2 || kind == Transform2D::Idct2) {
@@ -172,6 +182,7 @@ void gpu_rows(Size s, const bench::TimingOptions& topt, Table& table) {
         const double t_rc = bench::time_cuda([&] { rc.execute(in.p, out.p, st); }, st, topt).median_ms;
         rc_time = us(t_rc);
         rc_ratio = ratio(t_rc, t_fused);
+        json_row["row_column_us"] = t_rc * 1e3;
       } catch (const efield::Error& e) {
         std::fprintf(stderr, "row-column %s %s: %s\n", efield::to_string(kind), size_name(s).c_str(), e.what());
       }
@@ -182,6 +193,7 @@ void gpu_rows(Size s, const bench::TimingOptions& topt, Table& table) {
     row.push_back(rc_time);
     row.push_back(rc_ratio);
     table.rows.push_back(row);
+    json_rows.push_back(json_row);
     std::printf("%-11s %-6s %-11s fused (%s) %9s us  %s %9s us  ratio %6s %s  row-col %9s us  speedup %s\n",
                 size_name(s).c_str(), type_name<T>(), efield::to_string(kind), method.c_str(), us(t_fused).c_str(),
                 fwd ? "R2C" : "C2R", us(t_fft).c_str(), ratio(t_fused, t_fft).c_str(), per_method_line.c_str(),
@@ -217,7 +229,7 @@ struct FftwR2r<double> {
 };
 
 template <typename T>
-void cpu_rows(Size s, int threads, const bench::TimingOptions& topt, Table& table) {
+void cpu_rows(Size s, int threads, const bench::TimingOptions& topt, Table& table, nlohmann::ordered_json& json_rows) {
   const size_t n = static_cast<size_t>(s.rows) * s.cols;
   PlanOptions o;
   o.backend = Backend::Cpu;
@@ -239,6 +251,13 @@ void cpu_rows(Size s, int threads, const bench::TimingOptions& topt, Table& tabl
     const char* ref = fwd ? "REDFT10" : "REDFT01";
     table.rows.push_back({size_name(s), type_name<T>(), efield::to_string(kind), std::to_string(threads),
                           us(t_plan), std::string(ref) + " " + us(t_fftw), ratio(t_fftw, t_plan)});
+    json_rows.push_back({{"rows", s.rows},
+                         {"cols", s.cols},
+                         {"type", type_name<T>()},
+                         {"transform", efield::to_string(kind)},
+                         {"threads", threads},
+                         {"efield_us", t_plan * 1e3},
+                         {"fftw_r2r_us", t_fftw * 1e3}});
     std::printf("cpu %-11s %-6s %-6s %d threads: efield %10s us  FFTW %s %10s us  speedup %s\n",
                 size_name(s).c_str(), type_name<T>(), efield::to_string(kind), threads, us(t_plan).c_str(), ref,
                 us(t_fftw).c_str(), ratio(t_fftw, t_plan).c_str());
@@ -246,106 +265,136 @@ void cpu_rows(Size s, int threads, const bench::TimingOptions& topt, Table& tabl
   }
 }
 
+struct Args {
+  bool quick = false;
+  bool cpu = true;
+  bool gpu = true;
+  std::vector<std::string> sizes;  // --size: just these GPU sizes
+  std::string markdown;
+  std::string json;
+};
+
+// The GPU sizes: the DCT paper's squares and the tall and wide arrays, and the niches the policy
+// table gives RowFftColumnPass (power-of-two rows, columns that are not: 256 in float, 512..2048)
+// and TransposedPackedFft (2000..10000 rows of 100..300 columns, not powers of two), so that a
+// run shows whether each still wins where Auto runs it.
+std::vector<Size> gpu_sizes(const Args& a) {
+  if (!a.sizes.empty()) {
+    std::vector<Size> sizes;
+    for (const std::string& text : a.sizes) sizes.push_back(bench::parse_grid_size(text));
+    return sizes;
+  }
+  if (a.quick) return {{512, 512}, {2048, 2048}, {100, 10000}, {512, 1000}, {3000, 300}};
+  return {{512, 512},   {1024, 1024}, {2048, 2048}, {4096, 4096}, {8192, 8192}, {100, 10000},
+          {10000, 100}, {256, 1000},  {512, 1000},  {1024, 3000}, {2048, 1500}, {2000, 100},
+          {3000, 300},  {5000, 200},  {8000, 150}};
+}
+
+int run(const Args& args) {
+  fftw_init_threads();
+  fftwf_init_threads();
+  std::ostringstream md;
+  md << "# bench_transforms2d: fused 2D DCT plans (DCT paper, Table V)\n\n"
+     << "- GPU: " << bench::device_name() << "\n- date: " << bench::today()
+     << "\n- commit: " << bench::source_commit() << "\n- mode: " << (args.quick ? "--quick" : "full") << "\n\n";
+  nlohmann::ordered_json json = {{"program", "bench_transforms2d"},
+                         {"device", bench::device_name()},
+                         {"date", bench::today()},
+                         {"commit", bench::source_commit()},
+                         {"mode", args.quick ? "quick" : "full"},
+                         {"gpu", nlohmann::ordered_json::array()},
+                         {"cpu", nlohmann::ordered_json::array()}};
+
+  const bool have_gpu = args.gpu && efield::cuda_device_count() > 0;
+  if (have_gpu) {
+#if EFIELD_HAS_CUDA
+    bench::TimingOptions topt;
+    topt.warmup = 10;
+    topt.repetitions = args.quick ? 50 : 200;
+    Table t{{"size", "type", "transform", "Auto runs", "fused (us)", "cuFFT alone (us)", "fused / cuFFT"}};
+    for (efield::Cuda2DMethod m : kTimedMethods) {
+      t.header.push_back(std::string(efield::to_string(m)) + " (us, / cuFFT)");
+    }
+    t.header.push_back("row-column (us)");
+    t.header.push_back("row-column / fused");
+    for (Size s : gpu_sizes(args)) {
+      gpu_rows<float>(s, topt, t, json["gpu"]);
+      gpu_rows<double>(s, topt, t, json["gpu"]);
+    }
+    md << "## CUDA: fused plan vs cuFFT alone vs row-column\n\n"
+       << "Median of " << topt.repetitions << " runs after " << topt.warmup
+       << " warm-up runs, CUDA events; device pointers, out of place. `fused / cuFFT` compares dct2 "
+          "with R2C and the inverses with C2R of the same size (target <= 1.10x at >= 2048^2); "
+          "`row-column / fused` is the speedup over RowColumnPlan2D (target >= 2x; it supports only "
+          "dct2 and idct2). `fused` is Plan2D's default, Cuda2DMethod::Auto, which runs the method in "
+          "`Auto runs`, the policy table's choice for the shape and the GPU "
+          "(src/transforms/cuda2d_policy.cpp): "
+          "two_passes (our row pass with the reorder folded in, then our column pass with the 2D "
+          "postprocess fused; the inverses the other way round), three_passes (two_passes with the "
+          "column FFT split in two passes of short lines, four-step), row_fft_column_pass (reorder, "
+          "cuFFT's batched row FFTs, our column pass), one_fft (reorder, one cuFFT 2D real FFT, "
+          "postprocess), packed_fft (one_fft with the real FFT as one complex FFT of rows x cols/2 "
+          "packed pairs, its split fused into the postprocess), transposed_packed_fft (packed_fft "
+          "of the transposed array, the transposition folded into its first and last passes) or "
+          "prime_factor_fft (transposed_packed_fft with the long axis split by the prime-factor map "
+          "rows/2 = P Q: DFT-P in registers in its first and last passes, cuFFT's P batched 2D FFTs "
+          "of Q x cols, no transposition). The next seven columns time each explicit Cuda2DMethod on "
+          "the same data, with its ratio to "
+          "cuFFT (n/a where the method does not take the shape).\n\n"
+       << t.markdown() << "\n";
+#endif
+  } else {
+    md << "## CUDA\n\nno CUDA device: skipped\n\n";
+  }
+  if (args.cpu) {
+    std::vector<Size> sizes = args.quick ? std::vector<Size>{{512, 512}, {1024, 1024}}
+                                         : std::vector<Size>{{512, 512}, {1024, 1024}, {2048, 2048}, {4096, 4096}};
+    bench::TimingOptions topt;
+    topt.warmup = 2;
+    topt.repetitions = args.quick ? 5 : 15;
+    Table t{{"size", "type", "transform", "threads", "efield CPU (us)", "FFTW r2r (us)", "FFTW / efield"}};
+    for (Size s : sizes) {
+      cpu_rows<float>(s, 2, topt, t, json["cpu"]);
+      cpu_rows<double>(s, 2, topt, t, json["cpu"]);
+    }
+    md << "## CPU: Plan2D (FFTW r2c/c2r + fused pre/post) vs FFTW's 2D REDFT10 / REDFT01\n\n"
+       << "Both on 2 threads, FFTW_MEASURE plans, median of " << topt.repetitions
+       << " runs (steady_clock). `FFTW / efield` > 1 means efield is faster.\n\n"
+       << t.markdown() << "\n";
+  }
+  std::printf("\n%s", md.str().c_str());
+  if (!args.markdown.empty()) bench::save_text(args.markdown, md.str());
+  if (!args.json.empty()) bench::save_text(args.json, json.dump(2) + "\n");
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool quick = false, cpu = true, gpu = true;
-  std::string markdown;
-  std::vector<Size> only;  // --size ROWSxCOLS (repeatable): just these GPU sizes
-  int rows_cols[2] = {0, 0};
-  for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--quick")) quick = true;
-    else if (!std::strcmp(argv[i], "--no-cpu")) cpu = false;
-    else if (!std::strcmp(argv[i], "--no-gpu")) gpu = false;
-    else if (!std::strcmp(argv[i], "--markdown") && i + 1 < argc) markdown = argv[++i];
-    else if (!std::strcmp(argv[i], "--size") && i + 1 < argc && std::sscanf(argv[i + 1], "%dx%d", &rows_cols[0], &rows_cols[1]) == 2 &&
-             rows_cols[0] > 0 && rows_cols[1] > 0) {
-      only.push_back({rows_cols[0], rows_cols[1]});
-      ++i;
-    } else {
-      std::fprintf(stderr, "usage: %s [--quick] [--size ROWSxCOLS ...] [--markdown FILE] [--no-cpu] [--no-gpu]\n",
-                   argv[0]);
-      return 2;
-    }
-  }
+  CLI::App app{"Times the fused 2D DCT plans (Plan2D, every Cuda2DMethod next to Auto) against cuFFT's "
+               "R2C/C2R alone and RowColumnPlan2D on the GPU, and the CPU backend against FFTW's 2D "
+               "r2r plans (DCT paper, Table V).",
+               "bench_transforms2d"};
+  Args args;
+  bool no_cpu = false, no_gpu = false;
+  app.add_flag("--quick", args.quick, "fewer sizes and repetitions");
+  app.add_option("--size", args.sizes, "time only this GPU size (repeatable)")
+      ->check(bench::grid_size_check())
+      ->type_name("ROWSxCOLS");
+  app.add_option("--markdown", args.markdown, "also write the tables, with GPU, date and commit, to FILE")
+      ->type_name("FILE");
+  app.add_option("--json", args.json,
+                 "also write every timed row to FILE as JSON (read by scripts/check_auto_policy.py)")
+      ->type_name("FILE");
+  app.add_flag("--no-cpu", no_cpu, "skip the CPU table");
+  app.add_flag("--no-gpu", no_gpu, "skip the CUDA table");
+  CLI11_PARSE(app, argc, argv);
+  args.cpu = !no_cpu;
+  args.gpu = !no_gpu;
   try {
-    fftw_init_threads();
-    fftwf_init_threads();
-    std::ostringstream md;
-    md << "# bench_transforms2d: fused 2D DCT plans (DCT paper, Table V)\n\n"
-       << "- GPU: " << bench::device_name() << "\n- date: " << bench::today()
-       << "\n- commit: " << bench::source_commit() << "\n- mode: " << (quick ? "--quick" : "full") << "\n\n";
-
-    const bool have_gpu = gpu && efield::cuda_device_count() > 0;
-    if (have_gpu) {
-#if EFIELD_HAS_CUDA
-      std::vector<Size> sizes = quick ? std::vector<Size>{{512, 512}, {2048, 2048}, {100, 10000}}
-                                      : std::vector<Size>{{512, 512},   {1024, 1024}, {2048, 2048}, {4096, 4096},
-                                                          {8192, 8192}, {100, 10000}, {10000, 100}};
-      if (!only.empty()) sizes = only;
-      bench::TimingOptions topt;
-      topt.warmup = 10;
-      topt.repetitions = quick ? 50 : 200;
-      Table t{{"size", "type", "transform", "Auto runs", "fused (us)", "cuFFT alone (us)", "fused / cuFFT"}};
-      for (efield::Cuda2DMethod m : kTimedMethods) {
-        t.header.push_back(std::string(efield::to_string(m)) + " (us, / cuFFT)");
-      }
-      t.header.push_back("row-column (us)");
-      t.header.push_back("row-column / fused");
-      for (Size s : sizes) {
-        gpu_rows<float>(s, topt, t);
-        gpu_rows<double>(s, topt, t);
-      }
-      md << "## CUDA: fused plan vs cuFFT alone vs row-column\n\n"
-         << "Median of " << topt.repetitions << " runs after " << topt.warmup
-         << " warm-up runs, CUDA events; device pointers, out of place. `fused / cuFFT` compares dct2 "
-            "with R2C and the inverses with C2R of the same size (target <= 1.10x at >= 2048^2); "
-            "`row-column / fused` is the speedup over RowColumnPlan2D (target >= 2x; it supports only "
-            "dct2 and idct2). `fused` is Plan2D's default, Cuda2DMethod::Auto, which runs the method in "
-            "`Auto runs`, the one measured fastest for the shape (rule in src/transforms/plan2d_impl.hpp): "
-            "two_passes (our row pass with the reorder folded in, then our column pass with the 2D "
-            "postprocess fused; the inverses the other way round), three_passes (two_passes with the "
-            "column FFT split in two passes of short lines, four-step), row_fft_column_pass (reorder, "
-            "cuFFT's batched row FFTs, our column pass), one_fft (reorder, one cuFFT 2D real FFT, "
-            "postprocess), packed_fft (one_fft with the real FFT as one complex FFT of rows x cols/2 "
-            "packed pairs, its split fused into the postprocess), transposed_packed_fft (packed_fft "
-            "of the transposed array, the transposition folded into its first and last passes) or "
-            "prime_factor_fft (transposed_packed_fft with the long axis split by the prime-factor map "
-            "rows/2 = P Q: DFT-P in registers in its first and last passes, cuFFT's P batched 2D FFTs "
-            "of Q x cols, no transposition). The next eight columns time each explicit Cuda2DMethod on "
-            "the same data, with its ratio to "
-            "cuFFT (n/a where the method does not take the shape); axis_passes is the experimental one "
-            "pass per axis with our shared-memory FFT.\n\n"
-         << t.markdown() << "\n";
-#endif
-    } else {
-      md << "## CUDA\n\nno CUDA device: skipped\n\n";
-    }
-    if (cpu) {
-      std::vector<Size> sizes = quick ? std::vector<Size>{{512, 512}, {1024, 1024}}
-                                      : std::vector<Size>{{512, 512}, {1024, 1024}, {2048, 2048}, {4096, 4096}};
-      bench::TimingOptions topt;
-      topt.warmup = 2;
-      topt.repetitions = quick ? 5 : 15;
-      Table t{{"size", "type", "transform", "threads", "efield CPU (us)", "FFTW r2r (us)", "FFTW / efield"}};
-      for (Size s : sizes) {
-        cpu_rows<float>(s, 2, topt, t);
-        cpu_rows<double>(s, 2, topt, t);
-      }
-      md << "## CPU: Plan2D (FFTW r2c/c2r + fused pre/post) vs FFTW's 2D REDFT10 / REDFT01\n\n"
-         << "Both on 2 threads, FFTW_MEASURE plans, median of " << topt.repetitions
-         << " runs (steady_clock). `FFTW / efield` > 1 means efield is faster.\n\n"
-         << t.markdown() << "\n";
-    }
-    std::printf("\n%s", md.str().c_str());
-    if (!markdown.empty()) {
-      std::ofstream f(markdown);
-      if (!f) throw efield::Error("cannot write " + markdown);
-      f << md.str();
-    }
+    return run(args);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "bench_transforms2d: %s\n", e.what());
     return 1;
   }
-  return 0;
 }

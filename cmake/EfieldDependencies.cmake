@@ -28,3 +28,10 @@ endif()
 if(EFIELD_BUILD_TESTS)
   find_package(GTest REQUIRED)
 endif()
+
+# The benchmarks and tools in bench_ispd/: command lines (CLI11) and JSON (nlohmann-json), both
+# header-only with their own CMake configs (Debian's libcli11-dev, nlohmann-json3-dev).
+if(EFIELD_BUILD_BENCH)
+  find_package(CLI11 CONFIG REQUIRED)
+  find_package(nlohmann_json 3 CONFIG REQUIRED)
+endif()

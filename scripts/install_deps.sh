@@ -5,7 +5,7 @@
 set -euo pipefail
 
 packages=(build-essential cmake ninja-build pkg-config libeigen3-dev libgtest-dev
-          libspdlog-dev libfmt-dev libfftw3-dev libstb-dev libcli11-dev)
+          libspdlog-dev libfmt-dev libfftw3-dev libstb-dev libcli11-dev nlohmann-json3-dev)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -1,8 +1,9 @@
 #include "common/result_report.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include <cstdio>
 
-#include "common/json_writer.hpp"
 #include "common/timing.hpp"
 
 namespace efield::bench {
@@ -71,44 +72,48 @@ std::string markdown_report(const std::vector<RunResult>& results, const std::st
 }
 
 std::string json_report(const std::vector<RunResult>& results, const std::string& command_line) {
-  JsonWriter j;
-  j.begin_object();
-  j.field("program", "bench_ispd").field("command", command_line).field("date", today()).field("commit", source_commit());
-  j.begin_array("designs");
+  using Json = nlohmann::ordered_json;
+  Json designs = Json::array();
   for (const RunResult& r : results) {
-    j.begin_object();
-    j.field("design", r.label).field("synthetic", r.synthetic).field("source", r.source);
-    j.field("device", device_of(r)).field("backend", r.backend).field("precision", r.precision);
-    j.field("placement", r.placement).field("target_density", r.target_density);
-    j.field("movable_cells", static_cast<long long>(r.movable)).field("fixed_cells", static_cast<long long>(r.fixed));
-    j.field("terminals", static_cast<long long>(r.terminals)).field("filler_cells", static_cast<long long>(r.fillers));
-    j.field("bins_x", r.bins_x).field("bins_y", r.bins_y);
-    j.field("load_or_generate_ms", r.obtain_ms).field("setup_ms", r.setup_ms);
-    j.begin_object("evaluate_ms")
-        .field("median", r.evaluate.median_ms)
-        .field("min", r.evaluate.min_ms)
-        .field("max", r.evaluate.max_ms)
-        .field("repetitions", r.evaluate.repetitions)
-        .end_object();
-    if (r.stages.repetitions > 0)
-      j.begin_object("stage_median_ms")
-          .field("rasterize", r.stages.rasterize_ms)
-          .field("forward_fft", r.stages.forward_fft_ms)
-          .field("spectral", r.stages.spectral_ms)
-          .field("inverse_fft", r.stages.inverse_fft_ms)
-          .field("gather", r.stages.gather_ms)
-          .field("total", r.stages.total_ms)
-          .field("repetitions", r.stages.repetitions)
-          .end_object();
-    j.field("energy", r.result.energy).field("overflow", r.result.overflow).field("max_density", r.result.max_density);
-    j.begin_array("png");
-    for (const std::string& p : r.png_files) j.field(nullptr, p);
-    j.end_array();
-    j.end_object();
+    Json d = {{"design", r.label},
+              {"synthetic", r.synthetic},
+              {"source", r.source},
+              {"device", device_of(r)},
+              {"backend", r.backend},
+              {"precision", r.precision},
+              {"placement", r.placement},
+              {"target_density", r.target_density},
+              {"movable_cells", r.movable},
+              {"fixed_cells", r.fixed},
+              {"terminals", r.terminals},
+              {"filler_cells", r.fillers},
+              {"bins_x", r.bins_x},
+              {"bins_y", r.bins_y},
+              {"load_or_generate_ms", r.obtain_ms},
+              {"setup_ms", r.setup_ms},
+              {"evaluate_ms",
+               {{"median", r.evaluate.median_ms},
+                {"min", r.evaluate.min_ms},
+                {"max", r.evaluate.max_ms},
+                {"repetitions", r.evaluate.repetitions}}}};
+    if (r.stages.repetitions > 0) {
+      d["stage_median_ms"] = {{"rasterize", r.stages.rasterize_ms},     {"forward_fft", r.stages.forward_fft_ms},
+                              {"spectral", r.stages.spectral_ms},       {"inverse_fft", r.stages.inverse_fft_ms},
+                              {"gather", r.stages.gather_ms},           {"total", r.stages.total_ms},
+                              {"repetitions", r.stages.repetitions}};
+    }
+    d["energy"] = r.result.energy;  // non-finite values are written as null
+    d["overflow"] = r.result.overflow;
+    d["max_density"] = r.result.max_density;
+    d["png"] = r.png_files;
+    designs.push_back(std::move(d));
   }
-  j.end_array();
-  j.end_object();
-  return j.text();
+  const Json report = {{"program", "bench_ispd"},
+                       {"command", command_line},
+                       {"date", today()},
+                       {"commit", source_commit()},
+                       {"designs", std::move(designs)}};
+  return report.dump(2);
 }
 
 }  // namespace efield::bench

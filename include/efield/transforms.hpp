@@ -39,10 +39,6 @@ enum class DctAlgorithm {
 enum class Cuda2DMethod {
   Auto,        // the fastest method for the shape and type (docs/design.md)
   OneFft,      // the DCT paper's Algorithm 2: reorder, one 2D cuFFT real FFT, postprocess; any size
-  AxisPasses,  // one pass per axis, each a whole 1D transform of a tile in shared memory (own
-               // FFT): the array crosses memory twice. Both sizes powers of two in 2..8192 (float)
-               // or 2..4096 (double); a plan asking for it at other sizes throws. Experimental:
-               // on par with OneFft at 2048^2 float, slower elsewhere (see the README).
   RowFftColumnPass,  // Algorithm 2 with the 2D FFT split: cuFFT's batched row FFTs, then one own
                      // pass down the columns (their FFTs as radix-16 butterflies in registers)
                      // that also runs the postprocess (dct2) or preprocess (inverses): one pass

@@ -3,24 +3,21 @@
 // take 32 consecutive blocks (row-major over the grid of blocks), so for adjacent blocks a row of
 // the warp's data is one contiguous span.
 //
-// The kernel is memory bound; how the bytes move is what matters. Two aligned variants:
-//  - staged: each warp moves its 32 blocks between global memory and its own slice of shared
-//    memory with fully coalesced 16-byte accesses (consecutive lanes, consecutive 16 bytes), and
-//    each thread then takes its block from shared memory. The shared layout is XOR-swizzled so
-//    that both access patterns are free of bank conflicts. Only __syncwarp, no __syncthreads.
-//  - direct: each thread loads its own block straight into registers with 16-byte loads (a warp's
-//    load instruction touches half of each 32-byte sector, stride 32 bytes).
-// Default per type, from bench_ispd/results/blocked_dct8.md (H200): float -> direct (about 80%
-// of copy bandwidth against 65-70% staged), double -> staged (93% against 61% direct).
-// EFIELD_BLOCKED_DCT8_KERNEL=direct|staged overrides it (for benchmarks and tests).
-// Misaligned pointers (not 16-byte aligned) take a scalar variant of `direct`.
+// The kernel is memory bound; how the bytes move is what matters, and the better way differs by
+// type (bench_ispd/results/blocked_dct8.md):
+//  - float, direct: each thread loads its own block straight into registers with 16-byte loads
+//    (a warp's load instruction touches half of each 32-byte sector, stride 32 bytes).
+//  - double, staged: each warp moves its 32 blocks between global memory and its own slice of
+//    shared memory with fully coalesced 16-byte accesses (consecutive lanes, consecutive 16
+//    bytes), and each thread then takes its block from shared memory. The shared layout is
+//    XOR-swizzled so that both access patterns are free of bank conflicts. Only __syncwarp, no
+//    __syncthreads.
+// Misaligned pointers (not 16-byte aligned) take a scalar variant of `direct` in both types.
 #include <cstdint>
-#include <cstdlib>
-#include <cstring>
+#include <type_traits>
 
 #include "blocked_dct8/blocked_dct8_cuda.hpp"
 #include "common/cuda_check.cuh"
-#include "common/log.hpp"
 #include "efield/error.hpp"
 #include "math/loeffler8.hpp"
 
@@ -63,7 +60,7 @@ __device__ __forceinline__ long long block_offset(long long blk, long long block
   return (blk / block_cols) * 8 * cols + (blk % block_cols) * 8;
 }
 
-// ---- direct: each thread reads and writes its own block ------------------------------------
+// ---- direct (float): each thread reads and writes its own block ------------------------------
 
 template <typename T, bool kVector>
 __device__ __forceinline__ void load_block(const T* src, long long cols, T (&b)[64]) {
@@ -114,7 +111,7 @@ __global__ void __launch_bounds__(kThreads<T>)
   store_block<T, kVector>(out + offset, cols, b);
 }
 
-// ---- staged: coalesced through a per-warp slice of shared memory -----------------------------
+// ---- staged (double): coalesced through a per-warp slice of shared memory --------------------
 //
 // A block is Q = 8 * S slots of 16 bytes (S slots per row: 2 for float, 4 for double); a warp's
 // slice holds its 32 blocks, slot q of block b at b * Q + (q ^ swizzle(b)).
@@ -193,7 +190,7 @@ __global__ void __launch_bounds__(kThreads<T>)
 // ---- launch ---------------------------------------------------------------------------------
 
 template <typename T, bool kInverse>
-void launch(const T* in, T* out, int rows, int cols, T param, bool staged, cudaStream_t stream) {
+void launch(const T* in, T* out, int rows, int cols, T param, cudaStream_t stream) {
   const long long block_rows = rows / 8, block_cols = cols / 8;
   const long long blocks = block_rows * block_cols;
   const long long grid = (blocks + kThreads<T> - 1) / kThreads<T>;
@@ -204,7 +201,7 @@ void launch(const T* in, T* out, int rows, int cols, T param, bool staged, cudaS
                        (reinterpret_cast<std::uintptr_t>(out) % 16 == 0);
   if (!aligned) {
     blocked_dct8_direct<T, kInverse, false><<<g, kThreads<T>, 0, stream>>>(in, out, block_rows, block_cols, param);
-  } else if (staged) {
+  } else if constexpr (std::is_same_v<T, double>) {
     blocked_dct8_staged<T, kInverse><<<g, kThreads<T>, 0, stream>>>(in, out, block_rows, block_cols, param);
   } else {
     blocked_dct8_direct<T, kInverse, true><<<g, kThreads<T>, 0, stream>>>(in, out, block_rows, block_cols, param);
@@ -212,23 +209,11 @@ void launch(const T* in, T* out, int rows, int cols, T param, bool staged, cudaS
   EFIELD_CUDA_CHECK_LAUNCH();
 }
 
-// The kernel variant for T: EFIELD_BLOCKED_DCT8_KERNEL=direct|staged when set (a benchmarking
-// knob, read once per plan), else the measured faster one (see the top of this file).
-template <typename T>
-bool use_staged_kernel() {
-  const char* v = std::getenv("EFIELD_BLOCKED_DCT8_KERNEL");
-  if (!v || !*v) return sizeof(T) == sizeof(double);
-  if (!std::strcmp(v, "staged")) return true;
-  if (!std::strcmp(v, "direct")) return false;
-  throw Error(std::string("EFIELD_BLOCKED_DCT8_KERNEL must be 'staged' or 'direct', got '") + v + "'");
-}
-
 }  // namespace
 
 template <typename T>
-BlockedDct8Cuda<T>::BlockedDct8Cuda(int rows, int cols) : rows_(rows), cols_(cols), staged_(use_staged_kernel<T>()) {
+BlockedDct8Cuda<T>::BlockedDct8Cuda(int rows, int cols) : rows_(rows), cols_(cols) {
   EFIELD_CUDA_CHECK(cudaMalloc(&buffer_, sizeof(T) * static_cast<size_t>(rows) * cols));
-  log().debug("BlockedDct8 CUDA kernel: {}", staged_ ? "staged" : "direct");
 }
 
 template <typename T>
@@ -240,9 +225,9 @@ template <typename T>
 void BlockedDct8Cuda<T>::run(bool inverse, const T* in, T* out, T param, void* stream) {
   const auto s = static_cast<cudaStream_t>(stream);
   if (inverse) {
-    launch<T, true>(in, out, rows_, cols_, param, staged_, s);
+    launch<T, true>(in, out, rows_, cols_, param, s);
   } else {
-    launch<T, false>(in, out, rows_, cols_, param, staged_, s);
+    launch<T, false>(in, out, rows_, cols_, param, s);
   }
 }
 

@@ -25,7 +25,6 @@ class BlockedDct8Cuda {
  private:
   int rows_;
   int cols_;
-  bool staged_;  // the kernel variant (see blocked_dct8.cu)
   T* buffer_ = nullptr;
 };
 

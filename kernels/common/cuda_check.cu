@@ -40,4 +40,8 @@ void throw_cufft_error(cufftResult code, const char* expr, const char* file, int
               std::to_string(line));
 }
 
+void throw_cufft_plan_error(cufftResult code, const std::string& what) {
+  throw Error(what + " (" + cufft_result_name(code) + ")");
+}
+
 }  // namespace efield::detail

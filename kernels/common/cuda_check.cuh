@@ -4,10 +4,14 @@
 #include <cuda_runtime.h>
 #include <cufft.h>
 
+#include <string>
+
 namespace efield::detail {
 
 [[noreturn]] void throw_cuda_error(cudaError_t code, const char* expr, const char* file, int line);
 [[noreturn]] void throw_cufft_error(cufftResult code, const char* expr, const char* file, int line);
+// A plan cuFFT could not make: `what` (the plan, its sizes) and cuFFT's result name.
+[[noreturn]] void throw_cufft_plan_error(cufftResult code, const std::string& what);
 const char* cufft_result_name(cufftResult code) noexcept;
 
 }  // namespace efield::detail

@@ -2,6 +2,7 @@
 #include <cuda_runtime.h>
 
 #include "common/cuda_check.cuh"
+#include "common/device_properties.hpp"
 #include "common/device_scope.hpp"
 #include "efield/device.hpp"
 
@@ -39,6 +40,14 @@ int current_cuda_device() {
   int device = 0;
   EFIELD_CUDA_CHECK(cudaGetDevice(&device));
   return device;
+}
+
+int current_compute_capability() {
+  const int device = current_cuda_device();
+  int major = 0, minor = 0;
+  EFIELD_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+  EFIELD_CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
+  return 10 * major + minor;
 }
 
 DeviceScope::DeviceScope(int device) {

@@ -1,20 +1,22 @@
 #pragma once
-// Internal: the kernels of one CUDA evaluate, in order (each launcher checks its launch; the
-// EsVariant flags below change some steps, noted in brackets):
-//   rasterize.cu  float (kEsPacked32):
-//                 launch_rasterize     all cells -> packed movable and filler maps, added totals
-//                 launch_density_packed maps + F -> rho (R2C input), partials, held totals; clears
-//                 kEsExactFloat (the float default) and deterministic = false: the same with
-//                 float maps and launch_density_float
-//                 64-bit bins (double, or after a packed bin wrapped):
-//                 launch_rasterize     movable cells -> fixed-point map
+// Internal: the kernels of one CUDA evaluate, in order (each launcher checks its launch):
+//   rasterize.cu  float maps (float: exact whole numbers when deterministic, plain float atomics
+//                 otherwise):
+//                 launch_rasterize     all cells -> movable and filler float maps (2 x 2-bin tiles)
+//                 launch_density_float maps + F -> rho (R2C input), partials, bins flagged; clears
+//                 64-bit fixed-point bins (double, or float after an exact float bin overflowed),
+//                 accumulators in the natural layout, two maps on small grids:
+//                 launch_rasterize     all cells -> movable and filler maps
+//                 launch_density_combined maps + F -> overflow/max partials, rho; clears both
+//                 or one map on large grids:
+//                 launch_rasterize     movable cells -> the map
 //                 launch_movable_stats map + F -> overflow/max partials
 //                 launch_rasterize     filler cells -> the same map
 //                 launch_density_finish map + F -> rho (R2C input); clears the map
 //   (cuFFT 2D R2C)
 //   spectral.cu   launch_spectral_fields  -> the C2C input (Ex + i Ey), energy partials
 //   (cuFFT 2D C2C inverse, in place: Ex + i Ey, permuted)
-//   gather.cu     [kEsFieldTiles: launch_field_tiles  C2C output -> (Ex, Ey) map in 2 x 2-bin tiles]
+//   gather.cu     launch_field_tiles   C2C output -> (Ex, Ey) map in 2 x 2-bin tiles
 //                 launch_gather        Ex/Ey -> gradients
 //   finalize.cu   launch_finalize      partials -> {energy, overflow, max density, wrapped}
 // Every reduction is fixed-order (per-block CUB reductions into per-block partials, then one
@@ -34,48 +36,6 @@ namespace efield::detail {
 
 inline constexpr int kEsThreads = 256;
 
-// Layout and launch variants of the pipeline (bit flags, fixed at construction). All give the
-// same bits (integer accumulation; the same field values summed in the same order). The
-// environment variable EFIELD_ES_VARIANT overrides the default (pipeline_cuda.cu
-// choose_variant), so the benchmark can time them side by side in one process; measurements in
-// bench_ispd/results/electrostatics.md.
-enum EsVariant : unsigned {
-  // Gather from an interleaved (Ex, Ey) map in 2 x 2-bin tiles (es_tile_index, signs folded in),
-  // made by one pass over the C2C output (17 us at 2048^2): each footprint row loads the one or
-  // two tile rows it falls in (two adjacent pairs, one vector load each) instead of scattered
-  // sectors of the permuted C2C output (H200, 2048^2, 4M cells: the gather without it takes 50 us
-  // more; with two separate C2R outputs it was 0.39 against 0.18 ms).
-  kEsFieldTiles = 1u,
-  // Rasterize into a natural-layout accumulator (and keep F natural); density_finish, which reads
-  // the whole map anyway, writes rho into the permuted position the R2C reads. The atomics'
-  // count is unchanged, so the gain is small (rasterize 0.362 -> 0.352 ms at 2048^2).
-  kEsNaturalAccum = 2u,
-  // Separate movable and filler accumulators: one rasterize launch and one density pass (stats
-  // and rho) instead of two each. Doubles the accumulator footprint: faster at 512^2 (-5 us),
-  // slower at 2048^2 (+25 us), so used up to 2^20 bins.
-  kEsTwoMaps = 4u,
-  // float only (ignored in double): two bins per 64-bit word, 32 bits each with
-  // kEsPackedFractionBits fractional bits, so a 3-bin footprint row takes 1-2 atomics instead of
-  // 3 (natural layout, movable and filler maps, one rasterize launch and one density pass). A bin
-  // holds up to 2^(32 - kEsPackedFractionBits) = 256 bin areas of charge; a pile-up beyond that
-  // wraps. Wrapping is detected exactly: rasterize sums every contribution it adds (64-bit), the
-  // density pass sums what the maps hold, and finalize flags any difference (a wrap loses 2^32
-  // and a carry into the neighbour half adds 1, so the two sums differ iff some bin wrapped).
-  // evaluate then runs the 64-bit pipeline (the flags above) on the same input. H200, 2048^2,
-  // 4M cells: rasterize about 0.30 -> 0.20 ms (bench_ispd/probes/rasterize_atomics).
-  kEsPacked32 = 8u,
-  // float, deterministic (ignored in double): float maps as with deterministic = false (float4
-  // vector atomics on 2 x 2-bin tiles), but every contribution is first rounded to a whole number
-  // of 2^-kEsExactFloatBits bin areas. Sums of whole numbers up to 2^24 are exact in float, so the
-  // atomics' order cannot change a bit: as deterministic as integer atomics, with 2.9 atomics per
-  // stretched footprint where packed bins need about 4. The density pass flags any bin above
-  // 2^24 (more than 2^(24 - kEsExactFloatBits) = 64 bin areas of movable or of filler charge, where
-  // a sum may have rounded) and evaluate then runs the 64-bit pipeline, as after a packed wrap.
-  // Takes precedence over kEsPacked32.
-  kEsExactFloat = 16u,
-};
-inline constexpr unsigned kEsVariantMask = 31u;
-
 // Rasterize and gather (one thread per cell, each waiting on a few scattered L2 accesses) keep 6
 // blocks of 256 threads per SM in float (40 registers, a few bytes of spill; 8 blocks spill far
 // more). Double keeps the compiler's choice (docs/performance.md, "Cell kernels: register cap").
@@ -91,13 +51,15 @@ inline constexpr int kEsCellKernelMinBlocks = std::is_same_v<T, float> ? 6 : 1;
 inline constexpr int kEsWarpsPerBlock = kEsThreads / 32;
 inline int es_blocks_for_warps(int warps) { return (warps + kEsWarpsPerBlock - 1) / kEsWarpsPerBlock; }
 
-// kEsPacked32: fractional bits of one 32-bit bin (resolution 6e-8 bin areas, float's epsilon).
-inline constexpr int kEsPackedFractionBits = 24;
-// kEsPacked32: rasterize adds its blocks' contribution totals into this many slots (few enough
-// for finalize to read, enough that the one atomic per block does not serialize on one address).
+// Rasterize adds its outside-area sums into this many slot pairs (few enough for finalize to read,
+// enough that the atomics do not serialize on one address).
 inline constexpr int kEsTotalSlots = 64;
-// kEsExactFloat: fractional bits of a contribution (resolution 3.8e-6 bin areas; a bin holds
-// 2^(24 - kEsExactFloatBits) = 64 bin areas of movable or of filler charge exactly).
+// Exact float maps (float, deterministic): every contribution is rounded to a whole number of
+// 2^-kEsExactFloatBits bin areas (resolution 3.8e-6 bin areas). Sums of whole numbers up to 2^24
+// are exact in float, so the atomics' order cannot change a bit: as deterministic as integer
+// atomics, with float4 atomics on 2 x 2-bin tiles. A bin holds 2^(24 - kEsExactFloatBits) = 64
+// bin areas of movable or of filler charge exactly; the density pass flags any bin above 2^24 and
+// evaluate then runs the 64-bit pipeline on the same input.
 inline constexpr int kEsExactFloatBits = 18;
 inline constexpr float kEsExactFloatLimit = 16777216.0f;  // 2^24: larger sums may have rounded
 static_assert(kEsTotalSlots <= kEsThreads, "finalize reads one slot per thread");
@@ -105,10 +67,10 @@ static_assert(kEsTotalSlots <= kEsThreads, "finalize reads one slot per thread")
 // Maps in 2 x 2-bin tiles: tile (i, j) holds bins (2i, 2j), (2i, 2j+1), (2i+1, 2j), (2i+1, 2j+1),
 // in that order, and sits at i * es_tiles_n(N) + j; entries past an odd M or N are padding (0).
 // A stretched footprint (2-3 bins a side) touches 2.9 tiles on average. The float charge maps
-// (kEsExactFloat, deterministic = false) take one sm_90 float4 atomic per tile (3.3 atomics with
-// 1 x 4-bin row segments; the probe: bench_ispd/results/electrostatics.md, "deterministic =
-// false"); the (Ex, Ey) field map (kEsFieldTiles) has one 32-byte
-// sector per tile in float.
+// take one sm_90 float4 atomic per tile (3.3 atomics with 1 x 4-bin row segments;
+// bench_ispd/results/electrostatics.md, "deterministic = false"); the (Ex, Ey) field map the
+// gather reads has one 32-byte sector per tile in float (the permuted C2C output would scatter a
+// footprint over sectors: bench_ispd/results/electrostatics.md).
 __host__ __device__ __forceinline__ int es_tiles_n(int N) { return (N + 1) / 2; }
 // Entries of a tiled map (bins plus padding).
 __host__ __device__ __forceinline__ std::int64_t es_tile_map_size(int M, int N) {
@@ -116,13 +78,6 @@ __host__ __device__ __forceinline__ std::int64_t es_tile_map_size(int M, int N) 
 }
 __host__ __device__ __forceinline__ std::int64_t es_tile_index(int m, int n, int N) {
   return 4 * (static_cast<std::int64_t>(m >> 1) * es_tiles_n(N) + (n >> 1)) + 2 * (m & 1) + (n & 1);
-}
-
-// kEsPacked32 layout: row m holds (N + 1) / 2 words; bin (m, n) is the low (n even) or high
-// (n odd) half of word m * words_per_row + n / 2.
-__host__ __device__ __forceinline__ int es_packed_words_per_row(int N) { return (N + 1) / 2; }
-__device__ __forceinline__ unsigned long long es_packed_half(std::int64_t q, int n) {
-  return static_cast<unsigned long long>(q) << (32 * (n & 1));
 }
 
 // Two values of one bin, one aligned load (the tiled field map holds (Ex, Ey) pairs).
@@ -140,10 +95,6 @@ __device__ __forceinline__ EsNativePair<T> es_load_pair_last_use(const T* pair) 
   return __ldcs(reinterpret_cast<const EsNativePair<T>*>(pair));
 }
 
-// Flat index of bin (m, n) in the natural or the Makhoul-permuted layout.
-__device__ __forceinline__ std::int64_t es_map_index(bool natural, int m, int n, int M, int N) {
-  return natural ? static_cast<std::int64_t>(m) * N + n : permuted_index(m, n, M, N);
-}
 // Upper bound on the blocks of the grid-stride reduction kernels (= number of partials).
 inline constexpr int kEsMaxReduceBlocks = 1024;
 // Upper bound on the blocks of the kernels that take a row per block (grid-stride over rows).
@@ -157,11 +108,12 @@ struct EsMax {
   __host__ __device__ __forceinline__ U operator()(const U& a, const U& b) const { return a > b ? a : b; }
 };  // fixed-point accumulator (density.hpp); values are >= 0
 
-// float, kEsPacked32: one rasterization of all cells into packed movable and filler maps, then
-// density_packed. 64-bit bins (double, or after a packed bin wrapped): rasterization runs twice
-// over one accumulator map (kept single so that it stays in L2): movable cells, then
-// movable_stats (overflow and max density of movable + fixed), then fillers, then density_finish
-// (rho, clearing the map); kEsTwoMaps rasterizes once into two maps and runs density_combined.
+// 64-bit bins: accumulators in the natural layout (a footprint row is 2-3 adjacent words; the
+// density pass writes rho into the permuted position the R2C reads). One map (kept single so
+// that it stays in L2 on large grids): movable cells, then movable_stats (overflow and max
+// density of movable + fixed), then fillers, then density_finish (rho, clearing the map); two
+// maps (small grids): all cells in one launch, then density_combined. Float maps: all cells into
+// the movable and filler maps, then density_float.
 template <typename T>
 struct RasterizeArgs {
   CellGeometry<T> g;
@@ -169,15 +121,11 @@ struct RasterizeArgs {
   const T* y;
   const T* w;  // per cell (movable, then fillers)
   const T* h;
-  EsAccum* acc;
-  EsAccum* acc_filler;      // kEsTwoMaps, kEsPacked32: the fillers' map (else nullptr: fillers go to acc)
-  bool natural;             // kEsNaturalAccum: maps in the natural layout
-  bool packed;              // kEsPacked32: packed maps (natural layout, words_per_row words a row)
-  int words_per_row;
-  EsAccum* totals;          // kEsPacked32: [kEsTotalSlots] sums of all contributions added
-  T* charge;                // float maps (kEsExactFloat, deterministic = false): movable, then
-  T* charge_filler;         //   fillers at charge_filler, es_tile_index layout; else nullptr
-  bool exact;               // kEsExactFloat: contributions rounded to whole numbers (float maps)
+  EsAccum* acc;             // 64-bit bins, natural layout
+  EsAccum* acc_filler;      // two maps: the fillers' map (else nullptr: fillers go to acc)
+  T* charge;                // float maps: movable, then fillers at charge_filler, es_tile_index
+  T* charge_filler;         //   layout; else nullptr
+  bool exact;               // float maps: contributions rounded to whole numbers (kEsExactFloatBits)
   T to_fixed;               // 2^bits / (bx by) (deterministic = false: 1 / (bx by))
   std::int64_t cell_begin, cell_end;  // cells of this launch, one thread each (large ones return at once)
   const int* large_cells;   // the large cells (see kEsWarpsPerBlock)
@@ -191,20 +139,18 @@ void launch_rasterize(const RasterizeArgs<T>& a, cudaStream_t stream);
 template <typename T>
 struct DensityPassArgs {
   std::int64_t bins;
-  const T* fixed_rho;   // F / (bx by), in the accumulator's layout
+  const T* fixed_rho;   // F / (bx by), natural layout (the accumulator's)
   EsAccum* acc;         // movable_stats: movable charge; density_finish: all, cleared after reading
-  EsAccum* acc_filler;  // density_combined (kEsTwoMaps): filler charge, cleared after reading
-  bool natural;         // accumulator and F in the natural layout; rho is always permuted
+  EsAccum* acc_filler;  // density_combined (two maps): filler charge, cleared after reading
   T* rho;               // permuted: the R2C input
   T inv_scale;          // 2^-bits
   T target_density;
   double* part_overflow;  // [blocks]
   T* part_max;            // [blocks]
-  EsAccum* part_held;     // density_packed: [blocks] sums of the charge the maps held;
-                          // density_float (kEsExactFloat): [blocks] bins above kEsExactFloatLimit
+  EsAccum* part_held;     // density_float with exact maps: [blocks] bins above kEsExactFloatLimit
   T* charge;              // density_float: the float maps (RasterizeArgs), cleared after reading
   T* charge_filler;
-  bool exact;             // density_float: kEsExactFloat maps (whole numbers, inv_scale applies)
+  bool exact;             // density_float: exact float maps (whole numbers, inv_scale applies)
   int blocks;
   const T* fixed_tiles;   // density_float: F / (bx by) in 2 x 2-bin tiles (es_tile_index), else nullptr
 };
@@ -212,15 +158,10 @@ template <typename T>
 void launch_movable_stats(const DensityPassArgs<T>& a, cudaStream_t stream);
 template <typename T>
 void launch_density_finish(const DensityPassArgs<T>& a, int N, cudaStream_t stream);
-// kEsTwoMaps: movable_stats and density_finish in one pass over both maps.
+// Two maps: movable_stats and density_finish in one pass over both maps.
 template <typename T>
 void launch_density_combined(const DensityPassArgs<T>& a, int N, cudaStream_t stream);
-// kEsPacked32: stats and rho in one pass over the packed movable and filler maps, both cleared,
-// plus the per-block sums finalize checks against rasterize's totals.
-template <typename T>
-void launch_density_packed(const DensityPassArgs<T>& a, int N, cudaStream_t stream);
-// kEsExactFloat and deterministic = false: the same over the float maps (kEsExactFloat: flags
-// bins whose sum may have rounded).
+// Float maps: the same over the float maps (exact maps: flags bins whose sum may have rounded).
 template <typename T>
 void launch_density_float(const DensityPassArgs<T>& a, int N, cudaStream_t stream, bool overlap);
 
@@ -233,15 +174,13 @@ struct FinalizeArgs {
   int spectral_blocks;
   double energy_scale;    // M N / 4
   double overflow_scale;  // bx by / movable area
-  const EsAccum* part_held;  // kEsPacked32 (else nullptr): [density_blocks] charge the maps held
-                             // (kEsExactFloat: bins flagged, compared with the zero totals)
-  EsAccum* totals;           // kEsPacked32: [kEsTotalSlots] charge rasterize added; zeroed here
+  const EsAccum* part_held;  // exact float maps (else nullptr): [density_blocks] bins flagged
   EsAccum* outside;          // [2 kEsTotalSlots] rasterize's outside-area sums; zeroed here
   double outside_scale;      // bx by 2^-kOutsideFractionBits
   double* result;            // kEsResultSlots values, read by the host and device_result()
 };
 // result: {energy, overflow, max_density, movable_area_outside, filler_area_outside, rerun flag
-// (a packed map wrapped or an exact float bin may have rounded: 0 or 1)}.
+// (an exact float bin may have rounded: 0 or 1)}.
 inline constexpr int kEsResultSlots = 6;
 inline constexpr int kEsRerunSlot = 5;
 
@@ -267,8 +206,9 @@ struct GatherArgs {
   const T* y;
   const T* w;
   const T* h;
-  const EsVec2<T>* z;  // C2C output: Ex = (-1)^m Re z[p(m), q(n)], Ey = (-1)^n Im z[p(m), q(n)]
-  const EsVec2<T>* e;  // kEsFieldTiles: (Ex, Ey)[es_tile_index(m, n, N)] (else nullptr: read z)
+  // (Ex, Ey)[es_tile_index(m, n, N)], the weight folded in (field_tiles); nullptr for the exact
+  // gather, which reads phi and applies the weight itself.
+  const EsVec2<T>* e;
   T* grad_x;
   T* grad_y;
   std::int64_t num_cells;  // one thread each (large ones return at once)

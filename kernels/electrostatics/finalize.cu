@@ -1,8 +1,8 @@
 // The last kernel of an evaluate: one block reduces the per-block partials of the density pass
-// and the spectral kernel in a fixed order into {energy, overflow, max density}, and with
-// kEsPacked32 compares the charge the packed maps held with the charge rasterize added (the rerun
-// slot = 1 when a bin wrapped; evaluate then re-runs with 64-bit maps) and zeroes rasterize's
-// totals and outside-area sums.
+// and the spectral kernel in a fixed order into {energy, overflow, max density} and the areas
+// outside the region (zeroing rasterize's outside-area sums); with exact float maps it sets the
+// rerun slot to 1 when the density pass flagged a bin whose sum may have rounded (evaluate then
+// re-runs with 64-bit bins).
 #include <cub/block/block_reduce.cuh>
 
 #include "common/cuda_check.cuh"
@@ -28,13 +28,9 @@ __global__ void finalize(FinalizeArgs<T> a) {
   const double total_overflow = ReduceD(s1).Sum(overflow);
   const double total_energy = ReduceD(s2).Sum(energy);
   const T total_max = ReduceT(s3).Reduce(mx, EsMax());
-  EsAccum held = 0, added = 0;
+  EsAccum flagged = 0;
   if (a.part_held != nullptr) {
-    for (int k = threadIdx.x; k < a.density_blocks; k += blockDim.x) held += a.part_held[k];
-    if (threadIdx.x < kEsTotalSlots) {
-      added = a.totals[threadIdx.x];
-      a.totals[threadIdx.x] = 0;
-    }
+    for (int k = threadIdx.x; k < a.density_blocks; k += blockDim.x) flagged += a.part_held[k];
   }
   EsAccum outside_movable = 0, outside_filler = 0;
   if (threadIdx.x < kEsTotalSlots) {
@@ -47,18 +43,16 @@ __global__ void finalize(FinalizeArgs<T> a) {
   __shared__ typename ReduceA::TempStorage s4;
   __shared__ typename ReduceA::TempStorage s5;
   __shared__ typename ReduceA::TempStorage s6;
-  __shared__ typename ReduceA::TempStorage s7;
-  const EsAccum total_held = ReduceA(s4).Sum(held);
-  const EsAccum total_added = ReduceA(s5).Sum(added);
-  const EsAccum total_outside_movable = ReduceA(s6).Sum(outside_movable);
-  const EsAccum total_outside_filler = ReduceA(s7).Sum(outside_filler);
+  const EsAccum total_flagged = ReduceA(s4).Sum(flagged);
+  const EsAccum total_outside_movable = ReduceA(s5).Sum(outside_movable);
+  const EsAccum total_outside_filler = ReduceA(s6).Sum(outside_filler);
   if (threadIdx.x == 0) {
     a.result[0] = total_energy * a.energy_scale;
     a.result[1] = total_overflow * a.overflow_scale;
     a.result[2] = static_cast<double>(total_max);
     a.result[3] = static_cast<double>(total_outside_movable) * a.outside_scale;
     a.result[4] = static_cast<double>(total_outside_filler) * a.outside_scale;
-    a.result[kEsRerunSlot] = total_held != total_added ? 1.0 : 0.0;
+    a.result[kEsRerunSlot] = total_flagged != 0 ? 1.0 : 0.0;
   }
 }
 

@@ -1,11 +1,11 @@
 // The gather: each movable and filler cell sums its stretched footprint's weights times Ex and
-// Ey (docs/math.md 2.9), read either (kEsFieldTiles, the default) from an (Ex, Ey) map in 2 x 2-bin
-// tiles that field_tiles makes from the inverse C2C's output (Ex + i Ey), or straight from that
-// output in the permuted layout with the sine axis' sign (-1)^m / (-1)^n folded in. Footprints of
-// up to 3 x 3 bins issue all their loads before using any (memory-level parallelism: the loads
-// are L2/DRAM latency bound); large cells get a warp each (fixed-order shuffle sum) or, beyond
-// kWarpCellSpan bins a side, a block each (fixed-order CUB reduction), so every sum is
-// reproducible.
+// Ey (docs/math.md 2.9), read from an (Ex, Ey) map in 2 x 2-bin tiles that field_tiles makes from
+// the inverse C2C's output (Ex + i Ey, permuted, the sine axes' signs (-1)^m / (-1)^n folded in):
+// a footprint row is one or two vector loads instead of scattered sectors of the permuted output.
+// Footprints of up to 3 x 3 bins issue all their loads before using any (memory-level
+// parallelism: the loads are L2/DRAM latency bound); large cells get a warp each (fixed-order
+// shuffle sum) or, beyond kWarpCellSpan bins a side, a block each (fixed-order CUB reduction), so
+// every sum is reproducible.
 #include <cub/block/block_reduce.cuh>
 
 #include <type_traits>
@@ -23,17 +23,10 @@ template <typename T>
 __device__ __forceinline__ EsVec2<T> signed_field(EsVec2<T> v, int m, int n) {
   return {alternating_sign<T>(m) * v.x, alternating_sign<T>(n) * v.y};
 }
-// ... read at k = permuted_index(m, n, M, N).
-template <typename T>
-__device__ __forceinline__ EsVec2<T> permuted_field(const EsVec2<T>* z, std::int64_t k, int m, int n) {
-  return signed_field(z[k], m, n);
-}
-
-// (Ex, Ey) at bin (m, n), from whichever map the variant gathers from.
+// (Ex, Ey) at bin (m, n).
 template <typename T>
 __device__ __forceinline__ EsVec2<T> field_at(const GatherArgs<T>& a, int m, int n) {
-  if (a.e != nullptr) return a.e[es_tile_index(m, n, a.g.N)];
-  return permuted_field(a.z, permuted_index(m, n, a.g.M, a.g.N), m, n);
+  return a.e[es_tile_index(m, n, a.g.N)];
 }
 
 template <typename T>
@@ -58,16 +51,6 @@ template <typename T>
 __device__ __forceinline__ void load_small_field(const GatherArgs<T>& a, const Footprint<T>& f,
                                                  EsVec2<T> (&e)[3][3]) {
   const EsVec2<T> zero{T(0), T(0)};
-  if (a.e == nullptr) {
-#pragma unroll
-    for (int p = 0; p < 3; ++p)
-#pragma unroll
-      for (int q = 0; q < 3; ++q) {
-        const bool in = f.m0 + p <= f.m1 && f.n0 + q <= f.n1;
-        e[p][q] = in ? field_at(a, f.m0 + p, f.n0 + q) : zero;
-      }
-    return;
-  }
   const int tiles_n = es_tiles_n(a.g.N);
   const bool odd_start = (f.n0 & 1) != 0;
   const bool second = 2 * ((f.n0 >> 1) + 1) <= f.n1;  // the footprint reaches the next tile column
@@ -92,7 +75,7 @@ __device__ __forceinline__ void load_small_field(const GatherArgs<T>& a, const F
 }
 
 // The gradient of position index i as EvaluateOptions ask, from the sums over the field map: the
-// tiled map carries the weight already (field_tiles); the C2C output does not.
+// tiled map carries the weight already (field_tiles); the exact gather (a.e == nullptr) applies it.
 template <typename T>
 __device__ __forceinline__ void store_gradient(const GatherArgs<T>& a, std::int64_t i, T gx, T gy) {
   if (a.e == nullptr) {
@@ -215,7 +198,7 @@ __device__ __forceinline__ EsVec2<T> load_last_use(const EsVec2<T>* z) {
   return {v.x, v.y};
 }
 
-// kEsFieldTiles: one pass over the C2C output, one thread per tile row (block row blockIdx.x
+// field_tiles: one pass over the C2C output, one thread per tile row (block row blockIdx.x
 // strides over row pairs, blockIdx.y picks a run of tiles; no 64-bit divisions): thread 2j + h
 // writes row h of tile (i, j), bins (2i+h, 2j) and (2i+h, 2j+1), from columns q(2j) = j and
 // q(2j+1) = N-1-j of row p(2i+h), so a warp stores 512 contiguous bytes and reads runs forwards

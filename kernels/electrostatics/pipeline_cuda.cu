@@ -1,24 +1,24 @@
 // The CUDA electrostatic pipeline: everything made at construction (cuFFT plans, buffers,
 // twiddles, the fixed map, pinned staging), then per evaluate one CUDA graph replay of
 //   rasterize -> density pass(es) -> R2C -> spectral -> C2C in place (Ex + i Ey) -> field tiles ->
-//   gather -> finalize (layout variants: es_kernels.cuh EsVariant).
-// float rasterizes whole numbers of 2^-18 bin areas into float maps with vector atomics
-// (kEsExactFloat: exact sums, so deterministic) or packed 32-bit bins (kEsPacked32); when
-// finalize reports a bin that may have rounded or wrapped (more than 64 or 256 bin areas, as at a
-// placer's first iterations), evaluate replays the same pipeline with 64-bit bins, so the result
-// never depends on the choice. With deterministic = false, float rasterizes into float maps
-// with plain float contributions (sums depend on the atomics' order).
+//   gather -> finalize (es_kernels.cuh).
+// float rasterizes whole numbers of 2^-18 bin areas into float maps with vector atomics (exact
+// sums, so deterministic); when finalize reports a bin that may have rounded (more than 64 bin
+// areas, as at a placer's first iterations), evaluate replays the same pipeline with 64-bit bins,
+// so the result never depends on the choice. With deterministic = false, float rasterizes into
+// float maps with plain float contributions (sums depend on the atomics' order). Double uses
+// 64-bit bins: two accumulator maps on small grids, one on large ones.
 // Device pointers are used directly (graph re-captured when they change); host arrays go through
 // pinned staging buffers whose copies are part of their own graph.
 #include <algorithm>
 #include <chrono>
-#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <type_traits>
 #include <vector>
 
 #include "common/cuda_check.cuh"
+#include "common/cufft_plan.cuh"
 #include "common/cufft_real.cuh"
 #include "common/dependent_launch.cuh"
 #include "common/device_scope.hpp"
@@ -26,62 +26,39 @@
 #include "electrostatics/backend.hpp"
 #include "electrostatics/es_buffers.cuh"
 #include "electrostatics/es_kernels.cuh"
+#include "electrostatics/pipeline_layout.hpp"
 #include "electrostatics/pipeline_setup.hpp"
 #include "math/twiddle.hpp"
 
 namespace efield::detail {
 namespace {
 
-// How an evaluate accumulates the density map (rasterize.cu): packed 32-bit fixed-point bins,
-// 64-bit fixed-point bins, or float maps (kEsExactFloat or deterministic = false).
-enum class Bins { Packed = 0, Wide = 1, Float = 2 };
-constexpr int kBinsKinds = 3;
+// How an evaluate accumulates the density map (rasterize.cu): 64-bit fixed-point bins, or float
+// maps (exact in float when deterministic, plain float atomics otherwise).
+enum class Bins { Wide = 0, Float = 1 };
+constexpr int kBinsKinds = 2;
 
-class CufftHandle {
- public:
-  CufftHandle() = default;
-  ~CufftHandle() {
-    if (valid_) cufftDestroy(handle_);
-  }
-  CufftHandle(const CufftHandle&) = delete;
-  CufftHandle& operator=(const CufftHandle&) = delete;
-  // 2D M x N transforms, `batch` of them, contiguous (real: M N; Hermitian half: M (N/2 + 1);
-  // complex: M N).
-  void make(int M, int N, int batch, cufftType type, cudaStream_t stream) {
-    int n[2] = {M, N};
-    const int real = M * N, half = M * (N / 2 + 1);
-    const bool forward = (type == CUFFT_R2C || type == CUFFT_D2Z);
-    const bool complex = (type == CUFFT_C2C || type == CUFFT_Z2Z);
-    const int in_dist = forward || complex ? real : half, out_dist = forward ? half : real;
-    EFIELD_CUFFT_CHECK(cufftPlanMany(&handle_, 2, n, nullptr, 1, in_dist, nullptr, 1, out_dist, type, batch));
-    valid_ = true;
-    EFIELD_CUFFT_CHECK(cufftSetStream(handle_, stream));
-  }
-  cufftHandle get() const { return handle_; }
+// Two accumulator maps (movable, fillers) save a rasterize launch and a density pass but double
+// the accumulator: faster on small grids, slower once the maps no longer stay in L2
+// (bench_ispd/results/electrostatics.md); used up to this many bins.
+constexpr std::int64_t kTwoMapsMaxBins = std::int64_t{1} << 20;
 
- private:
-  cufftHandle handle_ = 0;
-  bool valid_ = false;
-};
-
-// The default variant (es_kernels.cuh EsVariant): the tiled field map and the natural accumulator
-// always, exact float maps in float (packed bins where that flag is cleared), two 64-bit
-// accumulators on grids up to 2^20 bins (measured, bench_ispd/results/electrostatics.md).
-// EFIELD_ES_VARIANT=<flags> overrides it (read once per construction; the benchmark times variants
-// side by side). Packing and exact float maps imply the natural accumulator layout and are float
-// only.
-unsigned choose_variant(std::int64_t bins, bool is_float) {
-  unsigned v = kEsFieldTiles | kEsNaturalAccum | kEsPacked32 | kEsExactFloat;
-  if (bins <= (std::int64_t{1} << 20)) v |= kEsTwoMaps;
-  if (const char* env = std::getenv("EFIELD_ES_VARIANT")) {
-    char* end = nullptr;
-    const unsigned long e = std::strtoul(env, &end, 0);
-    if (end != env && *end == '\0' && e <= kEsVariantMask) v = static_cast<unsigned>(e);
-    else log().warn("EFIELD_ES_VARIANT='{}' ignored (expected 0..{})", env, kEsVariantMask);
-  }
-  if (!is_float) v &= ~(kEsPacked32 | kEsExactFloat);
-  if (v & (kEsPacked32 | kEsExactFloat)) v |= kEsNaturalAccum;
-  return v;
+// A cuFFT plan of 2D M x N transforms, `batch` of them, contiguous (real: M N; Hermitian half:
+// M (N/2 + 1); complex: M N), on `stream`.
+CufftPlan make_2d_plan(int M, int N, int batch, cufftType type, cudaStream_t stream) {
+  int n[2] = {M, N};
+  const int real = M * N, half = M * (N / 2 + 1);
+  const bool forward = (type == CUFFT_R2C || type == CUFFT_D2Z);
+  const bool complex = (type == CUFFT_C2C || type == CUFFT_Z2Z);
+  const int in_dist = forward || complex ? real : half, out_dist = forward ? half : real;
+  CufftPlan plan(
+      [&](cufftHandle handle, std::size_t* work) {
+        return cufftMakePlanMany(handle, 2, n, nullptr, 1, in_dist, nullptr, 1, out_dist, type, batch, work);
+      },
+      "ElectrostaticSystem (CUDA): cuFFT could not make a plan of " + std::to_string(M) + " x " +
+          std::to_string(N) + " bins");
+  EFIELD_CUFFT_CHECK(cufftSetStream(plan.get(), stream));
+  return plan;
 }
 
 class GraphExec {
@@ -136,15 +113,15 @@ class CudaPipeline final : public ElectrostaticBackend {
     H_ = N_ / 2 + 1;
     bins_ = static_cast<std::int64_t>(M_) * N_;
     nc_ = d.num_cells();
-    variant_ = choose_variant(bins_, std::is_same_v<T, float>);
-    const bool packed = (variant_ & kEsPacked32) != 0;
+    const EsPipelineLayout layout = es_pipeline_layout();  // the default unless a test or benchmark set one
+    two_maps_ = layout.maps == EsPipelineLayout::Maps::Two ||
+                (layout.maps == EsPipelineLayout::Maps::BySize && bins_ <= kTwoMapsMaxBins);
     const bool float_atomics = std::is_same_v<T, float> && !d.options.deterministic;
-    exact_float_ = !float_atomics && (variant_ & kEsExactFloat) != 0;
-    bins_kind_ = float_atomics || exact_float_ ? Bins::Float : packed ? Bins::Packed : Bins::Wide;
-    if (float_atomics) variant_ |= kEsNaturalAccum;  // the float maps and F are natural
-    packed_words_ = static_cast<std::int64_t>(M_) * es_packed_words_per_row(N_);
+    exact_float_ = std::is_same_v<T, float> && d.options.deterministic && !layout.wide_float_bins;
+    bins_kind_ = float_atomics || exact_float_ ? Bins::Float : Bins::Wide;
     float_map_ = es_tile_map_size(M_, N_);
-    log().debug("ElectrostaticSystem (CUDA): pipeline variant {}", variant_);
+    log().debug("ElectrostaticSystem (CUDA): {} bins, {} accumulator map(s) for 64-bit bins",
+                bins_kind_ == Bins::Wide ? "64-bit" : exact_float_ ? "exact float" : "float", two_maps_ ? 2 : 1);
     geom_ = make_cell_geometry<T>(d);
     grid_ = make_spectral_grid<T>(d);
 
@@ -182,22 +159,19 @@ class CudaPipeline final : public ElectrostaticBackend {
     load_sizes();
 
     // Maps and spectra.
-    // The packed or float movable and filler maps share acc_ with the 64-bit map (each density
-    // pass leaves its maps zeroed, so whichever runs next starts from zero; two float maps of
-    // float_map_ floats take float_map_ words).
+    // The float movable and filler maps share acc_ with the 64-bit map (each density pass leaves
+    // its maps zeroed, so whichever runs next starts from zero; two float maps of float_map_
+    // floats take float_map_ words).
     std::int64_t acc_words = bins_;
-    if (bins_kind_ == Bins::Packed) acc_words = std::max(acc_words, 2 * packed_words_);
     if (bins_kind_ == Bins::Float) acc_words = std::max(acc_words, float_map_);
     acc_ = EsDeviceArray<EsAccum>(acc_words);
     EFIELD_CUDA_CHECK(cudaMemset(acc_.get(), 0, acc_.bytes()));
-    if (variant_ & kEsTwoMaps) {
+    if (two_maps_) {
       acc_filler_ = EsDeviceArray<EsAccum>(bins_);
       EFIELD_CUDA_CHECK(cudaMemset(acc_filler_.get(), 0, acc_filler_.bytes()));
     }
-    if (variant_ & kEsFieldTiles) {
-      e_map_ = EsDeviceArray<EsVec2<T>>(es_tile_map_size(M_, N_));
-      EFIELD_CUDA_CHECK(cudaMemset(e_map_.get(), 0, e_map_.bytes()));  // the padding stays 0
-    }
+    e_map_ = EsDeviceArray<EsVec2<T>>(es_tile_map_size(M_, N_));
+    EFIELD_CUDA_CHECK(cudaMemset(e_map_.get(), 0, e_map_.bytes()));  // the padding stays 0
     fixed_rho_ = EsDeviceArray<T>(bins_);
     if (bins_kind_ == Bins::Float) fixed_tiles_ = EsDeviceArray<T>(float_map_);
     rho_ = EsDeviceArray<T>(bins_);
@@ -215,11 +189,7 @@ class CudaPipeline final : public ElectrostaticBackend {
     part_overflow_ = EsDeviceArray<double>(density_blocks_);
     part_max_ = EsDeviceArray<T>(density_blocks_);
     part_energy_ = EsDeviceArray<double>(spectral_blocks_);
-    if (checks_bins()) {
-      part_held_ = EsDeviceArray<EsAccum>(density_blocks_);
-      totals_ = EsDeviceArray<EsAccum>(kEsTotalSlots);
-      EFIELD_CUDA_CHECK(cudaMemset(totals_.get(), 0, totals_.bytes()));
-    }
+    if (checks_bins()) part_held_ = EsDeviceArray<EsAccum>(density_blocks_);
     // Pinned memory is mapped into the device's address space (unified addressing): finalize
     // writes the three results straight into it, so no copy node follows the last kernel.
     result_host_ = EsPinnedArray<double>(kEsResultSlots);
@@ -239,9 +209,9 @@ class CudaPipeline final : public ElectrostaticBackend {
     pgx_ = EsPinnedArray<T>(nc_);
     pgy_ = EsPinnedArray<T>(nc_);
 
-    forward_.make(M_, N_, 1, CufftReal<T>::r2c, stream_);
-    fields_.make(M_, N_, 1, CufftReal<T>::c2c, stream_);
-    potential_.make(M_, N_, 1, CufftReal<T>::c2r, stream_);
+    forward_ = make_2d_plan(M_, N_, 1, CufftReal<T>::r2c, stream_);
+    fields_ = make_2d_plan(M_, N_, 1, CufftReal<T>::c2c, stream_);
+    potential_ = make_2d_plan(M_, N_, 1, CufftReal<T>::c2r, stream_);
     EFIELD_CUDA_CHECK(cudaDeviceSynchronize());
   }
 
@@ -271,8 +241,7 @@ class CudaPipeline final : public ElectrostaticBackend {
     if (!on_device) stage_in(x, y);
     run(on_device, x, y, gx, gy, bins_kind_, accumulate);
     if (checks_bins() && result_host_.get()[kEsRerunSlot] != 0) {
-      log().debug("ElectrostaticSystem (CUDA): a packed bin wrapped or an exact float bin overflowed (pile-up); "
-                  "evaluating with 64-bit bins");
+      log().debug("ElectrostaticSystem (CUDA): an exact float bin overflowed (pile-up); evaluating with 64-bit bins");
       run(on_device, x, y, gx, gy, Bins::Wide, accumulate);
     }
     if (!on_device) stage_out(gx, gy, eo.accumulate);
@@ -323,7 +292,9 @@ class CudaPipeline final : public ElectrostaticBackend {
     EFIELD_CUDA_CHECK(cudaStreamWaitEvent(next, done_, 0));
     stream_ = next;
     uses_own_stream_ = stream_ == own_stream_;
-    for (CufftHandle* plan : {&forward_, &fields_, &potential_}) EFIELD_CUFFT_CHECK(cufftSetStream(plan->get(), stream_));
+    for (const CufftPlan* plan : {&forward_, &fields_, &potential_}) {
+      EFIELD_CUFFT_CHECK(cufftSetStream(plan->get(), stream_));
+    }
   }
 
   StageTimes profile(const T* x, const T* y, T* gx, T* gy, int reps) override {
@@ -511,10 +482,9 @@ class CudaPipeline final : public ElectrostaticBackend {
     }
   }
 
-  // Whether a run with these bins checks them (a packed wrap, an exact float sum past 2^24: the
-  // density pass writes part_held_, finalize flags it), after which evaluate runs again with
-  // 64-bit bins.
-  bool checks(Bins bins) const { return bins == Bins::Packed || (bins == Bins::Float && exact_float_); }
+  // Whether a run with these bins checks them (an exact float sum past 2^24: the density pass
+  // writes part_held_, finalize flags it), after which evaluate runs again with 64-bit bins.
+  bool checks(Bins bins) const { return bins == Bins::Float && exact_float_; }
   bool checks_bins() const { return checks(bins_kind_); }
 
   template <typename U>
@@ -524,11 +494,9 @@ class CudaPipeline final : public ElectrostaticBackend {
 
   void load_fixed_map() {
     fixed_natural_ = compute_fixed_map(design_);
-    const std::vector<T> f =
-        variant_ & kEsNaturalAccum  // the accumulator's (natural) layout
-            ? fixed_density_at<T>(design_, fixed_natural_, fixed_natural_.size(),
-                                  [&](int m, int n) { return static_cast<std::size_t>(m) * N_ + n; })
-            : permuted_fixed_density<T>(design_, fixed_natural_);
+    const std::vector<T> f =  // the accumulator's (natural) layout
+        fixed_density_at<T>(design_, fixed_natural_, fixed_natural_.size(),
+                            [&](int m, int n) { return static_cast<std::size_t>(m) * N_ + n; });
     upload(fixed_rho_.get(), f.data(), f.size());
     if (fixed_tiles_.get() != nullptr) {  // density_float's copy, in 2 x 2-bin tiles
       const std::vector<T> tiles = fixed_density_at<T>(design_, fixed_natural_, static_cast<std::size_t>(float_map_),
@@ -554,19 +522,17 @@ class CudaPipeline final : public ElectrostaticBackend {
     return g;
   }
 
-  // Packed bins (kEsPacked32): all cells -> packed movable and filler maps -> partials, held
-  // charge and rho in one pass; float bins the same with float maps. 64-bit bins, one
-  // accumulator map: movable cells -> overflow/max partials -> fillers -> rho; two maps
-  // (kEsTwoMaps): all cells -> partials and rho in one pass (rasterize.cu).
+  // Float bins: all cells -> movable and filler float maps -> partials and rho in one pass. 64-bit
+  // bins, one accumulator map: movable cells -> overflow/max partials -> fillers -> rho; two maps:
+  // all cells -> partials and rho in one pass (rasterize.cu).
   void enqueue_rasterize(const T* x, const T* y, std::int64_t fo, Bins bins) {
-    const bool packed = bins == Bins::Packed, floats = bins == Bins::Float;
+    const bool floats = bins == Bins::Float;
     const bool exact = floats && exact_float_;
     const std::int64_t nm = design_.num_movable();
     // deterministic = false: float maps in bin areas
-    const int bits = packed ? kEsPackedFractionBits : exact ? kEsExactFloatBits : floats ? 0 : FixedPointBits<T>::value;
-    const bool two_maps = packed || floats || (variant_ & kEsTwoMaps) != 0;
-    const bool natural = (variant_ & kEsNaturalAccum) != 0;
-    EsAccum* filler_map = packed ? acc_.get() + packed_words_ : two_maps && !floats ? acc_filler_.get() : nullptr;
+    const int bits = exact ? kEsExactFloatBits : floats ? 0 : FixedPointBits<T>::value;
+    const bool two_maps = floats || two_maps_;
+    EsAccum* filler_map = two_maps && !floats ? acc_filler_.get() : nullptr;
     T* charge = floats ? reinterpret_cast<T*>(acc_.get()) : nullptr;
     T* charge_filler = floats ? charge + float_map_ : nullptr;
     RasterizeArgs<T> r{geometry(fo),
@@ -576,10 +542,6 @@ class CudaPipeline final : public ElectrostaticBackend {
                        heights_.get(),
                        acc_.get(),
                        filler_map,
-                       natural,
-                       packed,
-                       es_packed_words_per_row(N_),
-                       packed ? totals_.get() : nullptr,
                        charge,
                        charge_filler,
                        exact,
@@ -597,7 +559,6 @@ class CudaPipeline final : public ElectrostaticBackend {
                          fixed_rho_.get(),
                          acc_.get(),
                          filler_map,
-                         natural,
                          rho_.get(),
                          static_cast<T>(std::ldexp(1.0, -bits)),
                          static_cast<T>(design_.options.target_density),
@@ -609,11 +570,7 @@ class CudaPipeline final : public ElectrostaticBackend {
                          exact,
                          density_blocks_,
                          fixed_tiles_.get()};
-    if constexpr (std::is_same_v<T, float>) {  // packed and float bins are float only
-      if (packed) {
-        launch_density_packed(p, N_, stream_);
-        return;
-      }
+    if constexpr (std::is_same_v<T, float>) {  // float bins are float only
       if (floats) {
         launch_density_float(p, N_, stream_, overlap_);
         return;
@@ -643,7 +600,6 @@ class CudaPipeline final : public ElectrostaticBackend {
                            static_cast<double>(M_) * N_ / 4.0,
                            design_.movable_area > 0 ? design_.bx * design_.by / design_.movable_area : 0.0,
                            checks(bins) ? part_held_.get() : nullptr,
-                           totals_.get(),
                            outside_.get(),
                            std::ldexp(design_.bx * design_.by, -kOutsideFractionBits),
                            result_host_.get()};
@@ -662,15 +618,15 @@ class CudaPipeline final : public ElectrostaticBackend {
   }
 
   void enqueue_gather(const T* x, const T* y, T* gx, T* gy, std::int64_t fo, bool accumulate) {
-    const EsVec2<T>* z = reinterpret_cast<const EsVec2<T>*>(z_.get());  // the same layout
-    if (!exact_ && (variant_ & kEsFieldTiles))
+    if (!exact_) {  // the exact gather reads phi instead
+      const EsVec2<T>* z = reinterpret_cast<const EsVec2<T>*>(z_.get());  // the same layout
       launch_field_tiles(z, e_map_.get(), M_, N_, weight_.get(), stream_, overlap_);
+    }
     GatherArgs<T> a{geometry(fo),
                     x,
                     y,
                     widths_.get(),
                     heights_.get(),
-                    z,
                     e_map_.get(),
                     gx,
                     gy,
@@ -784,16 +740,15 @@ class CudaPipeline final : public ElectrostaticBackend {
   // large_: cells [0, num_warp_cells_) a warp each, [num_warp_cells_, num_large_) a block each;
   // the fillers among them start at warp_movable_ and at large_movable_.
   int num_warp_cells_ = 0, warp_movable_ = 0, num_large_ = 0, large_movable_ = 0;
-  unsigned variant_ = 0;  // EsVariant flags
+  bool two_maps_ = false;  // 64-bit bins: movable and filler accumulators (kTwoMapsMaxBins)
   // Launch our kernels that follow another one with overlap (common/dependent_launch.cuh), so each
   // starts while the previous one finishes (bench_ispd/results/electrostatics.md).
   bool overlap_ = false;
-  Bins bins_kind_ = Bins::Wide;    // how evaluate accumulates (Packed may fall back to Wide)
-  bool exact_float_ = false;       // Float bins are kEsExactFloat's (may fall back to Wide)
-  std::int64_t packed_words_ = 0;  // words of one packed map
+  Bins bins_kind_ = Bins::Wide;    // how evaluate accumulates
+  bool exact_float_ = false;       // Float bins are exact float maps (may fall back to Wide)
   std::int64_t float_map_ = 0;     // floats of one float map (2 x 2-bin tiles)
   EsDeviceArray<EsAccum> acc_, acc_filler_;
-  EsDeviceArray<EsAccum> part_held_, totals_;  // checks_bins(): kEsPacked32 wrap, kEsExactFloat limit
+  EsDeviceArray<EsAccum> part_held_;  // checks_bins(): bins past the exact float limit, per block
   EsDeviceArray<EsVec2<T>> e_map_;
   EsDeviceArray<T> fixed_rho_, rho_, y_phi_;
   EsDeviceArray<T> fixed_tiles_;  // float maps: F / (bx by) in 2 x 2-bin tiles (density_float)
@@ -807,10 +762,10 @@ class CudaPipeline final : public ElectrostaticBackend {
   EsPinnedArray<double> result_host_;
   EsDeviceArray<T> dx_, dy_, dgx_, dgy_;
   EsPinnedArray<T> px_, py_, pgx_, pgy_;
-  CufftHandle forward_, fields_, potential_;
-  // [Bins]: packed bins, 64-bit bins (after a wrap or an exact float overflow, and double), float
-  // maps (kEsExactFloat, the usual float run, or deterministic = false); device arrays also
-  // [accumulate].
+  CufftPlan forward_, fields_, potential_;
+  // [Bins]: 64-bit bins (double, and float after an exact float overflow or with the layout hook's
+  // wide float bins), float maps (the usual float run, exact or with deterministic = false);
+  // device arrays also [accumulate].
   GraphExec host_graph_[kBinsKinds], device_graph_[kBinsKinds][2];
   Pointers device_pointers_[kBinsKinds][2] = {};
 };

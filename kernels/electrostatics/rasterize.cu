@@ -1,12 +1,12 @@
 // Rasterization: every movable and filler cell's stretched footprint (docs/math.md 2.1-2.3) is added
-// as fixed-point integers (density.hpp) into a 64-bit accumulator, either in the Makhoul-permuted
-// layout the forward R2C reads or (kEsNaturalAccum) in the natural layout, where a footprint row
-// is 2-3 adjacent words, and density_finish / density_combined write rho into the permuted
-// position while they read the map anyway. One map serves both kinds of cells by default:
+// into float maps in 2 x 2-bin tiles (float: exact whole numbers when deterministic) or as
+// fixed-point integers (density.hpp) into 64-bit accumulators in the natural layout, where a
+// footprint row is 2-3 adjacent words; the density pass writes rho into the permuted position the
+// forward R2C reads while it reads the maps anyway. 64-bit bins on large grids share one map:
 // movable cells first, then movable_stats reads the movable + fixed density for the overflow and
 // max-density partials, then the fillers are added and density_finish converts to rho and clears
-// the map for the next evaluate. With kEsTwoMaps (small grids) fillers go to a second map, all
-// cells are rasterized by one launch and density_combined does stats and rho in one pass.
+// the map for the next evaluate. On small grids fillers go to a second map, all cells are
+// rasterized by one launch and density_combined does stats and rho in one pass.
 #include <cub/block/block_reduce.cuh>
 
 #include <type_traits>
@@ -18,7 +18,7 @@
 namespace efield::detail {
 namespace {
 
-// kEsExactFloat: a contribution as a whole number of 2^-kEsExactFloatBits bin areas (to_fixed
+// Exact float maps: a contribution as a whole number of 2^-kEsExactFloatBits bin areas (to_fixed
 // scales to that unit), exact in float and in any sum up to 2^24.
 template <typename T>
 __device__ __forceinline__ T exact_float_weight(const RasterizeArgs<T>& a, T weight) {
@@ -32,35 +32,17 @@ __device__ __forceinline__ T* charge_map_of(const RasterizeArgs<T>& a, std::int6
   return c >= a.g.num_movable ? a.charge_filler : a.charge;
 }
 
-// Adds one bin's charge; `added` sums what was added (kEsPacked32's wrap check).
+// Adds one bin's charge.
 template <typename T>
 __device__ __forceinline__ void add_charge(const RasterizeArgs<T>& a, EsAccum* acc, T weight, int m, int n,
-                                           EsAccum& added, std::int64_t c) {
+                                           std::int64_t c) {
   if (a.charge != nullptr) {  // float maps
     const T v = exact_float_weight(a, weight);
     if (v > T(0)) atomicAdd(charge_map_of(a, c) + es_tile_index(m, n, a.g.N), v);
     return;
   }
   const std::int64_t q = to_fixed_point(weight, a.to_fixed);
-  if (q <= 0) return;
-  added += static_cast<EsAccum>(q);
-  if (a.packed) atomicAdd(acc + static_cast<std::int64_t>(m) * a.words_per_row + n / 2, es_packed_half(q, n));
-  else atomicAdd(acc + es_map_index(a.natural, m, n, a.g.M, a.g.N), static_cast<EsAccum>(q));
-}
-
-// kEsPacked32: one footprint row of up to 3 bins (columns n0, n0 + 1, n0 + 2; q = 0 where the
-// footprint ends) touches two words at most: one atomic per word instead of one per bin.
-__device__ __forceinline__ void add_packed_row(EsAccum* row, int n0, const std::int64_t (&q)[3], EsAccum& added) {
-  EsAccum first = 0, second = 0;  // words n0 / 2 and n0 / 2 + 1
-#pragma unroll
-  for (int k = 0; k < 3; ++k) {
-    const int n = n0 + k;
-    added += static_cast<EsAccum>(q[k]);
-    if ((n >> 1) == (n0 >> 1)) first += es_packed_half(q[k], n);
-    else second += es_packed_half(q[k], n);
-  }
-  if (first != 0) atomicAdd(row + (n0 >> 1), first);
-  if (second != 0) atomicAdd(row + (n0 >> 1) + 1, second);
+  if (q > 0) atomicAdd(acc + static_cast<std::int64_t>(m) * a.g.N + n, static_cast<EsAccum>(q));
 }
 
 // Entry (r, c) of a 3 x 3 footprint, 0 outside (r and c are constants once the callers' loops
@@ -108,7 +90,7 @@ __device__ __forceinline__ void add_float_tiles(T* map, int m0, int n0, int N, c
     }
 }
 
-// kEsTwoMaps, kEsPacked32: fillers (cell indices from num_movable on) have their own map.
+// Two maps: fillers (cell indices from num_movable on) have their own map.
 template <typename T>
 __device__ __forceinline__ EsAccum* map_of(const RasterizeArgs<T>& a, std::int64_t c) {
   return a.acc_filler != nullptr && c >= a.g.num_movable ? a.acc_filler : a.acc;
@@ -128,7 +110,7 @@ __device__ __forceinline__ void add_outside(const RasterizeArgs<T>& a, const Foo
 }
 
 template <typename T>
-__device__ __forceinline__ void rasterize_small(const RasterizeArgs<T>& a, int block, EsAccum& added) {
+__device__ __forceinline__ void rasterize_small(const RasterizeArgs<T>& a, int block) {
   const std::int64_t c = a.cell_begin + static_cast<std::int64_t>(block) * blockDim.x + threadIdx.x;
   if (c >= a.cell_end) return;
   std::int64_t i;
@@ -150,27 +132,19 @@ __device__ __forceinline__ void rasterize_small(const RasterizeArgs<T>& a, int b
 #pragma unroll
     for (int p = 0; p < 3; ++p) {
       if (f.m0 + p > f.m1) continue;
-      if (a.packed) {
-        std::int64_t q[3];
-#pragma unroll
-        for (int k = 0; k < 3; ++k) q[k] = to_fixed_point(s.weight(p, k), a.to_fixed);
-        add_packed_row(acc + static_cast<std::int64_t>(f.m0 + p) * a.words_per_row, f.n0, q, added);
-        continue;
-      }
 #pragma unroll
       for (int k = 0; k < 3; ++k)
-        if (f.n0 + k <= f.n1) add_charge(a, acc, s.weight(p, k), f.m0 + p, f.n0 + k, added, c);
+        if (f.n0 + k <= f.n1) add_charge(a, acc, s.weight(p, k), f.m0 + p, f.n0 + k, c);
     }
     return;
   }
   for (int m = f.m0; m <= f.m1; ++m)
-    for (int n = f.n0; n <= f.n1; ++n) add_charge(a, acc, footprint_weight(f, a.g, m, n), m, n, added, c);
+    for (int n = f.n0; n <= f.n1; ++n) add_charge(a, acc, footprint_weight(f, a.g, m, n), m, n, c);
 }
 
 // Large cell c's footprint, its bins split among `lanes` threads (this one is `lane`).
 template <typename T>
-__device__ __forceinline__ void rasterize_large_cell(const RasterizeArgs<T>& a, int c, int lane, int lanes,
-                                                     EsAccum& added) {
+__device__ __forceinline__ void rasterize_large_cell(const RasterizeArgs<T>& a, int c, int lane, int lanes) {
   const std::int64_t i = position_index(a.g, static_cast<std::int64_t>(c));
   const Footprint<T> f = cell_footprint(a.g, a.x[i], a.y[i], a.w[c], a.h[c]);
   if (lane == 0) add_outside(a, f, static_cast<std::int64_t>(c));
@@ -179,42 +153,35 @@ __device__ __forceinline__ void rasterize_large_cell(const RasterizeArgs<T>& a, 
   const std::int64_t count = static_cast<std::int64_t>(f.m1 - f.m0 + 1) * cols;
   for (std::int64_t k = lane; k < count; k += lanes) {
     const int m = f.m0 + static_cast<int>(k / cols), n = f.n0 + static_cast<int>(k % cols);
-    add_charge(a, acc, footprint_weight(f, a.g, m, n), m, n, added, c);
+    add_charge(a, acc, footprint_weight(f, a.g, m, n), m, n, c);
   }
 }
 
 // One warp per large cell of up to kWarpCellSpan bins a side.
 template <typename T>
-__device__ __forceinline__ void rasterize_warp_cell(const RasterizeArgs<T>& a, int block, EsAccum& added) {
+__device__ __forceinline__ void rasterize_warp_cell(const RasterizeArgs<T>& a, int block) {
   const int k = a.warp_begin + block * kEsWarpsPerBlock + static_cast<int>(threadIdx.x / 32);
-  if (k < a.warp_end) rasterize_large_cell(a, a.large_cells[k], static_cast<int>(threadIdx.x % 32), 32, added);
+  if (k < a.warp_end) rasterize_large_cell(a, a.large_cells[k], static_cast<int>(threadIdx.x % 32), 32);
 }
 
 // One block per large cell beyond kWarpCellSpan bins a side.
 template <typename T>
-__device__ __forceinline__ void rasterize_large(const RasterizeArgs<T>& a, int block, EsAccum& added) {
+__device__ __forceinline__ void rasterize_large(const RasterizeArgs<T>& a, int block) {
   rasterize_large_cell(a, a.large_cells[a.large_begin + block], static_cast<int>(threadIdx.x),
-                       static_cast<int>(blockDim.x), added);
+                       static_cast<int>(blockDim.x));
 }
 
 // One launch for all cells: the first blocks take one cell per thread, the next kEsWarpsPerBlock
-// large cells each (a warp each), the rest one large cell each. kEsPacked32: each block adds the
-// sum of its contributions into one of the total slots (integer sums: the order does not matter).
+// large cells each (a warp each), the rest one large cell each.
 template <typename T>
 __global__ void __launch_bounds__(kEsThreads, kEsCellKernelMinBlocks<T>) rasterize_cells(RasterizeArgs<T> a,
                                                                                          int small_blocks,
                                                                                          int warp_blocks) {
   let_next_kernel_start();  // the density pass waits for the whole grid anyway
   const int b = static_cast<int>(blockIdx.x);
-  EsAccum added = 0;
-  if (b < small_blocks) rasterize_small(a, b, added);
-  else if (b < small_blocks + warp_blocks) rasterize_warp_cell(a, b - small_blocks, added);
-  else rasterize_large(a, b - small_blocks - warp_blocks, added);
-  if (a.totals == nullptr) return;
-  using Reduce = cub::BlockReduce<EsAccum, kEsThreads>;
-  __shared__ typename Reduce::TempStorage storage;
-  const EsAccum block_added = Reduce(storage).Sum(added);
-  if (threadIdx.x == 0 && block_added != 0) atomicAdd(a.totals + (b & (kEsTotalSlots - 1)), block_added);
+  if (b < small_blocks) rasterize_small(a, b);
+  else if (b < small_blocks + warp_blocks) rasterize_warp_cell(a, b - small_blocks);
+  else rasterize_large(a, b - small_blocks - warp_blocks);
 }
 
 template <typename T>
@@ -245,12 +212,11 @@ __global__ void movable_stats(DensityPassArgs<T> a) {
   write_partials(a, overflow, mx);
 }
 
-// Where bin k of the accumulator goes in rho (the permuted R2C input).
+// Where bin k of the (natural) accumulator goes in rho (the permuted R2C input).
 template <typename T>
 __device__ __forceinline__ std::int64_t rho_index(const DensityPassArgs<T>& a, std::int64_t k, int N) {
-  if (!a.natural) return k;
   const int m = static_cast<int>(k / N), n = static_cast<int>(k - static_cast<std::int64_t>(m) * N);
-  return es_map_index(false, m, n, static_cast<int>(a.bins / N), N);
+  return permuted_index(m, n, static_cast<int>(a.bins / N), N);
 }
 
 // rho = all charge + F / (bx by); the map is cleared for the next evaluate.
@@ -264,7 +230,7 @@ __global__ void density_finish(DensityPassArgs<T> a, int N) {
   }
 }
 
-// kEsTwoMaps: stats and rho in one pass over the movable and filler maps, both cleared.
+// Two maps: stats and rho in one pass over the movable and filler maps, both cleared.
 template <typename T>
 __global__ void density_combined(DensityPassArgs<T> a, int N) {
   double overflow = 0;
@@ -282,70 +248,16 @@ __global__ void density_combined(DensityPassArgs<T> a, int N) {
   write_partials(a, overflow, mx);
 }
 
-// kEsPacked32: one thread per word at a time, i.e. bins (m, 2j) and (m, 2j + 1) of both maps
-// (in rho's permuted row they go to columns j and N - 1 - j, Makhoul's order). The grid is at
-// most kEsMaxReduceBlocks blocks (one partial each), so every thread has several words: it loads
-// kBatch of them before storing anything. One word at a time kept a single load in flight per
-// thread (the stores in between may alias the next loads) and took 142 us at 2048^2 on an H200.
-template <typename T>
-__global__ void density_packed(DensityPassArgs<T> a, int N) {
-  constexpr int kBatch = 8;
-  const int M = static_cast<int>(a.bins / N), W = es_packed_words_per_row(N);
-  const std::int64_t words = static_cast<std::int64_t>(M) * W;
-  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
-  double overflow = 0;
-  T mx = T(0);
-  EsAccum held = 0;
-  for (std::int64_t k0 = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k0 < words;
-       k0 += kBatch * stride) {
-    EsAccum movable[kBatch], filler[kBatch];
-    T fixed[kBatch][2];
-    int row[kBatch], col[kBatch];
-#pragma unroll
-    for (int i = 0; i < kBatch; ++i) {
-      const std::int64_t k = k0 + i * stride;
-      if (k >= words) break;
-      row[i] = static_cast<int>(k / W);
-      col[i] = 2 * static_cast<int>(k - static_cast<std::int64_t>(row[i]) * W);
-      movable[i] = a.acc[k];
-      filler[i] = a.acc_filler[k];
-      const std::int64_t bin = static_cast<std::int64_t>(row[i]) * N + col[i];
-      fixed[i][0] = a.fixed_rho[bin];
-      fixed[i][1] = col[i] + 1 < N ? a.fixed_rho[bin + 1] : T(0);
-    }
-#pragma unroll
-    for (int i = 0; i < kBatch; ++i) {
-      const std::int64_t k = k0 + i * stride;
-      if (k >= words) break;
-      a.acc[k] = 0;
-      a.acc_filler[k] = 0;
-      T* rho_row = a.rho + permuted_index(row[i], 0, M, N);
-#pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        const int n = col[i] + h;
-        if (n >= N) break;
-        const std::int64_t qm = static_cast<std::int64_t>((movable[i] >> (32 * h)) & 0xffffffffu);
-        const std::int64_t qf = static_cast<std::int64_t>((filler[i] >> (32 * h)) & 0xffffffffu);
-        held += static_cast<EsAccum>(qm + qf);
-        const BinDensity<T> b = bin_density(qm, qf, fixed[i][h], a.inv_scale);
-        overflow += static_cast<double>(bin_overflow(b.movable_rho, a.target_density));
-        mx = b.movable_rho > mx ? b.movable_rho : mx;
-        rho_row[makhoul_position(n, N)] = b.rho;
-      }
-    }
-  }
-  write_partials(a, overflow, mx);
-  es_write_block_sum(held, a.part_held);  // the bin check: charge held
-}
-
 // Float maps (float only): one thread per 2 x 2-bin tile of both float maps and of F, kept in the
-// same tiles (one float4 load each instead of four scalar loads), loads batched as in
-// density_packed. The maps and F are read, and the maps cleared, with evict-first hints: none of
-// it is read again in this evaluate, while rho is (by the R2C next; both choices:
-// bench_ispd/results/electrostatics.md). kEsExactFloat: the maps hold whole
-// numbers, converted exactly to integers and scaled like fixed-point bins; a bin above 2^24 is
-// counted (its sum may have rounded) and finalize reports it. Launched with overlap after
-// rasterize, which it waits for before anything else.
+// same tiles (one float4 load each instead of four scalar loads). Every thread has several tiles
+// (the grid is at most kEsMaxReduceBlocks blocks, one partial each), so it loads kBatch of them
+// before storing anything: one at a time kept a single load in flight per thread (the stores in
+// between may alias the next loads). The maps and F are read, and the maps cleared, with
+// evict-first hints: none of it is read again in this evaluate, while rho is (by the R2C next;
+// both choices: bench_ispd/results/electrostatics.md). Exact maps hold whole numbers, converted
+// exactly to integers and scaled like fixed-point bins; a bin above 2^24 is counted (its sum may
+// have rounded) and finalize reports it. Launched with overlap after rasterize, which it waits
+// for before anything else.
 template <typename T>
 __global__ void density_float(DensityPassArgs<T> a, int N) {
   static_assert(std::is_same_v<T, float>, "float maps are float only");
@@ -436,12 +348,6 @@ void launch_density_combined(const DensityPassArgs<T>& a, int N, cudaStream_t st
 }
 
 template <typename T>
-void launch_density_packed(const DensityPassArgs<T>& a, int N, cudaStream_t stream) {
-  density_packed<T><<<a.blocks, kEsThreads, 0, stream>>>(a, N);
-  EFIELD_CUDA_CHECK_LAUNCH();
-}
-
-template <typename T>
 void launch_density_float(const DensityPassArgs<T>& a, int N, cudaStream_t stream, bool overlap) {
   launch_kernel(overlap, density_float<T>, a.blocks, kEsThreads, 0, stream, a, N);
 }
@@ -454,7 +360,6 @@ template void launch_density_finish<float>(const DensityPassArgs<float>&, int, c
 template void launch_density_finish<double>(const DensityPassArgs<double>&, int, cudaStream_t);
 template void launch_density_combined<float>(const DensityPassArgs<float>&, int, cudaStream_t);
 template void launch_density_combined<double>(const DensityPassArgs<double>&, int, cudaStream_t);
-template void launch_density_packed<float>(const DensityPassArgs<float>&, int, cudaStream_t);
 template void launch_density_float<float>(const DensityPassArgs<float>&, int, cudaStream_t, bool);
 
 }  // namespace efield::detail

@@ -4,9 +4,11 @@
 #include <cufft.h>
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "common/cuda_check.cuh"
+#include "common/cufft_plan.cuh"
 #include "common/cufft_real.cuh"
 #include "common/host_staging.cuh"
 #include "efield/device.hpp"
@@ -36,36 +38,32 @@ class CudaPlan1D final : public Plan1DImpl<T> {
     spectrum_ = DeviceBuffer<Complex<T>>(rows * half_);
     // One staging array serves as `in` and `out` of execute_host (execute allows in == out).
     if (spec.host_staging) staging_ = DeviceBuffer<T>(rows * spec.n);
-    EFIELD_CUFFT_CHECK(cufftCreate(&plan_));
     long long len = length_;
-    size_t work = 0;
     const bool forward = spec.kind == Transform1D::Dct;
     // Basic layout (null embeds): rows of L reals and L/2+1 complex values, back to back.
-    const cufftResult made = cufftMakePlanMany64(plan_, 1, &len, nullptr, 1, forward ? length_ : half_, nullptr, 1,
-                                                 forward ? half_ : length_, forward ? Fft::r2c : Fft::c2r,
-                                                 spec.batch, &work);
-    if (made != CUFFT_SUCCESS) {
-      cufftDestroy(plan_);
-      throw Error("Plan1D (cuda): cuFFT could not make a plan of length " + std::to_string(length_) +
-                  " for batch " + std::to_string(spec.batch) + " (" + cufft_result_name(made) + ")");
-    }
+    plan_ = CufftPlan(
+        [&](cufftHandle handle, std::size_t* work) {
+          return cufftMakePlanMany64(handle, 1, &len, nullptr, 1, forward ? length_ : half_, nullptr, 1,
+                                     forward ? half_ : length_, forward ? Fft::r2c : Fft::c2r, spec.batch, work);
+        },
+        "Plan1D (cuda): cuFFT could not make a plan of length " + std::to_string(length_) + " for batch " +
+            std::to_string(spec.batch));
   }
-  ~CudaPlan1D() override { cufftDestroy(plan_); }
 
   void execute(const T* in, T* out, StreamHandle stream) override {
     const Plan1DSpec& s = this->spec();
     const auto st = static_cast<cudaStream_t>(stream);
     const int algorithm = static_cast<int>(s.algorithm);
-    EFIELD_CUFFT_CHECK(cufftSetStream(plan_, st));
+    EFIELD_CUFFT_CHECK(cufftSetStream(plan_.get(), st));
     if (s.kind == Transform1D::Dct) {
       dct1d_kernels::launch_forward_pre(algorithm, in, real_.get(), s.n, length_, s.batch, st);
-      EFIELD_CUFFT_CHECK(Fft::exec_r2c(plan_, real_.get(), spectrum_.get()));
+      EFIELD_CUFFT_CHECK(Fft::exec_r2c(plan_.get(), real_.get(), spectrum_.get()));
       dct1d_kernels::launch_forward_post(algorithm, spectrum_.get(), twiddle_.get(), out, s.n, half_, s.batch,
                                          static_cast<T>(s.zero_below), st);
     } else {
       const bool sine = s.kind == Transform1D::Idxst;
       dct1d_kernels::launch_inverse_pre(in, twiddle_.get(), spectrum_.get(), s.n, half_, s.batch, sine, st);
-      EFIELD_CUFFT_CHECK(Fft::exec_c2r(plan_, spectrum_.get(), real_.get()));
+      EFIELD_CUFFT_CHECK(Fft::exec_c2r(plan_.get(), spectrum_.get(), real_.get()));
       dct1d_kernels::launch_inverse_post(real_.get(), out, s.n, s.batch, sine, st);
     }
   }
@@ -86,7 +84,7 @@ class CudaPlan1D final : public Plan1DImpl<T> {
   DeviceBuffer<T> real_;
   DeviceBuffer<Complex<T>> spectrum_;
   DeviceBuffer<T> staging_;
-  cufftHandle plan_ = 0;
+  CufftPlan plan_;
 };
 
 }  // namespace

@@ -10,7 +10,7 @@ namespace efield::detail::cuda_nd {
 namespace {
 
 // The passes are compiled for 2^10 = 1024..8192 rows (FourStepSplit's least, lines of 16),
-// the rows three_passes_apply admits.
+// the rows ThreePasses admits (transforms/cuda2d_registry.cpp).
 constexpr int kMinLog2Rows = 10;
 static_assert((1 << kMinLog2Rows) == kFourStepMinRows, "the plan admits the rows compiled for");
 
@@ -81,7 +81,7 @@ Idct2GroupsKernel<T> idct2_column_groups_kernel(Transform2D kind, int rows, int 
     constexpr int kLog2M = decltype(log2_rows)::value;
     using Split = FourStepSplit<kLog2M, true>;
     launch = launch_shape<ColumnGroupsShape<T, kLog2M, true>>(true, cols, Split::kM2);  // M2 groups, in pairs
-    launch.quad_input = true;  // N is a power of two from 64 (three_passes_apply)
+    launch.quad_input = true;  // N is a power of two from 64 (ThreePasses' rule)
     const Idct2GroupsKernel<T> kernel = for_kind(kind, [](auto sine_rows, auto sine_cols) {
       return idct2_column_groups<T, kLog2M, decltype(sine_rows)::value, decltype(sine_cols)::value>;
     });

@@ -25,8 +25,8 @@ template <typename T>
 using Idct2GroupsKernel = void (*)(const T*, Complex<T>*, int, int, const Complex<T>*, const Complex<T>*,
                                    const Complex<T>*, const Complex<T>*);
 
-// For `rows` a power of two in 1024..8192 (three_passes_apply in plan2d_impl.hpp) and `cols`
-// columns of real data; each raises its kernel's shared-memory limit. The line lengths are
+// For `rows` a power of two in 1024..8192 (ThreePasses' rule in transforms/cuda2d_registry.cpp)
+// and `cols` columns of real data; each raises its kernel's shared-memory limit. The line lengths are
 // M1 = four_step_m1(inverse, rows) and M2 = rows / M1; column_lines_kernel's line length is M1
 // forward, M2 inverse.
 template <typename T>

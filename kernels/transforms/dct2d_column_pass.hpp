@@ -25,9 +25,9 @@ template <typename T>
 using Idct2CompactColumnKernel = void (*)(const T*, Complex<T>*, Complex<T>*, int, const Complex<T>*,
                                           const Complex<T>*, const Complex<T>*);
 
-// The kernel for `rows` (column_pass_applies in plan2d_impl.hpp must hold) with its launch shape for `cols`
-// columns; the kernel's shared-memory limit is raised here. threshold: the dct2 kernel applies
-// PlanOptions::zero_below (a plan passes zero_below > 0).
+// The kernel for `rows` (RowFftColumnPass' rule in transforms/cuda2d_registry.cpp must hold)
+// with its launch shape for `cols` columns; the kernel's shared-memory limit is raised here.
+// threshold: the dct2 kernel applies PlanOptions::zero_below (a plan passes zero_below > 0).
 template <typename T>
 Dct2ColumnKernel<T> dct2_column_kernel(int rows, int cols, bool threshold, PassLaunch& launch);
 template <typename T>

@@ -10,9 +10,6 @@
 // planned for the transpose of the caller's array, the transposition folded into the reorder
 // (inverses: the gather), tiled in shared memory, and into the postprocess's stores (inverses:
 // the preprocess's loads): cuFFT's 2D FFT of a tall array of short rows runs few long columns.
-// make_cuda_plan2d hands
-// Cuda2DMethod::AxisPasses to dct2d_axis_passes.cu and Cuda2DMethod::TwoPasses and ThreePasses
-// to dct2d_own_passes.cu instead.
 // Buffers, twiddle tables and the cuFFT plan are made at construction; execute() only enqueues
 // three operations on the caller's stream (capturable in a CUDA graph).
 #include <algorithm>
@@ -24,14 +21,12 @@
 #include "common/cuda_check.cuh"
 #include "common/host_staging.cuh"
 #include "math/twiddle.hpp"
-#include "transforms/dct2d_axis_passes.hpp"
+#include "transforms/cuda2d_registry.hpp"
 #include "transforms/dct2d_column_pass.hpp"
 #include "transforms/dct2d_cufft.cuh"
 #include "transforms/dct2d_kernels.cuh"
-#include "transforms/dct2d_own_passes.hpp"
-#include "transforms/dct2d_prime_factor.hpp"
-#include "transforms/register_fft.cuh"
 #include "transforms/plan2d_impl.hpp"
+#include "transforms/register_fft.cuh"
 
 namespace efield::detail {
 namespace {
@@ -55,28 +50,26 @@ class CudaPlan2D final : public Plan2DImpl<T> {
  public:
   // method: OneFft, RowFftColumnPass, PackedFft or TransposedPackedFft (the caller checked that
   // it applies).
-  CudaPlan2D(Transform2D kind, int rows, int cols, const PlanOptions& options, Cuda2DMethod method)
+  CudaPlan2D(Cuda2DMethod method, Transform2D kind, int rows, int cols, const PlanOptions& options)
       : Plan2DImpl<T>(kind, rows, cols),
-        transposed_(method == Cuda2DMethod::TransposedPackedFft),
-        shape_(transposed_ ? transposed_2d_shape(kind, rows, cols) : canonical_2d_shape(kind, rows, cols)),
-        column_pass_(method == Cuda2DMethod::RowFftColumnPass),
-        packed_(method == Cuda2DMethod::PackedFft || transposed_),
+        method_(method),
+        shape_(transposed() ? transposed_2d_shape(kind, rows, cols) : canonical_2d_shape(kind, rows, cols)),
         zero_below_(static_cast<T>(options.zero_below)),
         real_(static_cast<std::size_t>(shape_.rows) * shape_.cols),
         spectrum_(static_cast<std::size_t>(shape_.rows) * shape_.half_cols()),
         io_(static_cast<std::size_t>(rows) * cols),
         tu_(quarter_twiddles<T>(shape_.rows)),
         tv_(quarter_twiddles<T>(shape_.cols)) {
-    if (packed_) {
+    if (packed()) {
       // Z is M x N/2 (rank 1 for a single row); split: W^k = exp(-2 pi i k / N), k <= N/4.
       const int dims[2] = {shape_.rows, shape_.cols / 2};
       const int rank = shape_.rows == 1 ? 1 : 2;
       packed_fft_.emplace(rank == 1 ? dims + 1 : dims, rank, shape_.forward());
       split_twiddles_ = DeviceBuffer<Complex<T>>(root_twiddles<T>(shape_.cols, shape_.cols / 4 + 1));
     } else {
-      fft_.emplace(fft_dims(), fft_rank(), shape_.forward(), column_pass_ ? shape_.rows : 1);
+      fft_.emplace(fft_dims(), fft_rank(), shape_.forward(), column_pass() ? shape_.rows : 1);
     }
-    if (column_pass_) {
+    if (column_pass()) {
       const int M = shape_.rows, N = shape_.cols;
       fft_twiddles_ = DeviceBuffer<Complex<T>>(cuda_nd::line_twiddles<T>(M));
       if (shape_.forward()) {
@@ -106,21 +99,21 @@ class CudaPlan2D final : public Plan2DImpl<T> {
   }
 
   Backend backend() const noexcept override { return Backend::Cuda; }
-  Cuda2DMethod cuda_2d_method() const noexcept override {
-    if (transposed_) return Cuda2DMethod::TransposedPackedFft;
-    if (packed_) return Cuda2DMethod::PackedFft;
-    return column_pass_ ? Cuda2DMethod::RowFftColumnPass : Cuda2DMethod::OneFft;
-  }
+  Cuda2DMethod cuda_2d_method() const noexcept override { return method_; }
 
  private:
+  bool transposed() const { return method_ == Cuda2DMethod::TransposedPackedFft; }  // shape_ is the transpose's
+  bool packed() const { return method_ == Cuda2DMethod::PackedFft || transposed(); }
+  bool column_pass() const { return method_ == Cuda2DMethod::RowFftColumnPass; }
+
   // The cuFFT plan: 2D over the whole array; 1D along the row when there is one row, or when the
   // column pass does the columns (then batched over the rows).
   const int* fft_dims() {
-    dims_[0] = shape_.rows == 1 || column_pass_ ? shape_.cols : shape_.rows;
+    dims_[0] = shape_.rows == 1 || column_pass() ? shape_.cols : shape_.rows;
     dims_[1] = shape_.cols;
     return dims_;
   }
-  int fft_rank() const { return shape_.rows == 1 || column_pass_ ? 1 : 2; }
+  int fft_rank() const { return shape_.rows == 1 || column_pass() ? 1 : 2; }
 
   // TransposedPackedFft's reorder and gather: one block a 32 x 32 tile of the planned shape.
   dim3 transpose_tiles() const {
@@ -136,7 +129,7 @@ class CudaPlan2D final : public Plan2DImpl<T> {
 
   void forward(const T* in, T* out, cudaStream_t s) {
     reorder(in, s);
-    if (packed_) {
+    if (packed()) {
       packed_fft_->run(packed_real(), spectrum_.get(), s);
     } else {
       fft_->run(real_.get(), spectrum_.get(), s);
@@ -146,7 +139,7 @@ class CudaPlan2D final : public Plan2DImpl<T> {
 
   void reorder(const T* in, cudaStream_t s) {
     const int M = shape_.rows, N = shape_.cols;
-    if (transposed_) {
+    if (transposed()) {
       const dim3 tiles = transpose_tiles();
       cuda_nd::makhoul_reorder_2d_transposed<T><<<tiles, transpose_block(), 0, s>>>(in, real_.get(), M, N);
       EFIELD_CUDA_CHECK_LAUNCH();
@@ -171,16 +164,16 @@ class CudaPlan2D final : public Plan2DImpl<T> {
 
   void postprocess(T* out, cudaStream_t s) {
     const int M = shape_.rows, N = shape_.cols;
-    if (packed_) {  // transposed: lanes along u (dct2_packed_postprocess)
-      const auto post = transposed_ ? launch_2d(M / 2 + 1, N / 4 + 1) : launch_2d(N / 4 + 1, M / 2 + 1);
+    if (packed()) {  // transposed: lanes along u (dct2_packed_postprocess)
+      const auto post = transposed() ? launch_2d(M / 2 + 1, N / 4 + 1) : launch_2d(N / 4 + 1, M / 2 + 1);
       const auto kernel =
-          transposed_ ? cuda_nd::dct2_packed_postprocess<T, true> : cuda_nd::dct2_packed_postprocess<T, false>;
+          transposed() ? cuda_nd::dct2_packed_postprocess<T, true> : cuda_nd::dct2_packed_postprocess<T, false>;
       kernel<<<post.grid, post.block, 0, s>>>(spectrum_.get(), out, M, N, tu_.get(), tv_.get(), split_twiddles_.get(),
                                               zero_below_);
       EFIELD_CUDA_CHECK_LAUNCH();
       return;
     }
-    if (column_pass_) {
+    if (column_pass()) {
       dct2_column_<<<column_launch_.blocks, column_launch_.threads, column_launch_.shared_bytes, s>>>(
           spectrum_.get(), out, N, tu_.get(), tv_.get(), fft_twiddles_.get(), zero_below_);
       EFIELD_CUDA_CHECK_LAUNCH();
@@ -195,14 +188,14 @@ class CudaPlan2D final : public Plan2DImpl<T> {
   template <bool SineRows, bool SineCols>
   void inverse(const T* in, T* out, cudaStream_t s) {
     const int M = shape_.rows, N = shape_.cols;
-    if (column_pass_) {
+    if (column_pass()) {
       if (column_launch_.quad_input) in = quad_aligned_input(in, io_.get(), io_.size(), s);
       idct2_column_<<<column_launch_.blocks, column_launch_.threads, column_launch_.shared_bytes, s>>>(
           in, spectrum_.get(), N, tu_.get(), tv_.get(), fft_twiddles_.get());
-    } else if (packed_) {
+    } else if (packed()) {
       const auto pre = launch_2d(N / 4 + 1, M / 2 + 1);
-      const auto kernel = transposed_ ? cuda_nd::idct2_packed_preprocess<T, SineRows, SineCols, true>
-                                      : cuda_nd::idct2_packed_preprocess<T, SineRows, SineCols, false>;
+      const auto kernel = transposed() ? cuda_nd::idct2_packed_preprocess<T, SineRows, SineCols, true>
+                                       : cuda_nd::idct2_packed_preprocess<T, SineRows, SineCols, false>;
       kernel<<<pre.grid, pre.block, 0, s>>>(in, spectrum_.get(), M, N, tu_.get(), tv_.get(), split_twiddles_.get());
     } else {
       const auto pre = launch_2d(N / 2 + 1, M / 2 + 1);
@@ -210,12 +203,12 @@ class CudaPlan2D final : public Plan2DImpl<T> {
           <<<pre.grid, pre.block, 0, s>>>(in, spectrum_.get(), M, N, tu_.get(), tv_.get());
     }
     EFIELD_CUDA_CHECK_LAUNCH();
-    if (packed_) {
+    if (packed()) {
       packed_fft_->run(spectrum_.get(), packed_real(), s);
     } else {
       fft_->run(real_.get(), spectrum_.get(), s);
     }
-    if (transposed_) {
+    if (transposed()) {
       const dim3 tiles = transpose_tiles();
       cuda_nd::makhoul_gather_2d_transposed<T, SineRows, SineCols><<<tiles, transpose_block(), 0, s>>>(
           real_.get(), out, M, N);
@@ -239,10 +232,8 @@ class CudaPlan2D final : public Plan2DImpl<T> {
     EFIELD_CUDA_CHECK_LAUNCH();
   }
 
-  bool transposed_;   // Cuda2DMethod::TransposedPackedFft: shape_ is the transposed array's
+  Cuda2DMethod method_;
   Dct2dShape shape_;
-  bool column_pass_;  // Cuda2DMethod::RowFftColumnPass
-  bool packed_;       // Cuda2DMethod::PackedFft, TransposedPackedFft
   T zero_below_;
   int dims_[2] = {0, 0};
   DeviceBuffer<T> real_;
@@ -264,21 +255,14 @@ class CudaPlan2D final : public Plan2DImpl<T> {
 }  // namespace
 
 template <typename T>
-std::unique_ptr<Plan2DImpl<T>> make_cuda_plan2d(Transform2D kind, int rows, int cols,
-                                                const PlanOptions& options) {
-  // Auto never picks AxisPasses (bench_ispd/results/transforms2d.md).
-  if (options.cuda_2d_method == Cuda2DMethod::AxisPasses) {
-    return make_cuda_axis_pass_plan2d<T>(kind, rows, cols, options);
-  }
-  const Cuda2DMethod method = resolve_cuda_2d_method<T>(options.cuda_2d_method, kind, rows, cols);
-  if (method == Cuda2DMethod::PrimeFactorFft) return make_cuda_prime_factor_plan2d<T>(kind, rows, cols, options);
-  if (method == Cuda2DMethod::TwoPasses || method == Cuda2DMethod::ThreePasses) {
-    return make_cuda_own_pass_plan2d<T>(kind, rows, cols, method == Cuda2DMethod::ThreePasses, options);
-  }
-  return std::make_unique<CudaPlan2D<T>>(kind, rows, cols, options, method);
+std::unique_ptr<Plan2DImpl<T>> make_cuda_fft_plan2d(Cuda2DMethod method, Transform2D kind, int rows, int cols,
+                                                    const PlanOptions& options) {
+  return std::make_unique<CudaPlan2D<T>>(method, kind, rows, cols, options);
 }
 
-template std::unique_ptr<Plan2DImpl<float>> make_cuda_plan2d<float>(Transform2D, int, int, const PlanOptions&);
-template std::unique_ptr<Plan2DImpl<double>> make_cuda_plan2d<double>(Transform2D, int, int, const PlanOptions&);
+template std::unique_ptr<Plan2DImpl<float>> make_cuda_fft_plan2d<float>(Cuda2DMethod, Transform2D, int, int,
+                                                                        const PlanOptions&);
+template std::unique_ptr<Plan2DImpl<double>> make_cuda_fft_plan2d<double>(Cuda2DMethod, Transform2D, int, int,
+                                                                          const PlanOptions&);
 
 }  // namespace efield::detail

@@ -1,34 +1,46 @@
 #pragma once
-// Internal CUDA helpers of the 2D and 3D plans: cuFFT's float/double real transforms behind one
-// template, owning device buffers and plans, and launch-shape helpers. Everything here is made
-// at plan construction; nothing allocates at execute time.
+// Internal CUDA helpers of the 2D and 3D plans: cuFFT's float/double real and complex transforms
+// behind one template (each owning its plan, common/cufft_plan.cuh), and launch-shape helpers.
+// Everything here is made at plan construction; nothing allocates at execute time.
 #include <cuda_runtime.h>
 #include <cufft.h>
 
 #include <algorithm>
 #include <cstddef>
+#include <string>
 #include <vector>
 
 #include "common/cuda_check.cuh"
+#include "common/cufft_plan.cuh"
 #include "common/cufft_real.cuh"
 #include "common/device_buffer.cuh"
 #include "math/complex.hpp"
 
 namespace efield::detail::cuda_nd {
 
-// A cuFFT plan of `type` over `rank` dimensions (last fastest), `batch` contiguous transforms;
-// the handle is destroyed again if cuFFT cannot make the plan (then this throws).
-inline cufftHandle make_cufft_plan(const int* dims, int rank, cufftType type, int batch) {
-  std::vector<int> n(dims, dims + rank);
-  cufftHandle plan = 0;
-  EFIELD_CUFFT_CHECK(cufftCreate(&plan));
-  std::size_t work = 0;
-  const cufftResult made = cufftMakePlanMany(plan, rank, n.data(), nullptr, 1, 0, nullptr, 1, 0, type, batch, &work);
-  if (made != CUFFT_SUCCESS) {
-    cufftDestroy(plan);
-    EFIELD_CUFFT_CHECK(made);
+inline const char* cufft_type_name(cufftType type) {
+  switch (type) {
+    case CUFFT_R2C: return "R2C";
+    case CUFFT_C2R: return "C2R";
+    case CUFFT_C2C: return "C2C";
+    case CUFFT_D2Z: return "D2Z";
+    case CUFFT_Z2D: return "Z2D";
+    case CUFFT_Z2Z: return "Z2Z";
+    default: return "?";
   }
-  return plan;
+}
+
+// A cuFFT plan of `type` over `rank` dimensions (last fastest), `batch` contiguous transforms.
+inline CufftPlan make_cufft_plan(const int* dims, int rank, cufftType type, int batch) {
+  std::vector<int> n(dims, dims + rank);
+  std::string what = std::string("cuFFT could not make a ") + cufft_type_name(type) + " plan of";
+  for (int i = 0; i < rank; ++i) what += (i ? " x " : " ") + std::to_string(n[i]);
+  what += ", batch " + std::to_string(batch);
+  return CufftPlan(
+      [&](cufftHandle handle, std::size_t* work) {
+        return cufftMakePlanMany(handle, rank, n.data(), nullptr, 1, 0, nullptr, 1, 0, type, batch, work);
+      },
+      what);
 }
 
 // A cuFFT real plan (R2C or C2R) over `rank` dimensions (last fastest), `batch` contiguous
@@ -43,10 +55,6 @@ class RealFft {
     for (int i = 0; i < rank; ++i) total *= dims[i];
     if (total == 1) return;
     plan_ = make_cufft_plan(dims, rank, forward ? CufftReal<T>::r2c : CufftReal<T>::c2r, batch);
-    has_plan_ = true;
-  }
-  ~RealFft() {
-    if (has_plan_) cufftDestroy(plan_);
   }
   RealFft(const RealFft&) = delete;
   RealFft& operator=(const RealFft&) = delete;
@@ -57,8 +65,7 @@ class RealFft {
 
  private:
   bool forward_;
-  bool has_plan_ = false;
-  cufftHandle plan_ = 0;
+  CufftPlan plan_;  // none for a single sample
 };
 
 // The DFT of a single sample is the sample.
@@ -73,16 +80,16 @@ __global__ void single_sample_fft(T* real, Complex<T>* spectrum, bool forward) {
 
 template <typename T>
 void RealFft<T>::run(T* real, Complex<T>* spectrum, cudaStream_t stream) {
-  if (!has_plan_) {
+  if (!plan_) {
     single_sample_fft<T><<<1, 1, 0, stream>>>(real, spectrum, forward_);
     EFIELD_CUDA_CHECK_LAUNCH();
     return;
   }
-  EFIELD_CUFFT_CHECK(cufftSetStream(plan_, stream));
+  EFIELD_CUFFT_CHECK(cufftSetStream(plan_.get(), stream));
   if (forward_) {
-    EFIELD_CUFFT_CHECK(CufftReal<T>::exec_r2c(plan_, real, spectrum));
+    EFIELD_CUFFT_CHECK(CufftReal<T>::exec_r2c(plan_.get(), real, spectrum));
   } else {
-    EFIELD_CUFFT_CHECK(CufftReal<T>::exec_c2r(plan_, spectrum, real));
+    EFIELD_CUFFT_CHECK(CufftReal<T>::exec_c2r(plan_.get(), spectrum, real));
   }
 }
 
@@ -95,18 +102,17 @@ class ComplexFft {
   ComplexFft(const int* dims, int rank, bool forward, int batch = 1)
       : direction_(forward ? CUFFT_FORWARD : CUFFT_INVERSE),
         plan_(make_cufft_plan(dims, rank, CufftReal<T>::c2c, batch)) {}
-  ~ComplexFft() { cufftDestroy(plan_); }
   ComplexFft(const ComplexFft&) = delete;
   ComplexFft& operator=(const ComplexFft&) = delete;
 
   void run(Complex<T>* in, Complex<T>* out, cudaStream_t stream) {
-    EFIELD_CUFFT_CHECK(cufftSetStream(plan_, stream));
-    EFIELD_CUFFT_CHECK(CufftReal<T>::exec_c2c(plan_, in, out, direction_));
+    EFIELD_CUFFT_CHECK(cufftSetStream(plan_.get(), stream));
+    EFIELD_CUFFT_CHECK(CufftReal<T>::exec_c2c(plan_.get(), in, out, direction_));
   }
 
  private:
   int direction_;
-  cufftHandle plan_ = 0;
+  CufftPlan plan_;
 };
 
 // Launch shape for a 2D index space [height][width]: 32 x 8 threads, grid-stride loops in both

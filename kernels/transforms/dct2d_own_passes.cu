@@ -23,8 +23,8 @@
 #include "math/twiddle.hpp"
 #include "transforms/dct2d_column_four_step.hpp"
 #include "transforms/dct2d_column_pass.hpp"
+#include "transforms/cuda2d_registry.hpp"
 #include "transforms/dct2d_row_pass.hpp"
-#include "transforms/dct2d_own_passes.hpp"
 #include "transforms/register_fft.cuh"
 
 namespace efield::detail {
@@ -41,7 +41,7 @@ inline bool overlapping(const void* a, const void* b, std::size_t bytes) {
 template <typename T>
 class OwnPassPlan2D final : public Plan2DImpl<T> {
  public:
-  // four_step: ThreePasses (the caller checked three_passes_apply), else TwoPasses.
+  // four_step: ThreePasses, else TwoPasses (the caller checked that the method applies).
   OwnPassPlan2D(Transform2D kind, int rows, int cols, bool four_step, const PlanOptions& options)
       : Plan2DImpl<T>(kind, rows, cols),
         four_step_(four_step),
@@ -222,14 +222,14 @@ class OwnPassPlan2D final : public Plan2DImpl<T> {
 }  // namespace
 
 template <typename T>
-std::unique_ptr<Plan2DImpl<T>> make_cuda_own_pass_plan2d(Transform2D kind, int rows, int cols, bool four_step,
+std::unique_ptr<Plan2DImpl<T>> make_cuda_own_pass_plan2d(Cuda2DMethod method, Transform2D kind, int rows, int cols,
                                                          const PlanOptions& options) {
-  return std::make_unique<OwnPassPlan2D<T>>(kind, rows, cols, four_step, options);
+  return std::make_unique<OwnPassPlan2D<T>>(kind, rows, cols, method == Cuda2DMethod::ThreePasses, options);
 }
 
-template std::unique_ptr<Plan2DImpl<float>> make_cuda_own_pass_plan2d<float>(Transform2D, int, int, bool,
-                                                                              const PlanOptions&);
-template std::unique_ptr<Plan2DImpl<double>> make_cuda_own_pass_plan2d<double>(Transform2D, int, int, bool,
+template std::unique_ptr<Plan2DImpl<float>> make_cuda_own_pass_plan2d<float>(Cuda2DMethod, Transform2D, int, int,
+                                                                             const PlanOptions&);
+template std::unique_ptr<Plan2DImpl<double>> make_cuda_own_pass_plan2d<double>(Cuda2DMethod, Transform2D, int, int,
                                                                                const PlanOptions&);
 
 }  // namespace efield::detail

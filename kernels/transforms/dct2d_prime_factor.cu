@@ -12,8 +12,8 @@
 #include "common/grid_stride.cuh"
 #include "common/host_staging.cuh"
 #include "math/twiddle.hpp"
+#include "transforms/cuda2d_registry.hpp"
 #include "transforms/dct2d_cufft.cuh"
-#include "transforms/dct2d_prime_factor.hpp"
 #include "transforms/dct2d_prime_factor_kernels.cuh"
 #include "transforms/pass_launch.hpp"
 #include "transforms/plan2d_impl.hpp"
@@ -54,7 +54,7 @@ class PrimeFactorPlan2D final : public Plan2DImpl<T> {
       case 2: choose_kernels<2>(); break;
       case 4: choose_kernels<4>(); break;
       case 8: choose_kernels<8>(); break;
-      default: choose_kernels<16>(); break;  // prime_factor_fft_applies: P <= 16
+      default: choose_kernels<16>(); break;  // the registry admits P <= kPrimeFactorMaxP = 16
     }
   }
 
@@ -123,14 +123,14 @@ class PrimeFactorPlan2D final : public Plan2DImpl<T> {
 }  // namespace
 
 template <typename T>
-std::unique_ptr<Plan2DImpl<T>> make_cuda_prime_factor_plan2d(Transform2D kind, int rows, int cols,
+std::unique_ptr<Plan2DImpl<T>> make_cuda_prime_factor_plan2d(Cuda2DMethod, Transform2D kind, int rows, int cols,
                                                              const PlanOptions& options) {
   return std::make_unique<PrimeFactorPlan2D<T>>(kind, rows, cols, options);
 }
 
-template std::unique_ptr<Plan2DImpl<float>> make_cuda_prime_factor_plan2d<float>(Transform2D, int, int,
-                                                                                 const PlanOptions&);
-template std::unique_ptr<Plan2DImpl<double>> make_cuda_prime_factor_plan2d<double>(Transform2D, int, int,
-                                                                                   const PlanOptions&);
+template std::unique_ptr<Plan2DImpl<float>> make_cuda_prime_factor_plan2d<float>(Cuda2DMethod, Transform2D, int,
+                                                                                 int, const PlanOptions&);
+template std::unique_ptr<Plan2DImpl<double>> make_cuda_prime_factor_plan2d<double>(Cuda2DMethod, Transform2D, int,
+                                                                                   int, const PlanOptions&);
 
 }  // namespace efield::detail

@@ -26,7 +26,7 @@ struct PassLaunch {
 
 // Calls f(std::integral_constant<int, log2(length)>) for a line length the passes are compiled
 // for, the powers of two 2^kMinLog2..8192 (64.. by default; the four-step passes start at 1024).
-// The caller checked it (plan2d_impl.hpp); anything else is taken as 8192. Only those lengths
+// The caller checked it (transforms/cuda2d_registry.cpp); anything else is taken as 8192. Only those lengths
 // are instantiated.
 template <int kMinLog2 = 6, typename F>
 auto with_log2_length(int length, F&& f) {

@@ -1,8 +1,8 @@
 #pragma once
 // Building blocks of the column pass's FFT (dct2d_column_pass.cuh): a thread holds V = 16 (or 8)
 // complex values of one line in registers and runs whole radix-V butterflies on them (Stockham
-// stages, the form of shared_fft.cuh), so a length-2048 line takes three stages (16, 16, 8) and
-// three trips through shared memory instead of shared_fft's four stages of radix 8 plus the load.
+// stages), so a length-2048 line takes three stages (16, 16, 8) and three trips through shared
+// memory.
 // With V = 8 a line takes twice the threads at half the registers each (the forward four-step
 // passes, dct2d_column_four_step.cuh).
 //

@@ -1,4 +1,5 @@
 // Stand-ins for a build without the CUDA backend (see kernels/common/device_query.cu).
+#include "common/device_properties.hpp"
 #include "common/device_scope.hpp"
 #include "efield/device.hpp"
 
@@ -13,6 +14,7 @@ bool is_device_pointer(const void*) noexcept { return false; }
 namespace efield::detail {
 
 int current_cuda_device() { return -1; }
+int current_compute_capability() { return 0; }
 DeviceScope::DeviceScope(int) {}
 DeviceScope::~DeviceScope() = default;
 

@@ -6,7 +6,7 @@
 namespace efield::detail {
 
 template <typename T>
-BlockedDct8Cuda<T>::BlockedDct8Cuda(int, int) : rows_(0), cols_(0), staged_(false) {
+BlockedDct8Cuda<T>::BlockedDct8Cuda(int, int) : rows_(0), cols_(0) {
   throw Error("BlockedDct8: Backend::Cuda requested, but efield was built without CUDA");
 }
 template <typename T>

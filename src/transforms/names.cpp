@@ -44,7 +44,6 @@ const char* to_string(Cuda2DMethod method) noexcept {
   switch (method) {
     case Cuda2DMethod::Auto: return "auto";
     case Cuda2DMethod::OneFft: return "one_fft";
-    case Cuda2DMethod::AxisPasses: return "axis_passes";
     case Cuda2DMethod::RowFftColumnPass: return "row_fft_column_pass";
     case Cuda2DMethod::TwoPasses: return "two_passes";
     case Cuda2DMethod::ThreePasses: return "three_passes";

@@ -1,9 +1,12 @@
 // efield::Plan2D: argument checks, backend choice, and forwarding to the backend's Plan2DImpl.
 #include <string>
 
+#include "common/device_properties.hpp"
 #include "common/log.hpp"
 #include "efield/error.hpp"
 #include "efield/transforms.hpp"
+#include "transforms/cuda2d_policy.hpp"
+#include "transforms/cuda2d_registry.hpp"
 #include "transforms/plan2d_impl.hpp"
 #include "transforms/plan_validation_2d3d.hpp"
 
@@ -20,41 +23,22 @@ bool valid_kind(Transform2D kind) {
          kind == Transform2D::IdctIdxst || kind == Transform2D::IdxstIdct;
 }
 
-// What an explicitly requested CUDA method needs and this shape lacks (the method's name and
-// rule, for the error message), or "" when the method takes the shape. The rules themselves
-// are in plan2d_impl.hpp.
+// The CUDA plan: Auto resolved by the policy table for the current device, the method looked up
+// in the registry, and an error naming the method's rule when it does not take the shape.
 template <typename T>
-std::string explicit_method_requirement(Cuda2DMethod method, Transform2D kind, int rows, int cols) {
-  const std::string lengths =
-      std::to_string(detail::kColumnPassMinRows) + ".." + std::to_string(detail::kColumnPassMaxRows);
-  switch (method) {
-    case Cuda2DMethod::AxisPasses:
-      if (detail::axis_passes_apply<T>(rows, cols)) return "";
-      return "AxisPasses needs both sizes to be powers of two in 2.." +
-             std::to_string(detail::axis_passes_max_length<T>());
-    case Cuda2DMethod::RowFftColumnPass:
-      if (detail::column_pass_applies(kind, rows, cols)) return "";
-      return "RowFftColumnPass needs a power-of-two row count in " + lengths +
-             " (a single column counts as a single row)";
-    case Cuda2DMethod::TwoPasses:
-      if (detail::two_passes_apply(kind, rows, cols)) return "";
-      return "TwoPasses needs both sizes to be powers of two in " + lengths;
-    case Cuda2DMethod::ThreePasses:
-      if (detail::three_passes_apply(kind, rows, cols)) return "";
-      return "ThreePasses needs both sizes to be powers of two in " + lengths + ", and at least " +
-             std::to_string(detail::kFourStepMinRows) + " rows";
-    case Cuda2DMethod::PackedFft:
-      if (detail::packed_fft_applies(kind, rows, cols)) return "";
-      return "PackedFft needs an even column count of at least 4 (a single column counts as a single row)";
-    case Cuda2DMethod::TransposedPackedFft:
-      if (detail::transposed_packed_fft_applies(rows)) return "";
-      return "TransposedPackedFft needs an even row count of at least 4";
-    case Cuda2DMethod::PrimeFactorFft:
-      if (detail::prime_factor_fft_applies(rows)) return "";
-      return "PrimeFactorFft needs rows/2 = P Q with P a power of two in 2..16 and Q odd, at least 3";
-    default:
-      return "";  // Auto and OneFft take every shape
+std::unique_ptr<detail::Plan2DImpl<T>> make_cuda_plan(const std::string& who, Transform2D kind, int rows, int cols,
+                                                      const PlanOptions& options) {
+  constexpr detail::Scalar scalar = detail::scalar_of<T>();
+  const Cuda2DMethod method =
+      options.cuda_2d_method == Cuda2DMethod::Auto
+          ? detail::choose_cuda_2d_method(detail::current_compute_capability(), scalar, kind, rows, cols)
+          : options.cuda_2d_method;
+  const detail::Cuda2DSolver& solver = detail::cuda_2d_solver(method);
+  if (!solver.applies(kind, rows, cols, scalar)) {
+    throw Error(who + " " + to_string(kind) + " " + std::to_string(rows) + "x" + std::to_string(cols) +
+                ": Cuda2DMethod::" + solver.name + " " + solver.requirement + "; use Auto or OneFft");
   }
+  return solver.make<T>(kind, rows, cols, options);
 }
 
 }  // namespace
@@ -72,14 +56,7 @@ Plan2D<T>::Plan2D(Transform2D kind, int rows, int cols, const PlanOptions& optio
                        who, to_string(kind));
   }
   const Backend backend = resolve_backend(options.backend);
-  if (backend == Backend::Cuda) {
-    const std::string missed = explicit_method_requirement<T>(options.cuda_2d_method, kind, rows, cols);
-    if (!missed.empty()) {
-      throw Error(who + " " + to_string(kind) + " " + std::to_string(rows) + "x" + std::to_string(cols) +
-                  ": Cuda2DMethod::" + missed + "; use Auto or OneFft");
-    }
-  }
-  impl_ = backend == Backend::Cuda ? detail::make_cuda_plan2d<T>(kind, rows, cols, options)
+  impl_ = backend == Backend::Cuda ? make_cuda_plan<T>(who, kind, rows, cols, options)
                                    : detail::make_cpu_plan2d<T>(kind, rows, cols, options);
   detail::log().debug("{} {} {}x{} on {}", who, to_string(kind), rows, cols, to_string(backend));
 }

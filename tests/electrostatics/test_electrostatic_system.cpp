@@ -13,6 +13,7 @@
 #include "efield/electrostatic_system.hpp"
 #include "efield/error.hpp"
 #include "electrostatics/compare.hpp"
+#include "electrostatics/pipeline_layout.hpp"
 #include "support/device_array.hpp"
 #include "support/gpu.hpp"
 
@@ -265,26 +266,32 @@ TEST(ElectrostaticCuda, ProfileStagesReportsEveryStage) {
   expect_matches_reference(run_device<float>(es, d), reference_of(d), 1e-4, "after profiling");
 }
 
-// EFIELD_ES_VARIANT (kernels/electrostatics/es_kernels.cuh EsVariant: layouts of the accumulator
-// and the field map, one or two accumulators, packed 32-bit bins or exact float maps in float) is
-// read at construction; set for the lifetime of this guard.
-constexpr unsigned kLastVariant = 31;  // EsVariant flags 1 | 2 | 4 | 8 | 16
-constexpr unsigned kPackedFlag = 8;    // kEsPacked32 (float only)
-constexpr unsigned kExactFloatFlag = 16;  // kEsExactFloat (float only; takes precedence over packing)
-constexpr unsigned kTwoMapsFlag = 4;      // kEsTwoMaps
-constexpr unsigned kDefaultSmallGridVariant = 31;  // every flag: the default on grids <= 2^20 bins
-// How a float variant accumulates the density map: 0 64-bit bins, 1 packed, 2 exact float maps.
-int bins_kind(unsigned v) { return (v & kExactFloatFlag) ? 2 : (v & kPackedFlag) ? 1 : 0; }
-// The small-grid default with each kind of bins, in bins_kind order.
-constexpr unsigned kEachBinsVariant[3] = {kDefaultSmallGridVariant & ~(kPackedFlag | kExactFloatFlag),
-                                          kDefaultSmallGridVariant & ~kExactFloatFlag, kDefaultSmallGridVariant};
-class ScopedVariant {
+// The CUDA pipeline's accumulation layouts (src/electrostatics/pipeline_layout.hpp: one or two
+// 64-bit accumulator maps, and in float exact float maps or 64-bit bins), forced for the systems
+// made while this guard lives.
+using Maps = detail::EsPipelineLayout::Maps;
+class ScopedLayout {
  public:
-  explicit ScopedVariant(unsigned v) { setenv("EFIELD_ES_VARIANT", std::to_string(v).c_str(), 1); }
-  ~ScopedVariant() { unsetenv("EFIELD_ES_VARIANT"); }
-  ScopedVariant(const ScopedVariant&) = delete;
-  ScopedVariant& operator=(const ScopedVariant&) = delete;
+  explicit ScopedLayout(Maps maps, bool wide_float_bins = false)
+      : before_(detail::set_es_pipeline_layout(detail::EsPipelineLayout{maps, wide_float_bins})) {}
+  ~ScopedLayout() { detail::set_es_pipeline_layout(before_); }
+  ScopedLayout(const ScopedLayout&) = delete;
+  ScopedLayout& operator=(const ScopedLayout&) = delete;
+
+ private:
+  detail::EsPipelineLayout before_;
 };
+
+// Every layout: 64-bit bins in one map or in two (float too), and the default (exact float maps in
+// float; double picks its maps by grid size).
+struct NamedLayout {
+  const char* name;
+  Maps maps;
+  bool wide_float_bins;
+};
+constexpr NamedLayout kLayouts[] = {{"64-bit bins, one map", Maps::One, true},
+                                    {"64-bit bins, two maps", Maps::Two, true},
+                                    {"the default (exact float maps)", Maps::BySize, false}};
 
 // Large cells take a warp each up to 16 bins a side (kWarpCellSpan) and a block each beyond: movable
 // cells and fillers of both kinds (some partly outside the region) against the reference, in both
@@ -313,16 +320,16 @@ TEST(ElectrostaticCuda, LargeCellsOfEverySizeMatchReference) {
   d.fillers.widths[1] = 10 * bx;   // a warp
   d.fillers.heights[2] = 20 * by;  // a block
   const ReferenceResult ref = reference_of(d);
-  for (const unsigned v : {kDefaultSmallGridVariant, kDefaultSmallGridVariant & ~kTwoMapsFlag}) {
-    const ScopedVariant variant(v);
-    SCOPED_TRACE("variant " + std::to_string(v));
+  for (const Maps maps : {Maps::Two, Maps::One}) {
+    const ScopedLayout layout(maps);
+    SCOPED_TRACE(maps == Maps::Two ? "two maps" : "one map");
     expect_both_precisions_match(d, ref);
   }
 }
 
-// Every variant of the CUDA pipeline against the float64 reference (odd and even grids, cells
+// Every layout of the CUDA pipeline against the float64 reference (odd and even grids, cells
 // outside the region, macros), in both precisions, and bitwise repeatable.
-TEST(ElectrostaticCuda, EveryPipelineVariantMatchesReference) {
+TEST(ElectrostaticCuda, EveryPipelineLayoutMatchesReference) {
   EFIELD_REQUIRE_GPU();
   const std::vector<DesignSpec> specs = reference_specs();
   std::vector<TestDesign> designs;
@@ -331,12 +338,11 @@ TEST(ElectrostaticCuda, EveryPipelineVariantMatchesReference) {
     designs.push_back(make_random_design(spec, next_seed()));
     refs.push_back(reference_of(designs.back()));
   }
-  for (unsigned v = 0; v <= kLastVariant; ++v) {
-    const ScopedVariant variant(v);
+  for (const NamedLayout& l : kLayouts) {
+    const ScopedLayout layout(l.maps, l.wide_float_bins);
     for (size_t k = 0; k < designs.size(); ++k) {
       const TestDesign& d = designs[k];
-      SCOPED_TRACE("variant " + std::to_string(v) + " grid " + std::to_string(specs[k].M) + "x" +
-                   std::to_string(specs[k].N));
+      SCOPED_TRACE(std::string(l.name) + ", grid " + std::to_string(specs[k].M) + "x" + std::to_string(specs[k].N));
       ElectrostaticSystem ef(with(d.options, Backend::Cuda, Precision::Float), d.movable, d.fillers, d.fixed);
       const SystemOutput a = run_device<float>(ef, d);
       expect_matches_reference(a, refs[k], 1e-4, "cuda float, device pointers");
@@ -351,11 +357,10 @@ TEST(ElectrostaticCuda, EveryPipelineVariantMatchesReference) {
   }
 }
 
-// The variants agree with the CPU backend on a larger design with many colliding atomics, also
+// The layouts agree with the CPU backend on a larger design with many colliding atomics, also
 // after the fixed cells change (F is kept in the accumulator's layout); in random and in
-// spatially sorted cell order every variant gives the same bits as the first variant with the
-// same bins (64-bit, packed 32-bit or exact float).
-TEST(ElectrostaticCuda, EveryPipelineVariantAgreesWithCpu) {
+// spatially sorted cell order the 64-bit bins give the same bits in one map and in two.
+TEST(ElectrostaticCuda, EveryPipelineLayoutAgreesWithCpu) {
   EFIELD_REQUIRE_GPU();
   DesignSpec spec;
   spec.M = 96;
@@ -388,10 +393,10 @@ TEST(ElectrostaticCuda, EveryPipelineVariantAgreesWithCpu) {
   const SystemOutput a_sorted = run_host<float>(cpu, sorted);
   cpu.update_fixed_cells(other_fixed.fixed);
   const SystemOutput a2 = run_host<float>(cpu, d);
-  std::vector<SystemOutput> first[3];  // variants 0, kPackedFlag, kExactFloatFlag: design d, sorted
-  for (unsigned v = 0; v <= kLastVariant; ++v) {
-    const ScopedVariant variant(v);
-    SCOPED_TRACE("variant " + std::to_string(v));
+  std::vector<SystemOutput> one_map;  // 64-bit bins in one map: design d, sorted
+  for (const NamedLayout& l : kLayouts) {
+    const ScopedLayout layout(l.maps, l.wide_float_bins);
+    SCOPED_TRACE(l.name);
     ElectrostaticSystem gpu(with(d.options, Backend::Cuda, Precision::Float), d.movable, d.fillers, d.fixed);
     for (int pass = 0; pass < 3; ++pass) {
       if (pass == 2) gpu.update_fixed_cells(other_fixed.fixed);
@@ -405,15 +410,14 @@ TEST(ElectrostaticCuda, EveryPipelineVariantAgreesWithCpu) {
       EXPECT_LE(rel_scalar(b.result.energy, ref.result.energy), 1e-5);
       EXPECT_LE(rel_scalar(b.result.overflow, ref.result.overflow), 1e-5);
       EXPECT_LE(rel_scalar(b.result.max_density, ref.result.max_density), 1e-5);
-      if (pass == 2) continue;
-      // Exact accumulation, the same field values and the same summation order: every variant
-      // gives the bits of the first one with its kind of bins.
-      const int kind = bins_kind(v);
-      if (v == 0 || v == kPackedFlag || v == kExactFloatFlag) {
-        first[kind].push_back(b);
+      if (pass == 2 || !l.wide_float_bins) continue;
+      // Exact accumulation, the same field values and the same summation order: two maps give
+      // the bits of one.
+      if (l.maps == Maps::One) {
+        one_map.push_back(b);
         continue;
       }
-      const SystemOutput& o = first[kind][pass];
+      const SystemOutput& o = one_map[pass];
       EXPECT_EQ(std::memcmp(&o.result, &b.result, sizeof(EvaluateResult)), 0);
       EXPECT_EQ(o.gx, b.gx);
       EXPECT_EQ(o.gy, b.gy);
@@ -424,7 +428,7 @@ TEST(ElectrostaticCuda, EveryPipelineVariantAgreesWithCpu) {
 
 // 1000 cells of at least one bin (3.7 bin areas on average) on a 17 x 24 grid: spread out, at
 // most about 25 bin areas a bin (exact float maps hold 64), and with their corners on one spot
-// about 580 bin areas in the bin there (packed bins hold 256); measured over 20 seeds.
+// about 580 bin areas in the bin there; measured over 20 seeds.
 DesignSpec pile_up_spec() {
   DesignSpec spec = reference_specs()[1];
   spec.num_movable = 1000;
@@ -474,12 +478,11 @@ TEST(ElectrostaticCuda, NonDeterministicFloatAtomicsMatchReference) {
   expect_matches_reference(run_device<float>(es, piled), reference_of(piled), 1e-4, "float atomics, pile-up");
 }
 
-// Packed 32-bit bins hold 256 bin areas, exact float maps 64. A pile-up (every movable cell on one
-// spot, as at a placer's first iteration) exceeds both; evaluate must notice and give exactly the
-// 64-bit pipeline's result, with graphs and without, host and device pointers, and the next
-// evaluate of a spread-out placement must be packed (exact float) again with nothing left over
-// from the pile-up.
-TEST(ElectrostaticCuda, PackedBinsFallBackToWideBinsOnAPileUp) {
+// Exact float maps hold 64 bin areas. A pile-up (every movable cell on one spot, as at a placer's
+// first iteration) exceeds that; evaluate must notice and give exactly the 64-bit pipeline's
+// result, with graphs and without, host and device pointers, and the next evaluate of a
+// spread-out placement must be exact float again with nothing left over from the pile-up.
+TEST(ElectrostaticCuda, ExactFloatMapsFallBackToWideBinsOnAPileUp) {
   EFIELD_REQUIRE_GPU();
   const TestDesign spread = make_random_design(pile_up_spec(), next_seed());
   const TestDesign piled = piled_up(spread);
@@ -488,11 +491,10 @@ TEST(ElectrostaticCuda, PackedBinsFallBackToWideBinsOnAPileUp) {
     SCOPED_TRACE(graph ? "graph" : "no graph");
     ElectrostaticOptions o = with(spread.options, Backend::Cuda, Precision::Float);
     o.use_cuda_graph = graph;
-    // [64-bit bins, packed bins, exact float maps]: spread, piled (device), piled (host), spread
-    std::vector<SystemOutput> out[3];
-    const unsigned* variants = kEachBinsVariant;
-    for (int k = 0; k < 3; ++k) {
-      const ScopedVariant variant(variants[k]);
+    // [64-bit bins, exact float maps]: spread, piled (device), piled (host), spread
+    std::vector<SystemOutput> out[2];
+    for (int k = 0; k < 2; ++k) {
+      const ScopedLayout layout(Maps::BySize, /*wide_float_bins=*/k == 0);
       ElectrostaticSystem es(o, spread.movable, spread.fillers, spread.fixed);
       out[k].push_back(run_device<float>(es, spread));
       out[k].push_back(run_device<float>(es, piled));
@@ -501,30 +503,25 @@ TEST(ElectrostaticCuda, PackedBinsFallBackToWideBinsOnAPileUp) {
     }
     EXPECT_LT(out[0][0].result.max_density, 60.0);  // the design is what the comments say
     EXPECT_GT(out[0][1].result.max_density, 300.0);
-    for (int v : {1, 2}) {
-      SCOPED_TRACE(v == 1 ? "packed bins" : "exact float maps");
-      expect_matches_reference(out[v][1], ref, 1e-4, "pile-up");
-      for (int k : {1, 2}) {  // the pile-up: the 64-bit pipeline's bits
-        EXPECT_EQ(std::memcmp(&out[0][k].result, &out[v][k].result, sizeof(EvaluateResult)), 0) << k;
-        EXPECT_EQ(out[0][k].rho, out[v][k].rho) << k;
-        EXPECT_EQ(out[0][k].gx, out[v][k].gx) << k;
-        EXPECT_EQ(out[0][k].gy, out[v][k].gy) << k;
-      }
-      // Spread out: packed bins round at 2^-24 bin areas and exact float maps at 2^-18 instead of
-      // 2^-32, so the bits differ from the 64-bit run (the 32-bit path really ran), and the second
-      // run repeats the first exactly.
-      EXPECT_NE(out[0][0].rho, out[v][0].rho);
-      EXPECT_LE(relative_l2(out[v][0].rho, out[0][0].rho), v == 1 ? 1e-6 : 2e-5);
-      EXPECT_EQ(std::memcmp(&out[v][0].result, &out[v][3].result, sizeof(EvaluateResult)), 0);
-      EXPECT_EQ(out[v][0].rho, out[v][3].rho);
-      EXPECT_EQ(out[v][0].gx, out[v][3].gx);
+    expect_matches_reference(out[1][1], ref, 1e-4, "pile-up");
+    for (int k : {1, 2}) {  // the pile-up: the 64-bit pipeline's bits
+      EXPECT_EQ(std::memcmp(&out[0][k].result, &out[1][k].result, sizeof(EvaluateResult)), 0) << k;
+      EXPECT_EQ(out[0][k].rho, out[1][k].rho) << k;
+      EXPECT_EQ(out[0][k].gx, out[1][k].gx) << k;
+      EXPECT_EQ(out[0][k].gy, out[1][k].gy) << k;
     }
+    // Spread out: exact float maps round at 2^-18 bin areas instead of 2^-32, so the bits differ
+    // from the 64-bit run (the float path really ran), and the second run repeats the first exactly.
+    EXPECT_NE(out[0][0].rho, out[1][0].rho);
+    EXPECT_LE(relative_l2(out[1][0].rho, out[0][0].rho), 2e-5);
+    EXPECT_EQ(std::memcmp(&out[1][0].result, &out[1][3].result, sizeof(EvaluateResult)), 0);
+    EXPECT_EQ(out[1][0].rho, out[1][3].rho);
+    EXPECT_EQ(out[1][0].gx, out[1][3].gx);
   }
 }
 
-// Between the two limits: 200 of the cells piled on one spot put about 120 bin areas into a bin.
-// Exact float maps (64) must notice and give the 64-bit bits; packed bins (256) hold it, so
-// their result keeps its own rounding (and still matches the reference).
+// Between spread out and piled up: 200 of the cells on one spot put about 120 bin areas into a
+// bin. Exact float maps (64) must notice and give the 64-bit bits.
 TEST(ElectrostaticCuda, ExactFloatMapsFallBackAboveSixtyFourBinAreas) {
   EFIELD_REQUIRE_GPU();
   TestDesign d = make_random_design(pile_up_spec(), next_seed());
@@ -533,23 +530,19 @@ TEST(ElectrostaticCuda, ExactFloatMapsFallBackAboveSixtyFourBinAreas) {
     d.cy[c] = 0.5 * (d.options.yl + d.options.yh);
   }
   const ElectrostaticOptions o = with(d.options, Backend::Cuda, Precision::Float);
-  SystemOutput out[3];  // 64-bit bins, packed bins, exact float maps
-  const unsigned* variants = kEachBinsVariant;
-  for (int k = 0; k < 3; ++k) {
-    const ScopedVariant variant(variants[k]);
+  SystemOutput out[2];  // 64-bit bins, exact float maps
+  for (int k = 0; k < 2; ++k) {
+    const ScopedLayout layout(Maps::BySize, /*wide_float_bins=*/k == 0);
     ElectrostaticSystem es(o, d.movable, d.fillers, d.fixed);
     out[k] = run_device<float>(es, d);
   }
   EXPECT_GT(out[0].result.max_density, 80.0);  // the design is what the comment says
   EXPECT_LT(out[0].result.max_density, 200.0);
-  const ReferenceResult ref = reference_of(d);
-  expect_matches_reference(out[1], ref, 1e-4, "packed bins");
-  expect_matches_reference(out[2], ref, 1e-4, "exact float maps");
-  EXPECT_NE(out[0].rho, out[1].rho);  // packed: no second run
-  EXPECT_EQ(std::memcmp(&out[0].result, &out[2].result, sizeof(EvaluateResult)), 0);  // exact float: the 64-bit run
-  EXPECT_EQ(out[0].rho, out[2].rho);
-  EXPECT_EQ(out[0].gx, out[2].gx);
-  EXPECT_EQ(out[0].gy, out[2].gy);
+  expect_matches_reference(out[1], reference_of(d), 1e-4, "exact float maps");
+  EXPECT_EQ(std::memcmp(&out[0].result, &out[1].result, sizeof(EvaluateResult)), 0);  // the 64-bit run
+  EXPECT_EQ(out[0].rho, out[1].rho);
+  EXPECT_EQ(out[0].gx, out[1].gx);
+  EXPECT_EQ(out[0].gy, out[1].gy);
 }
 
 }  // namespace

@@ -165,6 +165,14 @@ TEST(Plan2DErrors, BadOptions) {
   EXPECT_NE(msg.find("zero_below"), std::string::npos) << msg;
 }
 
+TEST(Plan2DErrors, InvalidMethodValue) {
+  PlanOptions o;
+  o.backend = Backend::Cpu;
+  o.cuda_2d_method = static_cast<Cuda2DMethod>(99);
+  const auto msg = error_of([&] { Plan2D<float>(Transform2D::Dct2, 4, 4, o); });
+  EXPECT_NE(msg.find("cuda_2d_method"), std::string::npos) << msg;
+}
+
 TEST(Plan2DErrors, NullPointers) {
   PlanOptions cpu;
   cpu.backend = Backend::Cpu;
@@ -223,6 +231,8 @@ TEST(Plan2DApi, AccessorsAndNames) {
   EXPECT_STREQ(to_string(Transform3D::Idct3), "idct3d");
   EXPECT_STREQ(to_string(Transform1D::Idxst), "idxst");
   EXPECT_STREQ(to_string(DctAlgorithm::Mirrored2N), "mirrored2n");
+  EXPECT_STREQ(to_string(Cuda2DMethod::OneFft), "one_fft");
+  EXPECT_STREQ(to_string(Cuda2DMethod::Auto), "auto");
 }
 
 }  // namespace
