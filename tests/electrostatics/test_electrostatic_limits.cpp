@@ -52,6 +52,11 @@ TEST(ElectrostaticLimits, CellAreaOverflowingThePrecisionIsRefused) {
   const EvaluateResult r = es.evaluate(x.data(), y.data(), gx.data(), gy.data());
   EXPECT_TRUE(std::isfinite(r.energy) && std::isfinite(r.overflow));
   for (int i = 0; i < 2; ++i) EXPECT_TRUE(std::isfinite(gx[i]) && std::isfinite(gy[i])) << i;
+  // Size updates are held to the same limits.
+  expect_error([&] { es.update_movable_sizes(CellSizes{{1, 1e300}, {1, 1e300}}); },
+               {"movable cell 1", "area overflows double"});
+  ElectrostaticSystem ef(square_region(100, 8, Precision::Float), CellSizes{{1}, {1}}, CellSizes{{2}, {2}});
+  expect_error([&] { ef.update_filler_sizes(CellSizes{{1e20}, {1e20}}); }, {"filler cell 0", "area overflows float"});
 }
 
 TEST(ElectrostaticLimits, RegionsBeyondThePrecisionAreRefused) {
