@@ -44,16 +44,18 @@ class DensityBands {
   // The grid, the number of cells and of threads are fixed for the pipeline's life.
   void configure(const CellGeometry<T>& g, int threads) {
     g_ = g;
-    parts_ = std::max(1, threads);
-    chunks_ = parts_ == 1 ? 1 : 2 * parts_;
+    // Two parts and two chunks per thread: loops claim them one at a time, so a thread that the
+    // system deschedules leaves less of the work waiting.
+    parts_ = threads > 1 ? 2 * threads : 1;
+    chunks_ = parts_;
     sort_ = parts_ > 1;
     const std::size_t n = static_cast<std::size_t>(g.num_cells);
     const std::size_t keys = static_cast<std::size_t>(g.M) + 1;
-    shape_.resize(n);
     if (sort_) {
       key_.resize(n);
       sorted_.resize(n);
       histogram_.assign(static_cast<std::size_t>(chunks_) * keys, 0);
+      work_.assign(static_cast<std::size_t>(chunks_) * keys, 0);
     }
     part_outside_.assign(2 * static_cast<std::size_t>(std::max(parts_, chunks_)), 0);
     part_begin_.assign(parts_ + 1, 0);
@@ -68,18 +70,19 @@ class DensityBands {
     if (!sort_) band_hi_[0] = g.M - 1;  // one band: the whole grid
   }
 
-  // Per-cell constants from the sizes (movable cells first, then fillers): the stretch offsets,
-  // the stretched size and the charge, exactly as stretch_cell computes them.
+  // The cells' sizes (movable cells first, then fillers), held by the caller, which calls again
+  // after changing them.
   void set_sizes(const T* widths, const T* heights) {
-    for (std::int64_t c = 0; c < g_.num_cells; ++c)
-      shape_[c] = stretch_cell(T(0), T(0), widths[c], heights[c], g_.min_w, g_.min_h);
+    widths_ = widths;
+    heights_ = heights;
   }
 
-  // Cell c's stretched footprint at the caller's positions: stretch_cell's bits.
+  // Cell c's stretched footprint at the caller's positions (stretch_cell; recomputed from the
+  // sizes each time: 8 bytes read per cell instead of 20 for stored stretches, and the passes
+  // are bound by memory traffic).
   StretchedCell<T> stretched(std::int64_t c, const T* x, const T* y) const {
     const std::int64_t i = position_index(g_, c);
-    const StretchedCell<T>& k = shape_[c];
-    return {(x[i] - g_.xl) + k.x, (y[i] - g_.yl) + k.y, k.w, k.h, k.charge};
+    return stretch_cell(x[i] - g_.xl, y[i] - g_.yl, widths_[c], heights_[c], g_.min_w, g_.min_h);
   }
 
   // Accumulates the charge of every cell at positions x, y (the caller's arrays) in fixed point
@@ -153,17 +156,24 @@ class DensityBands {
     const std::int64_t per_chunk = (n + chunks_ - 1) / chunks_;
     pool.for_chunks(chunks_, [&](std::int64_t q) {
       std::int32_t* hist = histogram_.data() + q * keys;
+      std::int64_t* work = work_.data() + q * keys;
       std::fill(hist, hist + keys, 0);
+      std::fill(work, work + keys, 0);
       const std::int64_t end = std::min(n, (q + 1) * per_chunk);
+      const T width = static_cast<T>(g_.M) * g_.bx;
       for (std::int64_t c = q * per_chunk; c < end; ++c) {
-        // The footprint's rows, as stretched_footprint computes them.
-        const StretchedCell<T>& k = shape_[c];
-        const T x0 = (x[position_index(g_, c)] - g_.xl) + k.x;
+        // The footprint's rows, as stretch_cell and stretched_footprint compute them (x only: the
+        // keys pass reads half the bytes of the scatter that follows).
+        const T w = widths_[c], ws = w > g_.min_w ? w : g_.min_w;
+        const T x0 = (x[position_index(g_, c)] - g_.xl) + (w - ws) * T(0.5), x1 = x0 + ws;
         int m0, m1;
-        bin_range(x0, x0 + k.w, g_.inv_bx, g_.M, &m0, &m1);
+        bin_range(x0, x1, g_.inv_bx, g_.M, &m0, &m1);
         const int key = m1 - m0 < kShortRows ? m0 : g_.M;
         key_[c] = key;
         ++hist[key];
+        // add_cell's work in rough units (about as many columns as rows); a cell left or right of
+        // the grid is only looked at (misses_grid).
+        work[key] += x1 <= T(0) || x0 >= width ? 1 : 4 + 3 * (m1 - m0 + 1);
       }
     });
     // Offsets: key-major, then chunk order (a stable sort).
@@ -176,6 +186,7 @@ class DensityBands {
         running += count;
       }
     short_cells_ = histogram_[static_cast<std::size_t>(g_.M)];  // chunk 0's offset of the tall key
+    split_parts();
     plan_bands();
     pool.for_chunks(chunks_, [&](std::int64_t q) {
       std::int32_t* offset = histogram_.data() + q * keys;
@@ -218,7 +229,33 @@ class DensityBands {
     }
   }
 
-  // Step 3's parts and their bands (see the file comment), from the sorted keys' offsets.
+  // Step 3's parts: runs of the sorted short cells of about equal work (the work estimates of the
+  // keys pass, taken as even within a key), so that cells missing the grid (cheap) and cells
+  // piled into a few rows (one key) are shared out too. Any split gives the same sums.
+  void split_parts() {
+    const std::size_t keys = static_cast<std::size_t>(g_.M) + 1;
+    double total = 0;
+    for (int key = 0; key < g_.M; ++key)
+      for (int q = 0; q < chunks_; ++q) total += static_cast<double>(work_[q * keys + key]);
+    part_begin_[0] = 0;
+    int p = 1;
+    double before = 0;  // work of the keys before `key`
+    for (int key = 0; key < g_.M && p < parts_; ++key) {
+      double in_key = 0;
+      for (int q = 0; q < chunks_; ++q) in_key += static_cast<double>(work_[q * keys + key]);
+      const std::int64_t first = histogram_[key], count = histogram_[key + 1] - first;
+      while (p < parts_ && before + in_key >= total * p / parts_) {
+        const double fraction = in_key > 0 ? (total * p / parts_ - before) / in_key : 0.0;
+        part_begin_[p] = first + std::min(count, static_cast<std::int64_t>(fraction * static_cast<double>(count)));
+        ++p;
+      }
+      before += in_key;
+    }
+    for (; p <= parts_; ++p) part_begin_[p] = short_cells_;
+    for (int k = 1; k <= parts_; ++k) part_begin_[k] = std::max(part_begin_[k], part_begin_[k - 1]);
+  }
+
+  // Step 3's bands (see the file comment), from the parts and the sorted keys' offsets.
   void plan_bands() {
     // Row of the short cell at sorted position s: the last key whose first position (chunk 0's
     // offset) is <= s.
@@ -235,8 +272,6 @@ class DensityBands {
     int last_nonempty = -1;
     std::size_t base = 0;
     for (int p = 0; p < parts_; ++p) {
-      part_begin_[p] = short_cells_ * p / parts_;
-      part_begin_[p + 1] = short_cells_ * (p + 1) / parts_;
       band_base_[p] = base;
       if (part_begin_[p] == part_begin_[p + 1]) {
         band_lo_[p] = covered + 1, band_hi_[p] = covered;  // empty
@@ -271,10 +306,12 @@ class DensityBands {
   int parts_ = 1, chunks_ = 1;
   bool sort_ = false;  // several parts: steps 1-4; one: every cell in index order into one band
   std::int64_t short_cells_ = 0;                 // sorted positions [0, short_cells_) are short
-  std::vector<StretchedCell<T>> shape_;          // per cell: offsets, stretched size, charge
+  const T* widths_ = nullptr;                    // per cell (the caller's)
+  const T* heights_ = nullptr;
   std::vector<std::int32_t> key_;                // per cell: first row, or M when tall
   std::vector<CellRecord<T>> sorted_;
   std::vector<std::int32_t> histogram_;          // [chunk][key]: counts, then sorted offsets
+  std::vector<std::int64_t> work_;               // [chunk][key]: work estimates (split_parts)
   std::vector<std::int64_t> part_outside_;       // [part][movable, filler]
   std::vector<std::int64_t> part_begin_;         // sorted positions of each part's cells
   std::vector<int> band_lo_, band_hi_;           // each part's band of rows (natural row numbers)
