@@ -5,7 +5,8 @@
 set -euo pipefail
 
 packages=(build-essential cmake ninja-build pkg-config libeigen3-dev libgtest-dev
-          libspdlog-dev libfmt-dev libfftw3-dev libstb-dev libcli11-dev nlohmann-json3-dev)
+          libspdlog-dev libfmt-dev libfftw3-dev libstb-dev libcli11-dev nlohmann-json3-dev
+          clang-14 libclang-rt-14-dev)  # clang + libFuzzer: the Bookshelf fuzz test (fuzz/)
 
 missing=()
 for p in "${packages[@]}"; do

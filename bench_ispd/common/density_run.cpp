@@ -17,15 +17,6 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
-// DREAMPlace's grid for an ISPD2005 design (by name, "-synthetic" stand-ins included), or 0.
-int ispd2005_bins(const std::string& label) {
-  for (const auto& d : ispd2005_designs()) {
-    const std::string name = d.name;
-    if (label == name || label == name + "-synthetic") return d.bins;
-  }
-  return 0;
-}
-
 template <typename T>
 std::vector<T> converted(const std::vector<double>& v) {
   return std::vector<T>(v.begin(), v.end());
@@ -60,6 +51,14 @@ void measure(ElectrostaticSystem& es, const std::vector<double>& x64, const std:
 }
 
 }  // namespace
+
+int ispd2005_bins(const std::string& label) {
+  for (const auto& d : ispd2005_designs()) {
+    const std::string name = d.name;
+    if (label == name || label == name + "-synthetic") return d.bins;
+  }
+  return 0;
+}
 
 const char* to_string(Precision p) noexcept { return p == Precision::Float ? "f32" : "f64"; }
 

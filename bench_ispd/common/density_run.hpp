@@ -47,4 +47,7 @@ RunResult run_density(const BenchDesign& design, const RunOptions& options, Prog
 
 const char* to_string(Precision p) noexcept;
 
+// DREAMPlace's grid for an ISPD2005 design (by name, "-synthetic" stand-ins included), or 0.
+int ispd2005_bins(const std::string& label);
+
 }  // namespace efield::bench

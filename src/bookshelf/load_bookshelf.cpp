@@ -1,11 +1,14 @@
 // load_bookshelf: reads the .aux, then each file into memory and through its parser.
 #include <chrono>
+#include <new>
 
+#include "bookshelf/file_source.hpp"
 #include "bookshelf/parsers.hpp"
 #include "common/log.hpp"
 #include "efield/error.hpp"
 
 namespace efield {
+namespace bookshelf {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -26,49 +29,56 @@ std::string base_name(const std::string& path) {
   return dot == std::string::npos ? name : name.substr(0, dot);
 }
 
-bool file_exists(const std::string& path) {
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (f) std::fclose(f);
-  return f != nullptr;
+// Runs one parser over `text`; running out of memory in it (a vector growing with the file's
+// content) becomes an efield::Error naming the file and how far the design had come. The
+// reservations sized from header counts report their own size (LineReader::reserve).
+template <typename Parse>
+void parse_file(const std::string& path, const std::string& text, const Design& design, Parse&& parse) {
+  try {
+    LineReader reader(text, path);
+    parse(reader);
+  } catch (const std::bad_alloc&) {
+    throw Error(path + ": out of memory while parsing its " + std::to_string(text.size()) + " bytes (the design held " +
+                std::to_string(design.node_names.size()) + " nodes, " + std::to_string(design.net_names.size()) +
+                " nets and " + std::to_string(design.pins.size()) + " pins so far)");
+  }
 }
 
 }  // namespace
 
-Design load_bookshelf(const std::string& aux_path, const BookshelfLoadOptions& options, BookshelfLoadStats* stats) {
-  using namespace bookshelf;
+Design load_design(const std::string& aux_path, const FileSource& source, const BookshelfLoadOptions& options,
+                   BookshelfLoadStats* stats) {
   const auto t_start = Clock::now();
   BookshelfLoadStats s;
   Design design;
   design.name = base_name(aux_path);
 
   auto t0 = Clock::now();
-  const std::string aux_text = read_file(aux_path);
-  LineReader aux_reader(aux_text, aux_path);
-  const AuxFiles files = parse_aux(aux_reader, folder_of(aux_path));
+  const std::string aux_text = source.read(aux_path, {});
+  AuxFiles files;
+  parse_file(aux_path, aux_text, design,
+             [&](LineReader& reader) { files = parse_aux(reader, folder_of(aux_path)); });
 
   // The .nodes bytes stay alive to the end: the name index holds views into them.
-  const std::string nodes_text = read_file(files.nodes, files.nodes_from);
+  const std::string nodes_text = source.read(files.nodes, files.nodes_from);
   s.read_ms += ms_since(t0);
   s.bytes += aux_text.size() + nodes_text.size();
   NameIndex index;
   t0 = Clock::now();
-  {
-    LineReader reader(nodes_text, files.nodes);
-    parse_nodes(reader, design, index);
-  }
+  parse_file(files.nodes, nodes_text, design, [&](LineReader& reader) { parse_nodes(reader, design, index); });
   s.nodes_ms = ms_since(t0);
 
-  const bool nets_present = !files.nets.empty() && file_exists(files.nets);
+  const bool nets_present = !files.nets.empty() && source.exists(files.nets);
   if (nets_present || !options.allow_missing_nets) {
     if (files.nets.empty())
       throw Error(aux_path + ": names no .nets file (load with allow_missing_nets for density-only work)");
     t0 = Clock::now();
-    const std::string text = read_file(files.nets, files.nets_from);
+    const std::string text = source.read(files.nets, files.nets_from);
     s.read_ms += ms_since(t0);
     s.bytes += text.size();
     t0 = Clock::now();
-    LineReader reader(text, files.nets);
-    s.pins_off_centre = parse_nets(reader, index, design);
+    parse_file(files.nets, text, design,
+               [&](LineReader& reader) { s.pins_off_centre = parse_nets(reader, index, design); });
     s.nets_ms = ms_since(t0);
   } else {
     detail::log().info("{}: no .nets file{}; loaded for density-only work", aux_path,
@@ -76,30 +86,28 @@ Design load_bookshelf(const std::string& aux_path, const BookshelfLoadOptions& o
   }
 
   // The .wts file is optional (ISPD2005's hold only a header).
-  if (!files.wts.empty() && file_exists(files.wts)) {
+  if (!files.wts.empty() && source.exists(files.wts)) {
     t0 = Clock::now();
-    const std::string text = read_file(files.wts, files.wts_from);
+    const std::string text = source.read(files.wts, files.wts_from);
     s.read_ms += ms_since(t0);
     s.bytes += text.size();
     t0 = Clock::now();
-    LineReader reader(text, files.wts);
-    parse_wts(reader, index, design);
+    parse_file(files.wts, text, design, [&](LineReader& reader) { parse_wts(reader, index, design); });
     s.wts_ms = ms_since(t0);
   }
 
   for (const auto& [path, from, parse] :
        {std::tuple{&files.pl, &files.pl_from, 0}, std::tuple{&files.scl, &files.scl_from, 1}}) {
     t0 = Clock::now();
-    const std::string text = read_file(*path, *from);
+    const std::string text = source.read(*path, *from);
     s.read_ms += ms_since(t0);
     s.bytes += text.size();
     t0 = Clock::now();
-    LineReader reader(text, *path);
     if (parse == 0) {
-      parse_pl(reader, index, design);
+      parse_file(*path, text, design, [&](LineReader& reader) { parse_pl(reader, index, design); });
       s.pl_ms = ms_since(t0);
     } else {
-      parse_scl(reader, design);
+      parse_file(*path, text, design, [&](LineReader& reader) { parse_scl(reader, design); });
       s.scl_ms = ms_since(t0);
     }
   }
@@ -109,6 +117,12 @@ Design load_bookshelf(const std::string& aux_path, const BookshelfLoadOptions& o
                      design.rows.size(), s.total_ms);
   if (stats) *stats = s;
   return design;
+}
+
+}  // namespace bookshelf
+
+Design load_bookshelf(const std::string& aux_path, const BookshelfLoadOptions& options, BookshelfLoadStats* stats) {
+  return bookshelf::load_design(aux_path, bookshelf::DiskFiles{}, options, stats);
 }
 
 }  // namespace efield

@@ -81,14 +81,17 @@ long long parse_nets(LineReader& reader, const NameIndex& index, Design& design)
       if (declared_nets >= 0) reader.fail("a second NumNets line");
       declared_nets = value, nets_line = reader.line();
       const std::size_t n = reader.plausible(value, 14);  // "NetDegree : 0\n"
-      design.net_pin_start.reserve(n + 1);
-      design.net_names.reserve(n);
+      reader.allocating("nets", n, sizeof(int) + sizeof(std::string), [&] {
+        design.net_pin_start.reserve(n + 1);
+        design.net_names.reserve(n);
+      });
       continue;
     }
     if (reader.key_count("NumPins", &value)) {
       if (declared_pins >= 0) reader.fail("a second NumPins line");
       declared_pins = value, pins_line = reader.line();
-      design.pins.reserve(reader.plausible(value, 2));  // "a\n"
+      const std::size_t n = reader.plausible(value, 2);  // "a\n"
+      reader.allocating("pins", n, sizeof(Pin), [&] { design.pins.reserve(n); });
       continue;
     }
     if (!iequals(reader[0], "NetDegree"))

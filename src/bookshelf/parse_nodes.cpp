@@ -19,11 +19,14 @@ void parse_nodes(LineReader& reader, Design& design, NameIndex& index) {
       declared_nodes = value;
       header_line = reader.line();
       const std::size_t n = reader.plausible(value, 6);  // "a 1 1\n" is the shortest node line
-      design.node_names.reserve(n);
-      design.width.reserve(n);
-      design.height.reserve(n);
-      design.kind.reserve(n);
-      index.reserve(n);
+      const std::size_t item_bytes = sizeof(std::string) + 2 * sizeof(double) + sizeof(NodeKind) + 48;  // + index
+      reader.allocating("nodes", n, item_bytes, [&] {
+        design.node_names.reserve(n);
+        design.width.reserve(n);
+        design.height.reserve(n);
+        design.kind.reserve(n);
+        index.reserve(n);
+      });
       continue;
     }
     if (reader.key_count("NumTerminals", &value)) {

@@ -49,7 +49,8 @@ void parse_scl(LineReader& reader, Design& design) {
     if (reader.key_count("NumRows", &value)) {
       if (declared_rows >= 0) reader.fail("a second NumRows line");
       declared_rows = value, rows_line = reader.line();
-      design.rows.reserve(reader.plausible(value, 60));  // the shortest row block is ~60 bytes
+      const std::size_t n = reader.plausible(value, 60);  // the shortest row block is ~60 bytes
+      reader.allocating("rows", n, sizeof(Row), [&] { design.rows.reserve(n); });
       continue;
     }
     if (!iequals(reader[0], "CoreRow")) reader.fail("expected 'CoreRow Horizontal', got " + quote(reader[0]));

@@ -3,28 +3,10 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
-#include <memory>
 
 #include "efield/error.hpp"
 
 namespace efield::bookshelf {
-
-std::string read_file(const std::string& path, const std::string& named_by) {
-  const std::string context = named_by.empty() ? std::string() : " (named in " + named_by + ")";
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"), &std::fclose);
-  if (!file) throw Error(path + ": cannot open file" + context);
-  std::string bytes;
-  if (std::fseek(file.get(), 0, SEEK_END) == 0) {
-    const long size = std::ftell(file.get());
-    if (size > 0) bytes.reserve(static_cast<std::size_t>(size));
-    std::rewind(file.get());
-  }
-  char buffer[1 << 16];
-  std::size_t got;
-  while ((got = std::fread(buffer, 1, sizeof buffer, file.get())) > 0) bytes.append(buffer, got);
-  if (std::ferror(file.get())) throw Error(path + ": read error" + context);
-  return bytes;
-}
 
 bool iequals(std::string_view a, std::string_view b) noexcept {
   if (a.size() != b.size()) return false;
@@ -66,6 +48,11 @@ void LineReader::fail_at_end(const std::string& what) const {
   const int lines = next_line_ - 1;
   if (lines == 0) throw Error(path_ + ": empty file: " + what);
   throw Error(path_ + ": at end of file (line " + std::to_string(lines) + "): " + what);
+}
+
+void LineReader::fail_out_of_memory(const char* what, std::size_t count, std::size_t item_bytes) const {
+  fail("out of memory reserving room for " + std::to_string(count) + " " + what + " (about " +
+       std::to_string(static_cast<double>(count) * static_cast<double>(item_bytes) / 1e6) + " MB)");
 }
 
 void LineReader::fail_count(int header_line, const char* key, long long declared, long long found,

@@ -3,15 +3,12 @@
 // Lines end in LF, CRLF or a lone CR; '#' starts a comment; ':' is always a token of its own
 // (so "NumNodes:5" and "NumNodes : 5" read the same). Every failure names the file and the line.
 #include <algorithm>
+#include <new>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace efield::bookshelf {
-
-// The whole file as bytes; throws efield::Error naming `path` (and `named_by`, the .aux line that
-// asked for it, when given) if it cannot be opened or read.
-std::string read_file(const std::string& path, const std::string& named_by = {});
 
 // Case-insensitive ASCII comparison (Bookshelf keywords: NumRows, Numrows, NUMROWS).
 bool iequals(std::string_view a, std::string_view b) noexcept;
@@ -32,6 +29,16 @@ class LineReader {
   std::size_t plausible(long long count, std::size_t bytes_per_item) const noexcept {
     const std::size_t cap = text_.size() / bytes_per_item + 1;
     return count < 0 ? 0 : std::min(static_cast<std::size_t>(count), cap);
+  }
+  // Runs `allocate`, a reservation for `count` items of about `item_bytes` bytes each sized from
+  // the file's content; running out of memory there fails naming `what`, the count and the bytes.
+  template <typename Allocate>
+  void allocating(const char* what, std::size_t count, std::size_t item_bytes, Allocate&& allocate) const {
+    try {
+      allocate();
+    } catch (const std::bad_alloc&) {
+      fail_out_of_memory(what, count, item_bytes);
+    }
   }
   const std::string& path() const noexcept { return path_; }
   std::size_t size() const noexcept { return tokens_.size(); }
@@ -54,6 +61,7 @@ class LineReader {
 
   [[noreturn]] void fail(const std::string& what) const;        // "<path>:<line>: <what>"
   [[noreturn]] void fail_at_end(const std::string& what) const;  // "<path>: at end of file: <what>"
+  [[noreturn]] void fail_out_of_memory(const char* what, std::size_t count, std::size_t item_bytes) const;
   // A header's count that the file's content disagrees with: "<path>:<header line>: <what>".
   [[noreturn]] void fail_count(int header_line, const char* key, long long declared, long long found,
                                const char* items) const;

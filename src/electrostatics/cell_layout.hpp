@@ -48,9 +48,9 @@ struct Footprint {
   int m0, m1, n0, n1;  // bin range, clamped to the grid
 };
 
+// The footprint of a cell already stretched (stretch_cell's result, relative to the region).
 template <typename T>
-EFIELD_HD Footprint<T> cell_footprint(const CellGeometry<T>& g, T x, T y, T w, T h) {
-  const StretchedCell<T> s = stretch_cell(x - g.xl, y - g.yl, w, h, g.min_w, g.min_h);
+EFIELD_HD Footprint<T> stretched_footprint(const CellGeometry<T>& g, const StretchedCell<T>& s) {
   Footprint<T> f;
   f.x0 = s.x;
   f.x1 = s.x + s.w;
@@ -62,10 +62,22 @@ EFIELD_HD Footprint<T> cell_footprint(const CellGeometry<T>& g, T x, T y, T w, T
   return f;
 }
 
+template <typename T>
+EFIELD_HD Footprint<T> cell_footprint(const CellGeometry<T>& g, T x, T y, T w, T h) {
+  return stretched_footprint(g, stretch_cell(x - g.xl, y - g.yl, w, h, g.min_w, g.min_h));
+}
+
 // r * ox(m) * oy(n): the cell's charge in bin (m, n), in area units (docs/math.md 2.3).
 template <typename T>
 EFIELD_HD T footprint_weight(const Footprint<T>& f, const CellGeometry<T>& g, int m, int n) {
   return f.charge * bin_overlap(f.x0, f.x1, m, g.bx) * bin_overlap(f.y0, f.y1, n, g.by);
+}
+
+// True when the footprint lies wholly outside the grid: every weight is then exactly 0, and
+// rasterize and gather may skip it (NaN coordinates give false: such a cell takes the usual path).
+template <typename T>
+EFIELD_HD bool misses_grid(const Footprint<T>& f, const CellGeometry<T>& g) {
+  return f.x1 <= T(0) || f.y1 <= T(0) || f.x0 >= static_cast<T>(g.M) * g.bx || f.y0 >= static_cast<T>(g.N) * g.by;
 }
 
 // The cell's area outside the region (docs/math.md 2.2): w h minus what the clipped footprint
@@ -75,10 +87,9 @@ template <typename T>
 EFIELD_HD T outside_bin_areas(const Footprint<T>& f, const CellGeometry<T>& g) {
   const T width = static_cast<T>(g.M) * g.bx, height = static_cast<T>(g.N) * g.by;
   if (f.x0 >= T(0) && f.x1 <= width && f.y0 >= T(0) && f.y1 <= height) return T(0);
-  using std::fmax;
-  using std::fmin;
-  const T in_x = fmax(T(0), fmin(f.x1, width) - fmax(f.x0, T(0)));
-  const T in_y = fmax(T(0), fmin(f.y1, height) - fmax(f.y0, T(0)));
+  // fmax(0, fmin(x1, width) - fmax(x0, 0)) in comparisons (density.hpp: a NaN end is dropped).
+  const T in_x = positive_part((f.x1 < width ? f.x1 : width) - positive_part(f.x0));
+  const T in_y = positive_part((f.y1 < height ? f.y1 : height) - positive_part(f.y0));
   const T outside = f.charge * ((f.x1 - f.x0) * (f.y1 - f.y0) - in_x * in_y) * g.inv_bx * g.inv_by;
   return outside == outside ? outside : T(0);  // a NaN position contributes nothing, as to the map
 }

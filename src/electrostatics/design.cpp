@@ -5,6 +5,7 @@
 #include <string>
 
 #include "electrostatics/backend.hpp"
+#include "electrostatics/precision_limits.hpp"
 #include "math/density.hpp"
 
 namespace efield::detail {
@@ -49,6 +50,7 @@ void validate_fixed_cells(const FixedCells& fixed) {
 ElectrostaticDesign make_design(const ElectrostaticOptions& options, const CellSizes& movable,
                                 const CellSizes& fillers, const FixedCells& fixed) {
   const ElectrostaticOptions& o = options;
+  check_option_enums(o);
   if (!std::isfinite(o.xl) || !std::isfinite(o.yl) || !std::isfinite(o.xh) || !std::isfinite(o.yh) ||
       !(o.xh > o.xl) || !(o.yh > o.yl))
     throw Error("ElectrostaticSystem: region [" + num(o.xl) + ", " + num(o.xh) + ") x [" + num(o.yl) + ", " +
@@ -90,6 +92,7 @@ ElectrostaticDesign make_design(const ElectrostaticOptions& options, const CellS
   if (!(d.bx > 0) || !(d.by > 0))
     throw Error("ElectrostaticSystem: bins of size " + num(d.bx) + " x " + num(d.by) + " (region too small)");
   d.movable_area = total_area(movable);
+  check_precision_limits(d);
   return d;
 }
 
@@ -110,10 +113,14 @@ void replace_cell_sizes(ElectrostaticDesign& design, const CellSizes* movable, c
   if (movable) {
     same_count(design.movable, *movable, "movable");
     check_sizes(*movable, "movable");
+    check_cell_sizes_in_precision(design, *movable, "movable");
+    if (!std::isfinite(total_area(*movable)))
+      throw Error("ElectrostaticSystem::update_movable_sizes: the total area of the movable cells overflows double");
   }
   if (fillers) {
     same_count(design.fillers, *fillers, "filler");
     check_sizes(*fillers, "filler");
+    check_cell_sizes_in_precision(design, *fillers, "filler");
   }
   if (movable) {
     design.movable = *movable;

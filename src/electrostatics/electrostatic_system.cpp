@@ -136,15 +136,19 @@ std::vector<double> ElectrostaticSystem::field_y_map() const { return impl().fie
 std::vector<double> ElectrostaticSystem::potential_map() const { return impl().potential_map(); }
 std::vector<double> ElectrostaticSystem::fixed_map() const { return impl().fixed_map(); }
 
-const ElectrostaticOptions& ElectrostaticSystem::options() const noexcept { return impl_->design().options; }
-Backend ElectrostaticSystem::backend() const noexcept { return impl_->backend(); }
-std::int64_t ElectrostaticSystem::num_movable() const noexcept { return impl_->design().num_movable(); }
-std::int64_t ElectrostaticSystem::num_fillers() const noexcept { return impl_->design().num_fillers(); }
-std::int64_t ElectrostaticSystem::num_fixed() const noexcept {
-  return static_cast<std::int64_t>(impl_->design().fixed.widths.size());
+// The getters cannot throw: on a moved-from system they return default options and zeros.
+const ElectrostaticOptions& ElectrostaticSystem::options() const noexcept {
+  static const ElectrostaticOptions moved_from;
+  return impl_ ? impl_->design().options : moved_from;
 }
-double ElectrostaticSystem::bin_width() const noexcept { return impl_->design().bx; }
-double ElectrostaticSystem::bin_height() const noexcept { return impl_->design().by; }
+Backend ElectrostaticSystem::backend() const noexcept { return impl_ ? impl_->backend() : Backend::Auto; }
+std::int64_t ElectrostaticSystem::num_movable() const noexcept { return impl_ ? impl_->design().num_movable() : 0; }
+std::int64_t ElectrostaticSystem::num_fillers() const noexcept { return impl_ ? impl_->design().num_fillers() : 0; }
+std::int64_t ElectrostaticSystem::num_fixed() const noexcept {
+  return impl_ ? static_cast<std::int64_t>(impl_->design().fixed.widths.size()) : 0;
+}
+double ElectrostaticSystem::bin_width() const noexcept { return impl_ ? impl_->design().bx : 0.0; }
+double ElectrostaticSystem::bin_height() const noexcept { return impl_ ? impl_->design().by : 0.0; }
 int ElectrostaticSystem::device() const noexcept { return impl_ ? impl_->device() : -1; }
 
 detail::ElectrostaticBackend& ElectrostaticSystem::impl() const {

@@ -1,8 +1,12 @@
-// The CPU electrostatic pipeline (FFTW + OpenMP), stage for stage the CUDA one:
-//   rasterize (fixed-point integer atomics into the permuted layout) -> density pass (rho,
-//   overflow, max density) -> 2D R2C -> spectral step -> batched 2D C2R (Ex, Ey) -> gather.
+// The CPU electrostatic pipeline (FFTW + efield's thread pool), stage for stage the CUDA one:
+//   rasterize (cells sorted by row, fixed-point sums into per-thread bands of rows:
+//   cpu_density_bands.hpp) -> density pass (rho, overflow, max density, into the permuted layout)
+//   -> 2D R2C -> spectral step -> batched 2D C2R (Ex, Ey) -> gather (cells in index order, the
+//   fields read from a natural-layout copy).
 // Deterministic by construction: integer sums are order-free, every floating-point reduction
-// is a per-row partial summed in row order, and each gradient is summed by one thread.
+// is a per-row partial summed in row order, and each gradient is summed by one thread; the
+// results are bitwise the same for every thread count. The loops run on a ThreadPool whose
+// idle threads block instead of spinning (cpu/thread_pool.hpp).
 #include <omp.h>
 
 #include <algorithm>
@@ -13,6 +17,8 @@
 #include "common/log.hpp"
 #include "electrostatics/backend.hpp"
 #include "cpu/fftw.hpp"
+#include "cpu/thread_pool.hpp"
+#include "electrostatics/cpu_density_bands.hpp"
 #include "electrostatics/pipeline_setup.hpp"
 #include "math/twiddle.hpp"
 
@@ -33,7 +39,9 @@ class CpuPipeline final : public ElectrostaticBackend {
     N_ = d.options.num_bins_y;
     H_ = N_ / 2 + 1;
     threads_ = d.options.cpu_threads > 0 ? d.options.cpu_threads : omp_get_max_threads();
+    pool_ = std::make_unique<ThreadPool>(threads_);
     geom_ = make_cell_geometry<T>(d);
+    bands_.configure(geom_, threads_);
     grid_ = make_spectral_grid<T>(d);
     tw_m_ = quarter_twiddles<T>(M_);
     tw_n_ = quarter_twiddles<T>(N_);
@@ -43,8 +51,6 @@ class CpuPipeline final : public ElectrostaticBackend {
     zero_gap_ = d.options.zero_gap_gradient;
     load_sizes();
     const size_t bins = static_cast<size_t>(M_) * N_;
-    acc_movable_.assign(bins, 0);
-    acc_filler_.assign(bins, 0);
     row_overflow_.assign(M_, 0.0);
     row_max_.assign(M_, T(0));
     row_energy_.assign(M_ / 2 + 1, 0.0);
@@ -52,6 +58,7 @@ class CpuPipeline final : public ElectrostaticBackend {
     spectrum_ = FftwBuffer<T, Cpx>(static_cast<size_t>(M_) * H_);
     w_fields_ = FftwBuffer<T, Cpx>(2 * static_cast<size_t>(M_) * H_);
     y_fields_ = FftwBuffer<T, T>(2 * bins);
+    fields_natural_.assign(2 * bins, T(0));
     w_phi_ = FftwBuffer<T, Cpx>(static_cast<size_t>(M_) * H_);
     y_phi_ = FftwBuffer<T, T>(bins);
     std::fill(rho_.get(), rho_.get() + bins, T(0));
@@ -153,109 +160,148 @@ class CpuPipeline final : public ElectrostaticBackend {
       widths_[c] = static_cast<T>(d.width(c));
       heights_[c] = static_cast<T>(d.height(c));
     }
+    bands_.set_sizes(widths_.data(), heights_.data());
   }
 
   // phi (permuted) from the spectrum of the latest evaluate (nothing else writes spectrum_).
   void potential() {
-    const std::int64_t items = spectral_items(M_, N_);
     const int v_count = N_ / 2 + 1;
-#pragma omp parallel for num_threads(threads_) schedule(static)
-    for (std::int64_t i = 0; i < items; ++i)
-      spectral_potential_step(spectrum_.get(), w_phi_.get(), grid_, static_cast<int>(i / v_count),
-                              static_cast<int>(i % v_count));
+    pool_->for_range(M_ / 2 + 1, rows_per_chunk(v_count), [&](std::int64_t u0, std::int64_t u1) {
+      for (std::int64_t u = u0; u < u1; ++u)
+        for (int v = 0; v < v_count; ++v)
+          spectral_potential_step(spectrum_.get(), w_phi_.get(), grid_, static_cast<int>(u), v);
+    });
     Api::execute(potential_);
   }
 
-  void rasterize(const T* x, const T* y) {
-    const CellGeometry<T> g = geom_;
-    std::int64_t* acc_m = acc_movable_.data();
-    std::int64_t* acc_f = acc_filler_.data();
-    const T to_fixed = bin_cell_;
-    std::int64_t outside_m = 0, outside_f = 0;  // integers: the same sums on every schedule
-#pragma omp parallel for num_threads(threads_) schedule(dynamic, 1024) reduction(+ : outside_m, outside_f)
-    for (std::int64_t c = 0; c < g.num_cells; ++c) {
-      const std::int64_t i = position_index(g, c);
-      const Footprint<T> f = cell_footprint(g, x[i], y[i], widths_[c], heights_[c]);
-      (c < g.num_movable ? outside_m : outside_f) += outside_fixed_point(f, g);
-      std::int64_t* acc = c < g.num_movable ? acc_m : acc_f;
-      for (int m = f.m0; m <= f.m1; ++m)
-        for (int n = f.n0; n <= f.n1; ++n) {
-          const std::int64_t q = to_fixed_point(footprint_weight(f, g, m, n), to_fixed);
-          // Integer addition is associative: the sum is the same for every thread schedule.
-          if (q != 0) __atomic_fetch_add(acc + permuted_index(m, n, g.M, g.N), q, __ATOMIC_RELAXED);
-        }
-    }
-    outside_fixed_[0] = outside_m;
-    outside_fixed_[1] = outside_f;
-  }
+  void rasterize(const T* x, const T* y) { bands_.rasterize(*pool_, x, y, bin_cell_, outside_fixed_); }
+
+  // Rows of about 16k bins per chunk of a row loop (at least one row).
+  static std::int64_t rows_per_chunk(int row_length) { return std::max<std::int64_t>(1, (1 << 14) / row_length); }
 
   // rho, overflow and max density per row of the permuted layout; clears the accumulators.
   void density_pass() {
     const T td = static_cast<T>(design_.options.target_density);
-#pragma omp parallel for num_threads(threads_) schedule(static)
-    for (int r = 0; r < M_; ++r) {
-      double overflow = 0;
-      T mx = T(0);
-      for (int n = 0; n < N_; ++n) {
-        const size_t k = static_cast<size_t>(r) * N_ + n;
-        const BinDensity<T> b = bin_density(acc_movable_[k], acc_filler_[k], fixed_rho_[k], inv_scale_);
-        acc_movable_[k] = 0;
-        acc_filler_[k] = 0;
-        rho_.get()[k] = b.rho;
-        overflow += static_cast<double>(bin_overflow(b.movable_rho, td));
-        mx = std::max(mx, b.movable_rho);
+    pool_->for_range(M_, rows_per_chunk(N_), [&](std::int64_t r0, std::int64_t r1) {
+      for (std::int64_t r = r0; r < r1; ++r) {
+        // Permuted row r holds natural row m; its column j natural column makhoul_source(j).
+        const int m = makhoul_source(static_cast<int>(r), M_);
+        const std::int64_t *acc_m, *acc_f;
+        bands_.take_row(m, &acc_m, &acc_f);
+        double overflow = 0;
+        T mx = T(0);
+        for (int j = 0; j < N_; ++j) {
+          const size_t k = static_cast<size_t>(r) * N_ + j;
+          const int n = makhoul_source(j, N_);
+          const BinDensity<T> b = bin_density(acc_m[n], acc_f[n], fixed_rho_[k], inv_scale_);
+          rho_.get()[k] = b.rho;
+          overflow += static_cast<double>(bin_overflow(b.movable_rho, td));
+          mx = std::max(mx, b.movable_rho);
+        }
+        bands_.clear_row(m);
+        row_overflow_[r] = overflow;
+        row_max_[r] = mx;
       }
-      row_overflow_[r] = overflow;
-      row_max_[r] = mx;
-    }
+    });
   }
 
   void spectral() {
     const int v_count = N_ / 2 + 1;
     Cpx* w_x = w_fields_.get();
     Cpx* w_y = w_x + static_cast<size_t>(M_) * H_;
-#pragma omp parallel for num_threads(threads_) schedule(static)
-    for (int u = 0; u <= M_ / 2; ++u) {
-      double e = 0;
-      for (int v = 0; v < v_count; ++v) e += spectral_field_step(spectrum_.get(), w_x, w_y, grid_, u, v);
-      row_energy_[u] = e;
-    }
+    pool_->for_range(M_ / 2 + 1, rows_per_chunk(v_count), [&](std::int64_t u0, std::int64_t u1) {
+      for (std::int64_t u = u0; u < u1; ++u) {
+        double e = 0;
+        for (int v = 0; v < v_count; ++v)
+          e += spectral_field_step(spectrum_.get(), w_x, w_y, grid_, static_cast<int>(u), v);
+        row_energy_[u] = e;
+      }
+    });
   }
 
+  // The gradients, cells in index order in chunks across the threads (each cell's sum is taken
+  // by one thread in a fixed order: bitwise the same for any thread count).
   void gather(const T* x, const T* y, T* gx, T* gy, const GradientWrite<T> write) {
     const CellGeometry<T> g = geom_;
-    const T* ex = y_fields_.get();
-    const T* ey = ex + static_cast<size_t>(M_) * N_;
-    const T* phi = y_phi_.get();
-    const bool exact = exact_;
-#pragma omp parallel for num_threads(threads_) schedule(dynamic, 1024)
-    for (std::int64_t c = 0; c < g.num_cells; ++c) {
-      const std::int64_t i = position_index(g, c);
-      const Footprint<T> f = cell_footprint(g, x[i], y[i], widths_[c], heights_[c]);
-      T dx = 0, dy = 0;
-      if (exact) {
-        exact_footprint_gradient(f, g, [&](int m, int n) { return phi[permuted_index(m, n, g.M, g.N)]; }, &dx, &dy);
-      } else {
-        T sx = 0, sy = 0;
-        for (int m = f.m0; m <= f.m1; ++m)
-          for (int n = f.n0; n <= f.n1; ++n) {
-            const T wgt = footprint_weight(f, g, m, n);
-            const std::int64_t k = permuted_index(m, n, g.M, g.N);
-            // Ex = (-1)^m y_x, Ey = (-1)^n y_y (sine axes; electrostatics.hpp)
-            sx += wgt * alternating_sign<T>(m) * ex[k];
-            sy += wgt * alternating_sign<T>(n) * ey[k];
-          }
-        dx = -sx;
-        dy = -sy;
+    if (!exact_) natural_fields();
+    constexpr std::int64_t kCellsPerChunk = 2048;
+    pool_->for_range(g.num_cells, kCellsPerChunk, [&](std::int64_t c0, std::int64_t c1) {
+      for (std::int64_t c = c0; c < c1; ++c) {
+        const std::int64_t i = position_index(g, c);
+        T dx, dy;
+        cell_gradient(stretched_footprint(g, bands_.stretched(c, x, y)), &dx, &dy);
+        gx[i] = write.value(gx + i, dx);
+        gy[i] = write.value(gy + i, dy);
       }
-      gx[i] = write.value(gx + i, dx);
-      gy[i] = write.value(gy + i, dy);
-    }
+    });
     const std::int64_t gap_begin = g.num_movable, gap_end = g.filler_offset;
     if (zero_gap_ && !write.accumulate && gap_end > gap_begin) {
       std::fill(gx + gap_begin, gx + gap_end, T(0));
       std::fill(gy + gap_begin, gy + gap_end, T(0));
     }
+  }
+
+  // Ex, Ey in natural layout, interleaved per bin, the sine axes' signs applied: Ex = (-1)^m y_x,
+  // Ey = (-1)^n y_y (electrostatics.hpp). A footprint's bins are then neighbouring addresses.
+  // The products in the gather are unchanged: (w s) e = w (s e) for s = +-1.
+  void natural_fields() {
+    const T* yx = y_fields_.get();
+    const T* yy = yx + static_cast<size_t>(M_) * N_;
+    pool_->for_range(M_, rows_per_chunk(N_), [&](std::int64_t m0, std::int64_t m1) {
+      for (std::int64_t m = m0; m < m1; ++m) {
+        const std::int64_t row = static_cast<std::int64_t>(makhoul_position(static_cast<int>(m), M_)) * N_;
+        const T sign_m = alternating_sign<T>(static_cast<int>(m));
+        T* out = fields_natural_.data() + 2 * m * N_;
+        for (int n = 0; n < N_; ++n) {
+          const std::int64_t k = row + makhoul_position(n, N_);
+          out[2 * n] = sign_m * yx[k];
+          out[2 * n + 1] = alternating_sign<T>(n) * yy[k];
+        }
+      }
+    });
+  }
+
+  // One cell's density gradient: DREAMPlace's field estimate -sum w E (the weights are
+  // footprint_weight's (charge * ox) * oy), or with GradientScale::Exact dE/dx from phi.
+  void cell_gradient(const Footprint<T>& f, T* dx, T* dy) const {
+    const CellGeometry<T>& g = geom_;
+    if (exact_) {
+      const T* phi = y_phi_.get();
+      exact_footprint_gradient(f, g, [&](int m, int n) { return phi[permuted_index(m, n, g.M, g.N)]; }, dx, dy);
+      return;
+    }
+    T sx = 0, sy = 0;
+    if (misses_grid(f, g)) {
+      *dx = -sx, *dy = -sy;  // every weight is 0: the sums stay +0
+      return;
+    }
+    const int cols = f.n1 - f.n0 + 1;
+    constexpr int kSpan = DensityBands<T>::kSpan;
+    if (cols <= kSpan) {
+      T oy[kSpan];
+      for (int j = 0; j < cols; ++j) oy[j] = bin_overlap(f.y0, f.y1, f.n0 + j, g.by);
+      for (int m = f.m0; m <= f.m1; ++m) {
+        const T cx = f.charge * bin_overlap(f.x0, f.x1, m, g.bx);
+        const T* e = fields_natural_.data() + 2 * (static_cast<std::int64_t>(m) * g.N + f.n0);
+        for (int j = 0; j < cols; ++j) {
+          const T wgt = cx * oy[j];
+          sx += wgt * e[2 * j];
+          sy += wgt * e[2 * j + 1];
+        }
+      }
+    } else {
+      for (int m = f.m0; m <= f.m1; ++m) {
+        const T cx = f.charge * bin_overlap(f.x0, f.x1, m, g.bx);
+        const T* e = fields_natural_.data() + 2 * static_cast<std::int64_t>(m) * g.N;
+        for (int n = f.n0; n <= f.n1; ++n) {
+          const T wgt = cx * bin_overlap(f.y0, f.y1, n, g.by);
+          sx += wgt * e[2 * n];
+          sy += wgt * e[2 * n + 1];
+        }
+      }
+    }
+    *dx = -sx;
+    *dy = -sy;
   }
 
   EvaluateResult finish() const {
@@ -285,7 +331,9 @@ class CpuPipeline final : public ElectrostaticBackend {
   SpectralGrid<T> grid_;
   std::vector<Cpx> tw_m_, tw_n_;
   std::vector<T> widths_, heights_;
-  std::vector<std::int64_t> acc_movable_, acc_filler_;
+  std::unique_ptr<ThreadPool> pool_;
+  DensityBands<T> bands_;
+  std::vector<T> fields_natural_;  // (Ex, Ey) per bin, natural layout [M][N] (natural_fields)
   std::vector<double> row_overflow_, row_energy_;
   std::vector<T> row_max_;
   std::vector<double> fixed_natural_;

@@ -84,7 +84,18 @@ FillerSpec make_fillers(const CellSizes& movable, const FixedCells& fixed, doubl
   }
   const double region_area = (xh - xl) * (yh - yl);
   spec.total_area = std::max(target_density * (region_area - fixed_area) - movable_area, 0.0);
-  spec.count = static_cast<std::int64_t>(std::llround(spec.total_area / (spec.width * spec.height)));
+  // An ElectrostaticSystem takes at most 2^31 - 1 movable and filler cells; beyond that (or when
+  // the region's area overflows) llround's result would be meaningless.
+  const double wanted = spec.total_area / (spec.width * spec.height);
+  const double most = 2147483647.0 - static_cast<double>(n);
+  if (!(wanted <= most))
+    throw Error("make_fillers: the region [" + std::to_string(xl) + ", " + std::to_string(xh) + ") x [" +
+                std::to_string(yl) + ", " + std::to_string(yh) + ") needs a filler count of " + std::to_string(wanted) +
+                " (total filler area " + std::to_string(spec.total_area) + " over fillers of " +
+                std::to_string(spec.width) + " x " + std::to_string(spec.height) + "), more than the " +
+                std::to_string(static_cast<long long>(most)) + " an ElectrostaticSystem takes beside " +
+                std::to_string(n) + " movable cells (2^31 - 1 cells in all)");
+  spec.count = static_cast<std::int64_t>(std::llround(wanted));
   return spec;
 }
 

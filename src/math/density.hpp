@@ -2,8 +2,10 @@
 // Per-cell density formulas of the electrostatic system (docs/math.md 2.1-2.3), shared by the CPU
 // loops and the CUDA kernels. Coordinates are relative to the region's lower-left corner.
 //
-// NaN and Inf never produce an out-of-range bin: bin_range() clamps with fmin/fmax (which drop a
-// NaN operand) and bin_overlap() returns max(0, NaN) = 0, so such a cell contributes nothing.
+// NaN and Inf never produce an out-of-range bin: bin_range() clamps a NaN bin to the last one and
+// bin_overlap() turns a NaN overlap into 0, so such a cell contributes nothing. Both are written
+// as comparisons (false for NaN), which compile to min/max instructions: fmin and fmax are
+// library calls in an x86-64 build, and were a quarter of the CPU rasterize's instructions.
 #include <cmath>
 #include <cstdint>
 
@@ -33,28 +35,37 @@ EFIELD_HD StretchedCell<T> stretch_cell(T rel_x, T rel_y, T w, T h, T min_w, T m
   return c;
 }
 
+// fmax(0, v): v when v > 0, else 0 (NaN included).
+template <typename T>
+EFIELD_HD T positive_part(T v) {
+  return v > T(0) ? v : T(0);
+}
+
 // docs/math.md 2.2: length of [lo, hi) inside bin m of width b (bins start at 0).
 template <typename T>
 EFIELD_HD T bin_overlap(T lo, T hi, int m, T b) {
   const T bin_lo = static_cast<T>(m) * b;
   const T bin_hi = static_cast<T>(m + 1) * b;
   const T o = (hi < bin_hi ? hi : bin_hi) - (lo > bin_lo ? lo : bin_lo);
-  using std::fmax;
-  return fmax(T(0), o);  // fmax, not a comparison: a NaN overlap becomes 0
+  return positive_part(o);  // a NaN overlap becomes 0
+}
+
+// fmax(0, fmin(top, v)) for top >= 0: v clamped to [0, top], a NaN v becoming top.
+template <typename T>
+EFIELD_HD T clamp_to_bins(T v, T top) {
+  return v < top ? positive_part(v) : top;
 }
 
 // First and last bin touched by [lo, hi), clamped to [0, count-1]; parts outside the region are
 // dropped by bin_overlap() returning 0 there. Robust to NaN/Inf (see the file comment).
+// floor(v) clamped to [0, top] is v clamped to [0, top] and then truncated (the conversion to
+// int): the same integer for every v, without floor (a dozen instructions on x86-64 without
+// SSE4.1).
 template <typename T>
 EFIELD_HD void bin_range(T lo, T hi, T inv_b, int count, int* first, int* last) {
-  using std::floor;
-  using std::fmax;
-  using std::fmin;
   const T top = static_cast<T>(count - 1);
-  const T f = fmax(T(0), fmin(top, floor(lo * inv_b)));
-  const T l = fmax(T(0), fmin(top, floor(hi * inv_b)));
-  *first = static_cast<int>(f);
-  *last = static_cast<int>(l);
+  *first = static_cast<int>(clamp_to_bins(lo * inv_b, top));
+  *last = static_cast<int>(clamp_to_bins(hi * inv_b, top));
 }
 
 // Deterministic accumulation: each contribution, in units of one bin's area (<= 1 per cell and
