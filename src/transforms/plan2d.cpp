@@ -58,20 +58,30 @@ Plan2D<T>::Plan2D(Transform2D kind, int rows, int cols, const PlanOptions& optio
   const Backend backend = resolve_backend(options.backend);
   impl_ = backend == Backend::Cuda ? make_cuda_plan<T>(who, kind, rows, cols, options)
                                    : detail::make_cpu_plan2d<T>(kind, rows, cols, options);
+  if (backend == Backend::Cuda) impl_->bind_to_current_device();
   detail::log().debug("{} {} {}x{} on {}", who, to_string(kind), rows, cols, to_string(backend));
 }
 
 template <typename T>
-Plan2D<T>::~Plan2D() = default;
+Plan2D<T>::~Plan2D() {
+  detail::destroy_on_device(impl_);
+}
 template <typename T>
 Plan2D<T>::Plan2D(Plan2D&&) noexcept = default;
 template <typename T>
-Plan2D<T>& Plan2D<T>::operator=(Plan2D&&) noexcept = default;
+Plan2D<T>& Plan2D<T>::operator=(Plan2D&& other) noexcept {
+  if (this != &other) {
+    detail::destroy_on_device(impl_);
+    impl_ = std::move(other.impl_);
+  }
+  return *this;
+}
 
 template <typename T>
 void Plan2D<T>::execute(const T* in, T* out, Stream stream) {
   if (!impl_) throw Error(plan2d_name<T>() + "::execute: the plan was moved from");
   detail::require_execute_pointers(plan2d_name<T>(), in, out, impl_->backend());
+  const detail::DeviceScope scope(impl_->device());
   impl_->execute(in, out, stream);
 }
 
@@ -79,6 +89,7 @@ template <typename T>
 void Plan2D<T>::execute_host(const T* in, T* out) {
   if (!impl_) throw Error(plan2d_name<T>() + "::execute_host: the plan was moved from");
   detail::require_host_pointers(plan2d_name<T>(), in, out);
+  const detail::DeviceScope scope(impl_->device());
   impl_->execute_host(in, out);
 }
 

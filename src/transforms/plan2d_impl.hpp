@@ -2,6 +2,7 @@
 // Internal: the backend interface behind efield::Plan2D and the shape rules both backends share.
 #include <memory>
 
+#include "common/device_scope.hpp"
 #include "efield/transforms.hpp"
 
 namespace efield::detail {
@@ -53,7 +54,7 @@ inline Dct2dShape transposed_2d_shape(Transform2D kind, int rows, int cols) {
 }
 
 template <typename T>
-class Plan2DImpl {
+class Plan2DImpl : public DeviceBound {
  public:
   Plan2DImpl(Transform2D kind, int rows, int cols) : kind_(kind), rows_(rows), cols_(cols) {}
   virtual ~Plan2DImpl() = default;
