@@ -1,0 +1,191 @@
+// efield._efield.ElectrostaticSystem: the library's system on the caller's arrays, on the device
+// it was made for (made current around every call, the caller's device restored after).
+#include <pybind11/numpy.h>
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "array_view.hpp"
+#include "bindings.hpp"
+#include "host_array.hpp"
+#include "cuda_device.hpp"
+#include "efield/electrostatic_system.hpp"
+
+namespace py = pybind11;
+
+namespace efield::python {
+namespace {
+
+py::array_t<double> to_numpy(const std::vector<double>& v, int rows, int cols) {
+  py::array_t<double> a({static_cast<py::ssize_t>(rows), static_cast<py::ssize_t>(cols)});
+  std::copy(v.begin(), v.end(), a.mutable_data());
+  return a;
+}
+
+FixedCells fixed_cells(const HostArray& w, const HostArray& h, const HostArray& x, const HostArray& y) {
+  return FixedCells{to_vector(w), to_vector(h), to_vector(x), to_vector(y)};
+}
+
+class System {
+ public:
+  System(double xl, double yl, double xh, double yh, int num_bins_x, int num_bins_y, double target_density,
+         const std::string& dtype, int device, bool deterministic, std::uintptr_t stream, int cpu_threads,
+         std::int64_t filler_offset, bool use_cuda_graph, const HostArray& movable_w, const HostArray& movable_h,
+         const HostArray& filler_w, const HostArray& filler_h, const HostArray& fixed_w, const HostArray& fixed_h,
+         const HostArray& fixed_x, const HostArray& fixed_y)
+      : device_(device) {
+    if (dtype != "float32" && dtype != "float64")
+      throw py::type_error("dtype must be float32 or float64 (got " + dtype + ")");
+    dtype_ = dtype == "float32" ? DType::Float32 : DType::Float64;
+    ElectrostaticOptions o;
+    o.xl = xl, o.yl = yl, o.xh = xh, o.yh = yh;
+    o.num_bins_x = num_bins_x, o.num_bins_y = num_bins_y;
+    o.target_density = target_density;
+    o.precision = dtype_ == DType::Float32 ? Precision::Float : Precision::Double;
+    o.backend = device < 0 ? Backend::Cpu : Backend::Cuda;
+    o.deterministic = deterministic;
+    o.stream = stream_from_protocol(stream);
+    o.cpu_threads = cpu_threads;
+    o.filler_offset = filler_offset;
+    o.use_cuda_graph = use_cuda_graph;
+    stream_ = o.stream;
+    DeviceGuard guard(device_);
+    system_ = std::make_unique<ElectrostaticSystem>(o, CellSizes{to_vector(movable_w), to_vector(movable_h)},
+                                                    CellSizes{to_vector(filler_w), to_vector(filler_h)},
+                                                    fixed_cells(fixed_w, fixed_h, fixed_x, fixed_y));
+    const std::int64_t fo = system_->options().filler_offset;
+    required_length_ = std::max(system_->num_movable(), fo + system_->num_fillers());
+  }
+
+  ~System() {
+    try {
+      DeviceGuard guard(device_);
+      system_.reset();
+    } catch (...) {  // a destructor must not throw; the device is going away anyway
+    }
+  }
+
+  // The checked path: any arrays, validated against the system.
+  EvaluateResult evaluate(py::handle x, py::handle y, py::handle gx, py::handle gy, std::uintptr_t stream) {
+    ArrayView views[4] = {view_array(x, "x", stream), view_array(y, "y", stream), view_array(gx, "grad_x", stream),
+                          view_array(gy, "grad_y", stream)};
+    const char* names[4] = {"x", "y", "grad_x", "grad_y"};
+    for (int i = 0; i < 4; ++i) {
+      const ArrayView& v = views[i];
+      require_float(v, names[i], dtype_);
+      require_device(v, names[i], device_);
+      require_contiguous(v, names[i]);
+      if (i >= 2) require_writable(v, names[i]);
+      if (v.shape.size() != 1)
+        throw py::value_error(std::string(names[i]) + " must be one-dimensional (got shape " + v.shape_string() + ")");
+      if (v.size() < required_length_)
+        throw py::value_error(std::string(names[i]) + " has " + std::to_string(v.size()) + " entries; the system needs " +
+                              std::to_string(required_length_) + " (movable cells, then fillers from index " +
+                              std::to_string(system_->options().filler_offset) + ")");
+    }
+    for (const ArrayView& v : views)
+      if (v.has_producer_stream) order_after(v.producer_stream, stream_from_protocol(stream));
+    return run(views[0].data, views[1].data, views[2].data, views[3].data, stream);
+  }
+
+  // The fast path of efield.torch: pointers the caller has checked already.
+  EvaluateResult evaluate_pointers(std::uintptr_t x, std::uintptr_t y, std::uintptr_t gx, std::uintptr_t gy,
+                                   std::uintptr_t stream) {
+    return run(reinterpret_cast<void*>(x), reinterpret_cast<void*>(y), reinterpret_cast<void*>(gx),
+               reinterpret_cast<void*>(gy), stream);
+  }
+
+  void update_fixed_cells(const HostArray& w, const HostArray& h, const HostArray& x, const HostArray& y) {
+    FixedCells fixed = fixed_cells(w, h, x, y);
+    py::gil_scoped_release release;
+    std::lock_guard<std::mutex> lock(mutex_);
+    DeviceGuard guard(device_);
+    system_->update_fixed_cells(fixed);
+  }
+
+  py::array_t<double> map(std::vector<double> (ElectrostaticSystem::*get)() const) {
+    std::vector<double> v;
+    {
+      py::gil_scoped_release release;
+      std::lock_guard<std::mutex> lock(mutex_);
+      DeviceGuard guard(device_);
+      v = (system_.get()->*get)();
+    }
+    return to_numpy(v, system_->options().num_bins_x, system_->options().num_bins_y);
+  }
+
+  const ElectrostaticSystem& system() const { return *system_; }
+  int device() const { return device_; }
+  std::string dtype() const { return to_string(dtype_); }
+  std::int64_t required_length() const { return required_length_; }
+
+ private:
+  EvaluateResult run(void* x, void* y, void* gx, void* gy, std::uintptr_t stream_value) {
+    const Stream caller = stream_from_protocol(stream_value);
+    py::gil_scoped_release release;
+    std::lock_guard<std::mutex> lock(mutex_);
+    DeviceGuard guard(device_);
+    // The system enqueues on the stream it was made with; the caller's stream goes first.
+    if (device_ >= 0) order_after(caller, stream_);
+    if (dtype_ == DType::Float32)
+      return system_->evaluate(static_cast<const float*>(x), static_cast<const float*>(y), static_cast<float*>(gx),
+                               static_cast<float*>(gy));
+    return system_->evaluate(static_cast<const double*>(x), static_cast<const double*>(y), static_cast<double*>(gx),
+                             static_cast<double*>(gy));
+  }
+
+  int device_;
+  DType dtype_ = DType::Float32;
+  Stream stream_ = nullptr;
+  std::int64_t required_length_ = 0;
+  std::unique_ptr<ElectrostaticSystem> system_;
+  std::mutex mutex_;
+};
+
+}  // namespace
+
+void bind_system(py::module_& m) {
+  py::class_<EvaluateResult>(m, "EvaluateResult")
+      .def_readonly("energy", &EvaluateResult::energy)
+      .def_readonly("overflow", &EvaluateResult::overflow)
+      .def_readonly("max_density", &EvaluateResult::max_density);
+
+  py::class_<System>(m, "ElectrostaticSystem")
+      .def(py::init<double, double, double, double, int, int, double, const std::string&, int, bool, std::uintptr_t, int,
+                    std::int64_t, bool, const HostArray&, const HostArray&, const HostArray&, const HostArray&,
+                    const HostArray&, const HostArray&, const HostArray&, const HostArray&>(),
+           py::arg("xl"), py::arg("yl"), py::arg("xh"), py::arg("yh"), py::arg("num_bins_x"), py::arg("num_bins_y"),
+           py::arg("target_density"), py::arg("dtype"), py::arg("device"), py::arg("deterministic"), py::arg("stream"),
+           py::arg("cpu_threads"), py::arg("filler_offset"), py::arg("use_cuda_graph"), py::arg("movable_w"),
+           py::arg("movable_h"), py::arg("filler_w"), py::arg("filler_h"), py::arg("fixed_w"), py::arg("fixed_h"),
+           py::arg("fixed_x"), py::arg("fixed_y"))
+      .def("evaluate", &System::evaluate, py::arg("x"), py::arg("y"), py::arg("grad_x"), py::arg("grad_y"),
+           py::arg("stream") = 0)
+      .def("evaluate_pointers", &System::evaluate_pointers, py::arg("x"), py::arg("y"), py::arg("grad_x"),
+           py::arg("grad_y"), py::arg("stream") = 0)
+      .def("update_fixed_cells", &System::update_fixed_cells, py::arg("widths"), py::arg("heights"), py::arg("x"),
+           py::arg("y"))
+      .def("density_map", [](System& s) { return s.map(&ElectrostaticSystem::density_map); })
+      .def("field_x_map", [](System& s) { return s.map(&ElectrostaticSystem::field_x_map); })
+      .def("field_y_map", [](System& s) { return s.map(&ElectrostaticSystem::field_y_map); })
+      .def("potential_map", [](System& s) { return s.map(&ElectrostaticSystem::potential_map); })
+      .def("fixed_map", [](System& s) { return s.map(&ElectrostaticSystem::fixed_map); })
+      .def_property_readonly("device", &System::device)
+      .def_property_readonly("dtype", &System::dtype)
+      .def_property_readonly("required_length", &System::required_length)
+      .def_property_readonly("num_movable", [](const System& s) { return s.system().num_movable(); })
+      .def_property_readonly("num_fillers", [](const System& s) { return s.system().num_fillers(); })
+      .def_property_readonly("num_fixed", [](const System& s) { return s.system().num_fixed(); })
+      .def_property_readonly("filler_offset", [](const System& s) { return s.system().options().filler_offset; })
+      .def_property_readonly("bin_width", [](const System& s) { return s.system().bin_width(); })
+      .def_property_readonly("bin_height", [](const System& s) { return s.system().bin_height(); })
+      .def_property_readonly("num_bins_x", [](const System& s) { return s.system().options().num_bins_x; })
+      .def_property_readonly("num_bins_y", [](const System& s) { return s.system().options().num_bins_y; })
+      .def_property_readonly("backend", [](const System& s) { return std::string(to_string(s.system().backend())); });
+}
+
+}  // namespace efield::python
