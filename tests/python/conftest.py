@@ -36,6 +36,18 @@ def cuda_reason():
     return None
 
 
+def shared_design(name):
+    """The .aux of a design of the shared data folder (read-only, never in the repository):
+    $EFIELD_SHARED_DATA/bookshelf/<name>, ../shared/data/bookshelf/<name> beside the checkout, or
+    shared-data/bookshelf/<name> inside it (the GPU machine); None when absent."""
+    roots = [os.environ.get("EFIELD_SHARED_DATA"), ROOT.parent / "shared" / "data", ROOT.parent.parent / "shared" / "data",
+             ROOT / "shared-data"]
+    for root in roots:
+        if root and (pathlib.Path(root) / "bookshelf" / name / f"{name}.aux").exists():
+            return pathlib.Path(root) / "bookshelf" / name / f"{name}.aux"
+    return None
+
+
 CUDA_REASON = cuda_reason()
 requires_cuda = pytest.mark.skipif(CUDA_REASON is not None, reason=str(CUDA_REASON))
 requires_torch = pytest.mark.skipif(torch is None, reason="PyTorch is not installed")
