@@ -33,8 +33,14 @@ class EvaluateResult:
     energy: float
     overflow: float
     max_density: float
+    movable_area_outside: float = 0.0  # stretched cell area outside the region (in no bin)
+    filler_area_outside: float = 0.0
     grad_x: Any = None
     grad_y: Any = None
+
+    @classmethod
+    def _of(cls, r, grad_x=None, grad_y=None):
+        return cls(r.energy, r.overflow, r.max_density, r.movable_area_outside, r.filler_area_outside, grad_x, grad_y)
 
 
 def _pair(cells, name):
@@ -67,14 +73,17 @@ class ElectrostaticSystem:
     Options (keyword only, as efield::ElectrostaticOptions): xl, yl, xh, yh (region), num_bins_x,
     num_bins_y, target_density, dtype ("float32"/"float64": the type of the position and gradient
     arrays), device ("cpu", "cuda", "cuda:N"), deterministic, cpu_threads, filler_offset (-1:
-    after the movable cells), use_cuda_graph, stream (a CUDA stream handle the system is made
-    with; default: the current PyTorch/CuPy stream of the device when one of them is imported,
-    else the legacy default stream).
+    after the movable cells), use_cuda_graph, gradient_scale ("dreamplace": DREAMPlace's field
+    estimate, the default; "exact": dE/dx of the returned energy, one more inverse transform),
+    zero_gap_gradient (write 0 into the gradient entries between the movable cells and the
+    fillers on evaluates that do not accumulate), stream (the CUDA stream handle the system is
+    made with; each call then moves it to the caller's current stream).
     """
 
     def __init__(self, movable, fillers=None, fixed=None, *, xl, yl, xh, yh, num_bins_x, num_bins_y,
                  target_density=1.0, dtype="float32", device="cpu", deterministic=True, cpu_threads=0,
-                 filler_offset=-1, use_cuda_graph=True, stream=None):
+                 filler_offset=-1, use_cuda_graph=True, gradient_scale="dreamplace", zero_gap_gradient=False,
+                 stream=None):
         mw, mh = _pair(movable, "movable")
         if mw is None:
             raise ValueError("movable must be (widths, heights)")
@@ -90,33 +99,63 @@ class ElectrostaticSystem:
             num_bins_y=int(num_bins_y), target_density=float(target_density), dtype=self.dtype,
             device=self.device, deterministic=bool(deterministic), stream=int(stream),
             cpu_threads=int(cpu_threads), filler_offset=int(filler_offset), use_cuda_graph=bool(use_cuda_graph),
+            gradient_scale=str(gradient_scale), zero_gap_gradient=bool(zero_gap_gradient),
             movable_w=mw, movable_h=mh, filler_w=e if fw is None else fw, filler_h=e if fh is None else fh,
             fixed_w=e if xw is None else xw, fixed_h=e if xh_ is None else xh_, fixed_x=e if xx is None else xx,
             fixed_y=e if xy is None else xy)
 
-    def evaluate(self, x, y, grad_x=None, grad_y=None, weight=1.0, accumulate=False):
-        """One iteration: reads x, y (1-D, length >= required_length), writes the gradient of every
-        movable and filler cell into grad_x, grad_y (allocated like x, zero-filled, when None)
-        and returns an EvaluateResult. Entries outside the movable and filler ranges are left as
-        they are."""
+    def _arrays(self, x, y, grad_x, grad_y, accumulate):
         k, dtype, device = _arrays.describe(x)
         if dtype != self.dtype:
             raise TypeError(f"x has dtype {dtype}; this system was made for {self.dtype}")
         if device != self.device:
             raise ValueError(f"x is on {_arrays.device_name(device)} but the system is on "
                              f"{_arrays.device_name(self.device)}")
-        if weight != 1.0 or accumulate:
-            raise NotImplementedError("weight and accumulate need the library's EvaluateOptions (issue 32)")
-        x = _arrays.detached(x, k)
-        y = _arrays.detached(y, _arrays.kind(y))
+        if accumulate and (grad_x is None or grad_y is None):
+            raise ValueError("accumulate=True adds into grad_x and grad_y: pass them")
         if grad_x is None:
             grad_x = _arrays.empty_like(x, k, dtype, device, zero=True)
         if grad_y is None:
             grad_y = _arrays.empty_like(x, k, dtype, device, zero=True)
-        stream = _arrays.current_stream(x, k, device)
-        r = self._system.evaluate(x, y, _arrays.detached(grad_x, _arrays.kind(grad_x)),
-                                  _arrays.detached(grad_y, _arrays.kind(grad_y)), stream)
-        return EvaluateResult(r.energy, r.overflow, r.max_density, grad_x, grad_y)
+        plain = [_arrays.detached(a, _arrays.kind(a)) for a in (x, y, grad_x, grad_y)]
+        return plain, grad_x, grad_y, _arrays.current_stream(x, k, device)
+
+    def evaluate(self, x, y, grad_x=None, grad_y=None, weight=1.0, accumulate=False):
+        """One iteration: reads x, y (1-D, length >= required_length) and writes
+        weight * gradient of every movable and filler cell into grad_x, grad_y (adds it with
+        accumulate=True). grad_x, grad_y are allocated like x, zero-filled, when None. Returns an
+        EvaluateResult (blocks until its scalars are ready)."""
+        plain, grad_x, grad_y, stream = self._arrays(x, y, grad_x, grad_y, accumulate)
+        r = self._system.evaluate(*plain, stream, float(weight), bool(accumulate), False)
+        return EvaluateResult._of(r, grad_x, grad_y)
+
+    def evaluate_async(self, x, y, grad_x=None, grad_y=None, weight=1.0, accumulate=False, result=None):
+        """evaluate without a host sync (CUDA systems, CUDA arrays): enqueued on the caller's
+        current stream. `result`, a float64 CUDA array of >= 5 entries, receives energy,
+        overflow, max_density, movable_area_outside, filler_area_outside on that stream.
+        Returns (grad_x, grad_y); wait_result() gives the scalars on the host. The deterministic
+        float pipeline accumulates in 64-bit bins here (it cannot re-run after a pile-up without
+        the host)."""
+        plain, grad_x, grad_y, stream = self._arrays(x, y, grad_x, grad_y, accumulate)
+        self._system.evaluate(*plain, stream, float(weight), bool(accumulate), True)
+        if result is not None:
+            self._system.copy_result(_arrays.detached(result, _arrays.kind(result)), stream)
+        return grad_x, grad_y
+
+    def wait_result(self):
+        """Waits for the latest evaluate_async and returns its scalars (an EvaluateResult
+        without gradient arrays)."""
+        return EvaluateResult._of(self._system.wait_result())
+
+    def update_movable_sizes(self, movable):
+        """New (widths, heights) of the movable cells, same count: no re-planning, no allocation."""
+        w, h = _pair(movable, "movable")
+        self._system.update_movable_sizes(w, h)
+
+    def update_filler_sizes(self, fillers):
+        """New (widths, heights) of the fillers, same count."""
+        w, h = _pair(fillers, "fillers")
+        self._system.update_filler_sizes(w, h)
 
     def update_fixed_cells(self, fixed):
         """Recomputes the fixed map from (widths, heights, x, y); the count may change."""

@@ -18,9 +18,11 @@ The gradient written to pos.grad is grad_output times the system's gradient
 (docs/math.md 2.9: -r sum ox oy E, DREAMPlace's field estimate), for movable cells and fillers,
 and zero at every other entry (fixed terminals, terminal_NIs). float32 and float64 tensors, CPU
 and CUDA (any device: the op runs on pos's device). CUDA tensors are used in place on the current
-stream; no host round trip. The op computes the gradient in forward into a buffer made at the
-first call and backward returns grad_output * that buffer: a backward belongs to the op's latest
-forward (an older one raises).
+stream; no host round trip, and by default no host synchronisation either (asynchronous=True:
+the energy is a device tensor written on the stream; reading overflow or max_density waits for
+it). The op computes the gradient in forward into a buffer made at the first call and backward
+returns grad_output * that buffer: a backward belongs to the op's latest forward (an older one
+raises).
 """
 
 import math
@@ -72,13 +74,17 @@ class ElectricPotential(torch.nn.Module):
     device); without it the first forward's pos is used. padding must be 0 (DREAMPlace's bin
     padding is not supported). movable_macro_mask must be None. bin_center_x, bin_center_y,
     sorted_node_map, fast_mode are accepted and ignored. cpu_threads: worker threads of the CPU
-    backend (0 = all).
+    backend (0 = all). gradient_scale: "dreamplace" (the default, DREAMPlace's field estimate) or
+    "exact" (dE/dx of the returned energy). asynchronous (CUDA): forward does not wait for the
+    device (the deterministic float pipeline then accumulates in 64-bit bins, see
+    ElectrostaticSystem.evaluate_async); False: forward waits and overflow is read at once.
     """
 
     def __init__(self, node_size_x, node_size_y, xl=None, yl=None, xh=None, yh=None, num_bins_x=None,
                  num_bins_y=None, num_movable_nodes=None, num_terminals=0, num_filler_nodes=0, target_density=1.0,
                  deterministic=True, pos=None, *, bin_size_x=None, bin_size_y=None, deterministic_flag=None,
-                 padding=0, movable_macro_mask=None, cpu_threads=0, **dreamplace_args):
+                 padding=0, movable_macro_mask=None, cpu_threads=0, gradient_scale="dreamplace", asynchronous=True,
+                 **dreamplace_args):
         super().__init__()
         unknown = sorted(set(dreamplace_args) - set(_IGNORED_DREAMPLACE_ARGS))
         if unknown:
@@ -110,6 +116,8 @@ class ElectricPotential(torch.nn.Module):
         self.target_density = float(target_density)
         self.deterministic = bool(deterministic if deterministic_flag is None else deterministic_flag)
         self.cpu_threads = int(cpu_threads)
+        self.gradient_scale = str(gradient_scale)
+        self.asynchronous = bool(asynchronous)
         self._es = None
         self._system = None
         self._grad = None
@@ -164,12 +172,15 @@ class ElectricPotential(torch.nn.Module):
             (self.size_x[:nm], self.size_y[:nm]), fillers, fixed, xl=self.xl, yl=self.yl, xh=self.xh, yh=self.yh,
             num_bins_x=self.num_bins_x, num_bins_y=self.num_bins_y, target_density=self.target_density,
             dtype=_arrays.dtype_name(pos.dtype), device=device, deterministic=self.deterministic,
-            cpu_threads=self.cpu_threads, filler_offset=fo if nf else -1,
+            cpu_threads=self.cpu_threads, filler_offset=fo if nf else -1, gradient_scale=self.gradient_scale,
             stream=_raw_stream(device) if device >= 0 else 0)
         self._system = self._es._system  # forward calls the extension directly
         # Zero once: entries the system never writes (terminals, terminal_NIs) stay zero.
         self._grad = torch.zeros_like(pos, memory_format=torch.contiguous_format).detach()
         self._element_size = pos.element_size()
+        self._async = self.asynchronous and device >= 0
+        # Asynchronous: energy, overflow, max_density, two outside areas, written on the stream.
+        self._results = torch.zeros(5, dtype=torch.float64, device=pos.device) if self._async else None
 
     def _evaluate(self, pos):
         if self._system is None:
@@ -184,8 +195,12 @@ class ElectricPotential(torch.nn.Module):
         p, g = pos.data_ptr(), self._grad.data_ptr()
         device = self._device_index
         stream = _raw_stream(device) if device >= 0 else 0
-        r = self._system.evaluate_pointers(p, p + step, g, g + step, stream)
         self._generation += 1
+        if self._async:
+            self._system.evaluate_pointers(p, p + step, g, g + step, stream, 1.0, False, True, self._results.data_ptr())
+            self._last = None
+            return self._results[0].to(pos.dtype, copy=True)
+        r = self._system.evaluate_pointers(p, p + step, g, g + step, stream, 1.0, False, False, 0)
         self._last = r
         return torch.full((), r.energy, dtype=pos.dtype, device=pos.device)
 
@@ -193,15 +208,27 @@ class ElectricPotential(torch.nn.Module):
         """The energy E = sum phi rho of the placement pos, as a 0-d tensor of pos's dtype."""
         return _ElectricPotentialFunction.apply(pos, self)
 
+    def _scalar(self, index, name):
+        if self._generation == 0:
+            return math.nan
+        if self._async:
+            return float(self._results[index])  # waits for the stream to reach it
+        return getattr(self._last, name)
+
     @property
     def overflow(self):
         """Overflow of the latest forward (docs/math.md 2.10; movable cells only)."""
-        return math.nan if self._last is None else self._last.overflow
+        return self._scalar(1, "overflow")
 
     @property
     def max_density(self):
         """Maximum bin density of the latest forward."""
-        return math.nan if self._last is None else self._last.max_density
+        return self._scalar(2, "max_density")
+
+    @property
+    def movable_area_outside(self):
+        """Movable cell area (stretched footprints) outside the region in the latest forward."""
+        return self._scalar(3, "movable_area_outside")
 
     @property
     def system(self):

@@ -3,6 +3,7 @@
 // an array's device current around a call, and ordering one stream after another. Compiled from
 // cuda_device_cuda.cpp when the library has the CUDA backend, else from cuda_device_nocuda.cpp,
 // whose functions are no-ops (or throw where a CUDA array reached a build without CUDA).
+#include <cstddef>
 #include <cstdint>
 
 #include "efield/device.hpp"
@@ -36,5 +37,9 @@ Stream stream_from_protocol(std::uintptr_t value);
 // Makes work enqueued later on `consumer` wait for what is enqueued on `producer` so far
 // (an event, no host synchronisation). Does nothing when the two are the same stream.
 void order_after(Stream producer, Stream consumer);
+
+// cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, stream): any memory CUDA can address
+// (device, managed, pinned host), ordered on the stream.
+void copy_async(void* dst, const void* src, std::size_t bytes, Stream stream);
 
 }  // namespace efield::python

@@ -63,4 +63,8 @@ void order_after(Stream producer, Stream consumer) {
   check(status, "cudaEventRecord/cudaStreamWaitEvent");
 }
 
+void copy_async(void* dst, const void* src, std::size_t bytes, Stream stream) {
+  check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, stream), "cudaMemcpyAsync");
+}
+
 }  // namespace efield::python

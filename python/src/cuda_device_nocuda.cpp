@@ -12,5 +12,8 @@ DeviceGuard::DeviceGuard(int) {}
 DeviceGuard::~DeviceGuard() = default;
 Stream stream_from_protocol(std::uintptr_t) { return nullptr; }
 void order_after(Stream, Stream) {}
+void copy_async(void*, const void*, std::size_t, Stream) {
+  throw Error("efield: a CUDA copy was asked for, but this efield was built without the CUDA backend");
+}
 
 }  // namespace efield::python

@@ -82,7 +82,8 @@ def overlaps(x0, x1, lo, b, K):
 def electrostatics(region, bins, td, movable, fillers, fixed, x, y):
     """docs/math.md section 2. movable, fillers: (w, h); fixed: (w, h, x, y); x, y: lower-left
     corners of the movable cells, then the fillers. Returns a dict with rho, phi, ex, ey,
-    fixed (F), energy, overflow, max_density, gx, gy (movable, then fillers)."""
+    fixed (F), energy, overflow, max_density, gx, gy (movable, then fillers) and the cell area
+    outside the region (movable_area_outside, filler_area_outside)."""
     xl, yl, xh, yh = region
     M, N = bins
     bx, by = (xh - xl) / M, (yh - yl) / N
@@ -109,6 +110,7 @@ def electrostatics(region, bins, td, movable, fillers, fixed, x, y):
     phi = idct2(a * inv)
     ex = idxst_idct(a * wu * inv / 2)
     ey = idct_idxst(a * wv * inv / 2)
+    outside = w * h - r * ox.sum(axis=1) * oy.sum(axis=1)  # stretched footprints keep the cell's area
     gx = -r * np.einsum("im,mn,in->i", ox, ex, oy)
     gy = -r * np.einsum("im,mn,in->i", ox, ey, oy)
     return {
@@ -117,6 +119,8 @@ def electrostatics(region, bins, td, movable, fillers, fixed, x, y):
         "overflow": float(np.sum(np.maximum(0.0, Dm - td * bx * by)) / np.sum(w[:nm] * h[:nm])),
         "max_density": float(Dm.max() / (bx * by)),
         "gx": gx, "gy": gy,
+        "movable_area_outside": float(outside[:nm].sum()), "filler_area_outside": float(outside[nm:].sum()),
+        "movable_area": float(np.sum(w[:nm] * h[:nm])), "filler_area": float(np.sum(w[nm:] * h[nm:])),
     }
 
 
