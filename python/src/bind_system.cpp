@@ -107,6 +107,28 @@ class System {
                reinterpret_cast<void*>(gy), stream, {weight, accumulate}, async, results);
   }
 
+  // profile_stages on arrays the caller has checked (benchmarks): median milliseconds per stage.
+  py::dict profile(std::uintptr_t x, std::uintptr_t y, std::uintptr_t gx, std::uintptr_t gy, std::uintptr_t stream,
+                   int repetitions) {
+    StageTimes t;
+    {
+      py::gil_scoped_release release;
+      std::lock_guard<std::mutex> lock(mutex_);
+      DeviceGuard guard(device_);
+      follow(stream_from_protocol(stream));
+      if (dtype_ == DType::Float32)
+        t = system_->profile_stages(reinterpret_cast<const float*>(x), reinterpret_cast<const float*>(y),
+                                    reinterpret_cast<float*>(gx), reinterpret_cast<float*>(gy), repetitions);
+      else
+        t = system_->profile_stages(reinterpret_cast<const double*>(x), reinterpret_cast<const double*>(y),
+                                    reinterpret_cast<double*>(gx), reinterpret_cast<double*>(gy), repetitions);
+    }
+    py::dict d;
+    d["rasterize_ms"] = t.rasterize_ms, d["forward_fft_ms"] = t.forward_fft_ms, d["spectral_ms"] = t.spectral_ms;
+    d["inverse_fft_ms"] = t.inverse_fft_ms, d["gather_ms"] = t.gather_ms, d["total_ms"] = t.total_ms;
+    return d;
+  }
+
   EvaluateResult wait_result() {
     py::gil_scoped_release release;
     std::lock_guard<std::mutex> lock(mutex_);
@@ -224,6 +246,9 @@ void bind_system(py::module_& m) {
            py::arg("grad_y"), py::arg("stream") = 0, py::arg("weight") = 1.0, py::arg("accumulate") = false,
            py::arg("async_") = false, py::arg("results") = 0)
       .def("wait_result", &System::wait_result)
+      .def("profile", &System::profile, py::arg("x"), py::arg("y"), py::arg("grad_x"), py::arg("grad_y"),
+           py::arg("stream"), py::arg("repetitions"),
+           "profile_stages on pointers (benchmarks): median ms of each stage and of one whole evaluate")
       .def("copy_result", &System::copy_result, py::arg("out"), py::arg("stream") = 0)
       .def("update_fixed_cells", &System::update_fixed_cells, py::arg("widths"), py::arg("heights"), py::arg("x"),
            py::arg("y"))
