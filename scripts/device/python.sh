@@ -58,16 +58,19 @@ fi
 EFIELD_REQUIRE_CUDA=1 "$python" -m pytest -q -rs tests/python 2>&1 | tee "$OUT/pytest.log" | tail -30
 [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
 
+place() {  # the example on ibm01 on one device
+  if [[ ! -f "$ibm01" ]]; then
+    echo "ibm01 not found at $ibm01: example skipped" | tee -a "$log"
+    return
+  fi
+  echo "== global_place ibm01 --device $1" | tee -a "$log"
+  PYTHONUNBUFFERED=1 "$python" examples/python/global_place.py "$ibm01" --device "$1" \
+    --png "$OUT/ibm01_$1.png" 2>&1 | grep -v "^\[" | tail -14 | tee -a "$log"
+  [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
+}
+
+place cuda
 PYTHONUNBUFFERED=1 "$python" bench_ispd/bench_python.py --markdown "$OUT/bench_python.md" 2>&1 | tail -12 | tee -a "$log"
 [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
-
-if [[ -f "$ibm01" ]]; then
-  for device in cuda cpu; do
-    echo "== global_place ibm01 --device $device" | tee -a "$log"
-    PYTHONUNBUFFERED=1 "$python" examples/python/global_place.py "$ibm01" --device "$device" \
-      --png "$OUT/ibm01_$device.png" 2>&1 | grep -v "^\[" | tail -14 | tee -a "$log"
-  done
-else
-  echo "ibm01 not found at $ibm01: example skipped" | tee -a "$log"
-fi
+place cpu
 exit $status
