@@ -18,9 +18,10 @@ The gradient written to pos.grad is grad_output times the system's gradient
 (docs/math.md 2.9: -r sum ox oy E, DREAMPlace's field estimate), for movable cells and fillers,
 and zero at every other entry (fixed terminals, terminal_NIs). float32 and float64 tensors, CPU
 and CUDA (any device: the op runs on pos's device). CUDA tensors are used in place on the current
-stream; no host round trip, and by default no host synchronisation either (asynchronous=True:
-the energy is a device tensor written on the stream; reading overflow or max_density waits for
-it). The op computes the gradient in forward into a buffer made at the first call and backward
+stream; no host round trip. Forward waits for its evaluate and has overflow and max_density at
+hand; with asynchronous=True it does not wait (the energy is a device tensor written on the
+stream; reading overflow or max_density then waits for it), and inside CUDA graph capture it
+never waits. The op computes the gradient in forward into a buffer made at the first call and backward
 returns grad_output * that buffer: a backward belongs to the op's latest forward (an older one
 raises).
 """
@@ -75,15 +76,17 @@ class ElectricPotential(torch.nn.Module):
     padding is not supported). movable_macro_mask must be None. bin_center_x, bin_center_y,
     sorted_node_map, fast_mode are accepted and ignored. cpu_threads: worker threads of the CPU
     backend (0 = all). gradient_scale: "dreamplace" (the default, DREAMPlace's field estimate) or
-    "exact" (dE/dx of the returned energy). asynchronous (CUDA): forward does not wait for the
-    device (the deterministic float pipeline then accumulates in 64-bit bins, see
-    ElectrostaticSystem.evaluate_async); False: forward waits and overflow is read at once.
+    "exact" (dE/dx of the returned energy). asynchronous (CUDA): False (default) runs the
+    blocking evaluate (the fastest at scale: the deterministic float pipeline sums in 32-bit
+    bins and re-runs in 64-bit ones only after a pile-up); True never waits for the device (the
+    deterministic float pipeline then always sums in 64-bit bins, see
+    ElectrostaticSystem.evaluate_async; bench_ispd/results/python.md measures both).
     """
 
     def __init__(self, node_size_x, node_size_y, xl=None, yl=None, xh=None, yh=None, num_bins_x=None,
                  num_bins_y=None, num_movable_nodes=None, num_terminals=0, num_filler_nodes=0, target_density=1.0,
                  deterministic=True, pos=None, *, bin_size_x=None, bin_size_y=None, deterministic_flag=None,
-                 padding=0, movable_macro_mask=None, cpu_threads=0, gradient_scale="dreamplace", asynchronous=True,
+                 padding=0, movable_macro_mask=None, cpu_threads=0, gradient_scale="dreamplace", asynchronous=False,
                  **dreamplace_args):
         super().__init__()
         unknown = sorted(set(dreamplace_args) - set(_IGNORED_DREAMPLACE_ARGS))
@@ -121,6 +124,7 @@ class ElectricPotential(torch.nn.Module):
         self._es = None
         self._system = None
         self._grad = None
+        self._results = None
         self._generation = 0
         self._last = None
         if pos is not None:
@@ -177,29 +181,41 @@ class ElectricPotential(torch.nn.Module):
         self._system = self._es._system  # forward calls the extension directly
         # Zero once: entries the system never writes (terminals, terminal_NIs) stay zero.
         self._grad = torch.zeros_like(pos, memory_format=torch.contiguous_format).detach()
-        self._element_size = pos.element_size()
+        self._grad_ptr = self._grad.data_ptr()
+        self._step = self.num_nodes * pos.element_size()
+        self._numel = pos.numel()
         self._async = self.asynchronous and device >= 0
-        # Asynchronous: energy, overflow, max_density, two outside areas, written on the stream.
-        self._results = torch.zeros(5, dtype=torch.float64, device=pos.device) if self._async else None
+        # CUDA: energy, overflow, max_density, two outside areas of an asynchronous evaluate,
+        # written on the stream.
+        if device >= 0:
+            self._results = torch.zeros(5, dtype=torch.float64, device=pos.device)
+            self._results_ptr = self._results.data_ptr()
+            self._energy = self._results[0]
 
     def _evaluate(self, pos):
         if self._system is None:
             self._build(pos)
-        else:
-            self._check(pos)
+        elif (pos.dtype is not self.dtype or pos.device != self.device or pos.numel() != self._numel
+              or not pos.is_contiguous()):
+            self._check(pos)  # raises naming the problem
             if pos.dtype != self.dtype:
                 raise TypeError(f"pos has dtype {pos.dtype} but the op was made for {self.dtype}")
-            if pos.device != self.device:
-                raise ValueError(f"pos is on {pos.device} but the op was made for {self.device}")
-        step = self.num_nodes * self._element_size
-        p, g = pos.data_ptr(), self._grad.data_ptr()
+            raise ValueError(f"pos is on {pos.device} but the op was made for {self.device}")
+        step = self._step
+        p = pos.data_ptr()
+        g = self._grad_ptr
         device = self._device_index
-        stream = _raw_stream(device) if device >= 0 else 0
         self._generation += 1
-        if self._async:
-            self._system.evaluate_pointers(p, p + step, g, g + step, stream, 1.0, False, True, self._results.data_ptr())
+        if device < 0:
+            r = self._system.evaluate_pointers(p, p + step, g, g + step, 0, 1.0, False, False, 0)
+            self._last = r
+            return torch.full((), r.energy, dtype=pos.dtype)
+        stream = _raw_stream(device)
+        # A blocking evaluate cannot run inside CUDA graph capture: capture the asynchronous one.
+        if self._async or torch.cuda.is_current_stream_capturing():
+            self._system.evaluate_pointers(p, p + step, g, g + step, stream, 1.0, False, True, self._results_ptr)
             self._last = None
-            return self._results[0].to(pos.dtype, copy=True)
+            return self._energy.to(pos.dtype, copy=True)
         r = self._system.evaluate_pointers(p, p + step, g, g + step, stream, 1.0, False, False, 0)
         self._last = r
         return torch.full((), r.energy, dtype=pos.dtype, device=pos.device)
@@ -211,7 +227,7 @@ class ElectricPotential(torch.nn.Module):
     def _scalar(self, index, name):
         if self._generation == 0:
             return math.nan
-        if self._async:
+        if self._last is None:
             return float(self._results[index])  # waits for the stream to reach it
         return getattr(self._last, name)
 

@@ -151,7 +151,7 @@ ArrayView view_array(py::handle obj, const char* name, std::uintptr_t consumer_s
   } else {
     throw py::type_error(std::string(name) + " must be an array (NumPy, PyTorch, CuPy, or anything with "
                          "__cuda_array_interface__, __array_interface__ or __dlpack__); got " +
-                         std::string(py::str(obj.get_type().attr("__name__"))));
+                         std::string(Py_TYPE(obj.ptr())->tp_name));
   }
   return view;
 }
