@@ -1,8 +1,6 @@
 // Reading an array's pointer, shape, dtype and device from the array protocols.
 #include "array_view.hpp"
 
-#include <sstream>
-
 #include "cuda_device.hpp"
 #include "dlpack_header.hpp"
 
@@ -131,11 +129,9 @@ std::int64_t ArrayView::size() const {
 }
 
 std::string ArrayView::shape_string() const {
-  std::ostringstream s;
-  s << '(';
-  for (std::size_t i = 0; i < shape.size(); ++i) s << (i ? ", " : "") << shape[i];
-  s << (shape.size() == 1 ? ",)" : ")");
-  return s.str();
+  std::string s = "(";
+  for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + (shape.size() == 1 ? ",)" : ")");
 }
 
 std::string ArrayView::where() const { return on_cuda ? "cuda:" + std::to_string(device) : "cpu"; }
