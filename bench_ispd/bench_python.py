@@ -80,6 +80,19 @@ def per_call_us(fn, device, iters, warmup=5, repeats=5):
     return statistics.median(times)
 
 
+class _EnergyOnly(torch.autograd.Function):
+    """What the op's forward costs without efield: a custom autograd Function that makes a 0-d
+    tensor on pos's device."""
+
+    @staticmethod
+    def forward(ctx, pos):
+        return torch.full((), 0.0, dtype=pos.dtype, device=pos.device)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return None
+
+
 def make_op(f, asynchronous):
     xl, yl, xh, yh = f["region"]
     return ElectricPotential(f["size_x"], f["size_y"], xl, yl, xh, yh, f["bins"], f["bins"], f["nm"], f["nt"], f["nf"],
@@ -117,6 +130,14 @@ def measure(f, iters):
     row["op_forward_blocking_us"] = per_call_us(lambda: forward(blocking), device, iters)
     row["op_forward_backward_blocking_us"] = per_call_us(lambda: forward_backward(blocking), device, iters)
     row["op_forward_async_us"] = per_call_us(lambda: forward(asynchronous), device, iters)
+
+    def energy_only():
+        with torch.no_grad():
+            _EnergyOnly.apply(leaf)
+
+    # Where the forward's overhead goes: PyTorch's own costs of a custom Function and a 0-d tensor.
+    row["torch_full_us"] = per_call_us(lambda: torch.full((), 0.0, dtype=pos.dtype, device=device), device, iters)
+    row["autograd_function_us"] = per_call_us(energy_only, device, iters)
     row["op_forward_backward_async_us"] = per_call_us(lambda: forward_backward(asynchronous), device, iters)
 
     # 3. The pure-PyTorch baseline, and how far its results are from the op's.
@@ -157,6 +178,10 @@ def markdown(rows, args, device):
                    f"{r['overhead_forward_us']:+.1f} | {r['op_forward_backward_blocking_us']:.1f} | "
                    f"{r['overhead_forward_backward_us']:+.1f} | {r['op_forward_backward_async_us']:.1f} | "
                    f"{r['torch_forward_backward_us']:.1f} | {r['speedup_vs_torch']:.1f}x |")
+    out += ["", "PyTorch's share of the forward's overhead, measured alone: "
+            + "; ".join(f"{r['design']}: a custom autograd.Function returning a 0-d tensor "
+                        f"{r['autograd_function_us']:.1f} us (torch.full alone {r['torch_full_us']:.1f} us)"
+                        for r in rows) + "."]
     out += ["", "Agreement of the op with the pure-PyTorch baseline (same inputs): "
             + "; ".join(f"{r['design']}: energy {r['energy_relative_difference']:.1e} relative, gradient cosine "
                         f"{r['gradient_cosine']:.6f}" for r in rows), ""]

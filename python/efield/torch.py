@@ -42,8 +42,12 @@ _IGNORED_DREAMPLACE_ARGS = ("bin_center_x", "bin_center_y", "sorted_node_map", "
 
 
 def _raw_stream(device):
-    raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)  # no Python stream object made
-    return raw(device) if raw is not None else torch.cuda.current_stream(device).cuda_stream
+    return torch.cuda.current_stream(device).cuda_stream
+
+
+# The same without a Python stream object (PyTorch's private bindings, where present).
+_raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", _raw_stream)
+_capturing = getattr(torch._C, "_cuda_isCurrentStreamCapturing", lambda: torch.cuda.is_current_stream_capturing())
 
 
 class _ElectricPotentialFunction(torch.autograd.Function):
@@ -195,7 +199,7 @@ class ElectricPotential(torch.nn.Module):
     def _evaluate(self, pos):
         if self._system is None:
             self._build(pos)
-        elif (pos.dtype is not self.dtype or pos.device != self.device or pos.numel() != self._numel
+        elif (pos.dtype is not self.dtype or pos.get_device() != self._device_index or pos.numel() != self._numel
               or not pos.is_contiguous()):
             self._check(pos)  # raises naming the problem
             if pos.dtype != self.dtype:
@@ -212,7 +216,7 @@ class ElectricPotential(torch.nn.Module):
             return torch.full((), r.energy, dtype=pos.dtype)
         stream = _raw_stream(device)
         # A blocking evaluate cannot run inside CUDA graph capture: capture the asynchronous one.
-        if self._async or torch.cuda.is_current_stream_capturing():
+        if self._async or _capturing():
             self._system.evaluate_pointers(p, p + step, g, g + step, stream, 1.0, False, True, self._results_ptr)
             self._last = None
             return self._energy.to(pos.dtype, copy=True)
