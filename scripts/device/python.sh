@@ -5,8 +5,9 @@
 #   bash scripts/device/python.sh --multi-gpu  the same build, then the two-GPU tests (pos on
 #                                              cuda:1 while cuda:0 is current) and the CUDA tests
 # The machine's python3 (3.12, PyTorch 2.x for CUDA 13, no network) builds the extension: pybind11
-# and DLPack's header come from torch/include. IBM01 (default shared-data/bookshelf/ibm01/ibm01.aux)
-# names the design; PYTHON the interpreter.
+# comes from torch/include, DLPack's header from .devdeps or torch/include. Run
+# scripts/device_prepare.sh here first and carry [".stb", ".devdeps", "shared-data"]. IBM01
+# (default shared-data/bookshelf/ibm01/ibm01.aux) names the design; PYTHON the interpreter.
 set -uo pipefail
 OUT=${OUT:-/tmp/efield-python-out}
 mkdir -p "$OUT"
@@ -16,6 +17,8 @@ ibm01=${IBM01:-shared-data/bookshelf/ibm01/ibm01.aux}
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 export EFIELD_COMMIT=${EFIELD_COMMIT:-$(cat .stb/commit 2>/dev/null || git rev-parse --short HEAD 2>/dev/null || echo unknown)}
 log="$OUT/python.log"
+# What scripts/device_prepare.sh carried: header-only libraries into /usr.
+if [[ -d .devdeps/usr ]]; then cp -rn .devdeps/usr/. /usr/; fi
 
 {
   nvidia-smi --query-gpu=index,name,driver_version,memory.total --format=csv,noheader
