@@ -151,3 +151,29 @@ def test_cupy_arrays(rng):
         z = efield.idct(c)
     s.synchronize()
     assert np.allclose(cupy.asnumpy(z), efield.idct(x), rtol=1e-9, atol=1e-9)
+
+
+class DLPackOnly:
+    """An array that speaks DLPack alone (as JAX arrays do): a CUDA tensor behind it."""
+
+    def __init__(self, tensor):
+        self.tensor = tensor
+
+    def __dlpack__(self, stream=None):
+        return self.tensor.__dlpack__(stream=stream)
+
+    def __dlpack_device__(self):
+        return self.tensor.__dlpack_device__()
+
+
+def test_dlpack_cuda_arrays(rng):
+    x = rng.standard_normal((6, 10))
+    t = torch.tensor(x, device="cuda")
+    assert efield._efield.array_info(DLPackOnly(t)) == ((6, 10), "float64", 0)
+    out = torch.empty_like(t)
+    s = torch.cuda.Stream()
+    with torch.cuda.stream(s):
+        t.mul_(2)  # queued on s: DLPack asks the producer to order it before efield's stream
+        efield.dct2(DLPackOnly(t), out=DLPackOnly(out))
+    torch.cuda.synchronize()  # arrays of no known framework run on the legacy default stream
+    assert np.allclose(out.cpu().numpy(), efield.dct2(2 * x), rtol=1e-9, atol=1e-9)
