@@ -67,18 +67,18 @@ def device_name(device):
 
 
 def describe(x):
-    """(kind, dtype name, device) of an array; device is -1 for host memory."""
+    """(kind, dtype name, device, shape) of an array; device is -1 for host memory."""
     k = kind(x)
     if k == "torch":
         if x.device.type not in ("cpu", "cuda"):
             raise ValueError(f"efield takes CPU and CUDA tensors; this one is on {x.device}")
-        return k, dtype_name(x.dtype), (x.device.index if x.device.type == "cuda" else -1)
+        return k, dtype_name(x.dtype), (x.device.index if x.device.type == "cuda" else -1), tuple(x.shape)
     if k == "numpy":
-        return k, x.dtype.name, -1
+        return k, x.dtype.name, -1, x.shape
     if k == "cupy":
-        return k, x.dtype.name, x.device.id
+        return k, x.dtype.name, x.device.id, x.shape
     shape, dtype, device = _efield.array_info(x)
-    return k, dtype, device
+    return k, dtype, device, tuple(shape)
 
 
 def current_stream(x, k, device):
@@ -106,9 +106,10 @@ def detached(x, k):
     return x
 
 
-def empty_like(x, k, dtype, device, shape_=None, zero=False):
-    """A new array of x's kind on x's device."""
-    shp = tuple(x.shape) if shape_ is None else tuple(shape_)
+def empty_like(x, k, dtype, device, shape, zero=False):
+    """A new array of x's kind (NumPy for host arrays of other kinds, CuPy for CUDA ones) on x's
+    device."""
+    shp = tuple(shape)
     if k == "torch":
         t = _torch()
         make = t.zeros if zero else t.empty

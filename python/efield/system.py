@@ -105,7 +105,7 @@ class ElectrostaticSystem:
             fixed_y=e if xy is None else xy)
 
     def _arrays(self, x, y, grad_x, grad_y, accumulate):
-        k, dtype, device = _arrays.describe(x)
+        k, dtype, device, shape = _arrays.describe(x)
         if dtype != self.dtype:
             raise TypeError(f"x has dtype {dtype}; this system was made for {self.dtype}")
         if device != self.device:
@@ -114,9 +114,9 @@ class ElectrostaticSystem:
         if accumulate and (grad_x is None or grad_y is None):
             raise ValueError("accumulate=True adds into grad_x and grad_y: pass them")
         if grad_x is None:
-            grad_x = _arrays.empty_like(x, k, dtype, device, zero=True)
+            grad_x = _arrays.empty_like(x, k, dtype, device, shape, zero=True)
         if grad_y is None:
-            grad_y = _arrays.empty_like(x, k, dtype, device, zero=True)
+            grad_y = _arrays.empty_like(x, k, dtype, device, shape, zero=True)
         plain = [_arrays.detached(a, _arrays.kind(a)) for a in (x, y, grad_x, grad_y)]
         return plain, grad_x, grad_y, _arrays.current_stream(x, k, device)
 

@@ -211,18 +211,21 @@ class ElectricPotential(torch.nn.Module):
         device = self._device_index
         self._generation += 1
         if device < 0:
-            r = self._system.evaluate_pointers(p, p + step, g, g + step, 0, 1.0, False, False, 0)
-            self._last = r
-            return torch.full((), r.energy, dtype=pos.dtype)
+            energy = torch.empty((), dtype=pos.dtype)
+            self._last = self._system.evaluate_pointers(p, p + step, g, g + step, 0, 1.0, False, False, 0,
+                                                        energy.data_ptr())
+            return energy
         stream = _raw_stream(device)
         # A blocking evaluate cannot run inside CUDA graph capture: capture the asynchronous one.
         if self._async or _capturing():
-            self._system.evaluate_pointers(p, p + step, g, g + step, stream, 1.0, False, True, self._results_ptr)
+            self._system.evaluate_pointers(p, p + step, g, g + step, stream, 1.0, False, True, self._results_ptr, 0)
             self._last = None
             return self._energy.to(pos.dtype, copy=True)
-        r = self._system.evaluate_pointers(p, p + step, g, g + step, stream, 1.0, False, False, 0)
-        self._last = r
-        return torch.full((), r.energy, dtype=pos.dtype, device=pos.device)
+        # The energy goes straight into the output on the stream (no fill kernel).
+        energy = torch.empty((), dtype=pos.dtype, device=pos.device)
+        self._last = self._system.evaluate_pointers(p, p + step, g, g + step, stream, 1.0, False, False, 0,
+                                                    energy.data_ptr())
+        return energy
 
     def forward(self, pos):
         """The energy E = sum phi rho of the placement pos, as a 0-d tensor of pos's dtype."""

@@ -96,20 +96,19 @@ def plan_cache_max_size(value=None):
 
 
 def _prepare(x, out):
-    """(x, out, kind, dtype, device, stream) with out allocated like x when not given."""
-    k, dtype, device = _arrays.describe(x)
+    """(x, out, dtype, device, shape, stream) with out allocated like x when not given."""
+    k, dtype, device, shape = _arrays.describe(x)
     x = _arrays.detached(x, k)
     if out is None:
-        out = _arrays.empty_like(x, k, dtype, device)
+        out = _arrays.empty_like(x, k, dtype, device, shape)
     else:
         out = _arrays.detached(out, _arrays.kind(out))
-    return x, out, k, dtype, device, _arrays.current_stream(x, k, device)
+    return x, out, dtype, device, shape, _arrays.current_stream(x, k, device)
 
 
 def _transform(kind, x, out):
     rank = _RANK[kind]
-    x, out, k, dtype, device, stream = _prepare(x, out)
-    shape = tuple(x.shape)
+    x, out, dtype, device, shape, stream = _prepare(x, out)
     if len(shape) < rank:
         raise ValueError(f"{kind} needs an array of at least {rank} dimension(s); got shape {shape}")
     dims = shape[len(shape) - rank:]
@@ -199,7 +198,7 @@ class _Plan:
     def __call__(self, x, out=None):
         """Transforms x (the plan's shape, with leading batch axes for 2D/3D plans) into out
         (allocated like x when None; may be x itself) and returns out."""
-        x, out, k, dtype, device, stream = _prepare(x, out)
+        x, out, dtype, device, shape, stream = _prepare(x, out)
         self._plan.execute(x, out, stream)
         return out
 

@@ -68,6 +68,7 @@ class System {
     py::gil_scoped_release release;
     DeviceGuard guard(device_);  // the system belongs to the device current at construction
     system_ = std::make_unique<ElectrostaticSystem>(o, movable, fillers, fixed);
+    if (device_ >= 0) slot_ = std::make_unique<PinnedSlot>();
     const std::int64_t fo = system_->options().filler_offset;
     required_length_ = std::max(system_->num_movable(), fo + system_->num_fillers());
   }
@@ -100,11 +101,15 @@ class System {
 
   // The fast path of efield.torch: pointers the caller has checked already. With async, the five
   // result values are copied on the stream into `results` (device memory of kResultValues doubles).
+  // Without, `energy` (0 = none; memory of the system's device, one value of its dtype) receives
+  // the energy on the stream: the op's output without a kernel of PyTorch's.
   EvaluateResult evaluate_pointers(std::uintptr_t x, std::uintptr_t y, std::uintptr_t gx, std::uintptr_t gy,
                                    std::uintptr_t stream, double weight, bool accumulate, bool async,
-                                   std::uintptr_t results) {
-    return run(reinterpret_cast<void*>(x), reinterpret_cast<void*>(y), reinterpret_cast<void*>(gx),
-               reinterpret_cast<void*>(gy), stream, {weight, accumulate}, async, results);
+                                   std::uintptr_t results, std::uintptr_t energy) {
+    EvaluateResult r = run(reinterpret_cast<void*>(x), reinterpret_cast<void*>(y), reinterpret_cast<void*>(gx),
+                           reinterpret_cast<void*>(gy), stream, {weight, accumulate}, async, results);
+    if (energy && !async) write_energy(reinterpret_cast<void*>(energy), r.energy);
+    return r;
   }
 
   // profile_stages on arrays the caller has checked (benchmarks): median milliseconds per stage.
@@ -213,8 +218,22 @@ class System {
     return EvaluateResult{};
   }
 
+  // After a blocking evaluate the last copy from the pinned slot has run (the evaluate waited for
+  // the stream it was queued on, or, after a change of stream, for the one that follows it).
+  void write_energy(void* energy, double value) {
+    const std::size_t bytes = dtype_ == DType::Float32 ? sizeof(float) : sizeof(double);
+    std::lock_guard<std::mutex> lock(mutex_);
+    void* host = device_ >= 0 ? slot_->get() : energy;
+    if (dtype_ == DType::Float32) *static_cast<float*>(host) = static_cast<float>(value);
+    else *static_cast<double*>(host) = value;
+    if (device_ < 0) return;
+    DeviceGuard guard(device_);
+    copy_async(energy, host, bytes, stream_);
+  }
+
   int device_;
   DType dtype_ = DType::Float32;
+  std::unique_ptr<PinnedSlot> slot_;  // CUDA systems only
   Stream stream_ = nullptr;  // the stream the system enqueues on now
   std::int64_t required_length_ = 0;
   std::unique_ptr<ElectrostaticSystem> system_;
@@ -244,7 +263,7 @@ void bind_system(py::module_& m) {
            py::arg("stream") = 0, py::arg("weight") = 1.0, py::arg("accumulate") = false, py::arg("async_") = false)
       .def("evaluate_pointers", &System::evaluate_pointers, py::arg("x"), py::arg("y"), py::arg("grad_x"),
            py::arg("grad_y"), py::arg("stream") = 0, py::arg("weight") = 1.0, py::arg("accumulate") = false,
-           py::arg("async_") = false, py::arg("results") = 0)
+           py::arg("async_") = false, py::arg("results") = 0, py::arg("energy") = 0)
       .def("wait_result", &System::wait_result)
       .def("profile", &System::profile, py::arg("x"), py::arg("y"), py::arg("grad_x"), py::arg("grad_y"),
            py::arg("stream"), py::arg("repetitions"),

@@ -42,4 +42,19 @@ void order_after(Stream producer, Stream consumer);
 // (device, managed, pinned host), ordered on the stream.
 void copy_async(void* dst, const void* src, std::size_t bytes, Stream stream);
 
+// A page-locked host slot of 8 bytes: a value known on the host reaches device memory through
+// copy_async from it (no pageable staging, no kernel). Rewrite it only once the last copy from
+// it has run.
+class PinnedSlot {
+ public:
+  PinnedSlot();
+  ~PinnedSlot();
+  PinnedSlot(const PinnedSlot&) = delete;
+  PinnedSlot& operator=(const PinnedSlot&) = delete;
+  void* get() const { return slot_; }
+
+ private:
+  void* slot_ = nullptr;
+};
+
 }  // namespace efield::python

@@ -67,4 +67,7 @@ void copy_async(void* dst, const void* src, std::size_t bytes, Stream stream) {
   check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, stream), "cudaMemcpyAsync");
 }
 
+PinnedSlot::PinnedSlot() { check(cudaMallocHost(&slot_, 8), "cudaMallocHost"); }
+PinnedSlot::~PinnedSlot() { cudaFreeHost(slot_); }
+
 }  // namespace efield::python

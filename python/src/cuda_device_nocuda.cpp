@@ -16,4 +16,7 @@ void copy_async(void*, const void*, std::size_t, Stream) {
   throw Error("efield: a CUDA copy was asked for, but this efield was built without the CUDA backend");
 }
 
+PinnedSlot::PinnedSlot() = default;
+PinnedSlot::~PinnedSlot() = default;
+
 }  // namespace efield::python
