@@ -6,7 +6,7 @@ import pytest
 
 import efield
 import reference
-from conftest import CUDA_REASON, requires_cuda, requires_torch, torch
+from conftest import requires_cuda, requires_torch, torch
 
 
 def small_system(device="cpu", dtype="float64"):
@@ -129,9 +129,11 @@ def test_wrong_device():
         op(torch.rand(20, dtype=torch.float64))
 
 
-@pytest.mark.skipif(CUDA_REASON is None, reason="this build has CUDA")
-def test_cuda_device_on_a_build_without_cuda():
-    if efield.built_with_cuda():
-        pytest.skip("efield was built with CUDA (no device here)")
+@pytest.mark.skipif(efield.cuda_device_count() > 0, reason="a CUDA device is present")
+def test_cuda_device_where_there_is_none():
+    """A build without CUDA, or with CUDA on a machine without a device (CI): an error, no crash."""
     with pytest.raises(efield.Error, match="CUDA"):
         efield.Plan2D("dct2", 4, 4, device="cuda:0")
+    with pytest.raises(efield.Error, match="CUDA"):
+        efield.ElectrostaticSystem(([1.0], [1.0]), xl=0, yl=0, xh=4, yh=4, num_bins_x=2, num_bins_y=2,
+                                   device="cuda:0")
