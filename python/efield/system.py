@@ -104,7 +104,7 @@ class ElectrostaticSystem:
             fixed_w=e if xw is None else xw, fixed_h=e if xh_ is None else xh_, fixed_x=e if xx is None else xx,
             fixed_y=e if xy is None else xy)
 
-    def _arrays(self, x, y, grad_x, grad_y, accumulate):
+    def _prepared(self, x, y, grad_x, grad_y, accumulate):
         k, dtype, device, shape = _arrays.describe(x)
         if dtype != self.dtype:
             raise TypeError(f"x has dtype {dtype}; this system was made for {self.dtype}")
@@ -125,7 +125,7 @@ class ElectrostaticSystem:
         weight * gradient of every movable and filler cell into grad_x, grad_y (adds it with
         accumulate=True). grad_x, grad_y are allocated like x, zero-filled, when None. Returns an
         EvaluateResult (blocks until its scalars are ready)."""
-        plain, grad_x, grad_y, stream = self._arrays(x, y, grad_x, grad_y, accumulate)
+        plain, grad_x, grad_y, stream = self._prepared(x, y, grad_x, grad_y, accumulate)
         r = self._system.evaluate(*plain, stream, float(weight), bool(accumulate), False)
         return EvaluateResult._of(r, grad_x, grad_y)
 
@@ -136,7 +136,7 @@ class ElectrostaticSystem:
         Returns (grad_x, grad_y); wait_result() gives the scalars on the host. The deterministic
         float pipeline accumulates in 64-bit bins here (it cannot re-run after a pile-up without
         the host)."""
-        plain, grad_x, grad_y, stream = self._arrays(x, y, grad_x, grad_y, accumulate)
+        plain, grad_x, grad_y, stream = self._prepared(x, y, grad_x, grad_y, accumulate)
         self._system.evaluate(*plain, stream, float(weight), bool(accumulate), True)
         if result is not None:
             self._system.copy_result(_arrays.detached(result, _arrays.kind(result)), stream)

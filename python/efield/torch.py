@@ -21,9 +21,9 @@ and CUDA (any device: the op runs on pos's device). CUDA tensors are used in pla
 stream; no host round trip. Forward waits for its evaluate and has overflow and max_density at
 hand; with asynchronous=True it does not wait (the energy is a device tensor written on the
 stream; reading overflow or max_density then waits for it), and inside CUDA graph capture it
-never waits. The op computes the gradient in forward into a buffer made at the first call and backward
-returns grad_output * that buffer: a backward belongs to the op's latest forward (an older one
-raises).
+never waits. The op computes the gradient in forward into a buffer made at the first call, and
+backward returns grad_output * that buffer: a backward belongs to the op's latest forward (an
+older one raises).
 """
 
 import math
@@ -41,12 +41,10 @@ __all__ = ["ElectricPotential"]
 _IGNORED_DREAMPLACE_ARGS = ("bin_center_x", "bin_center_y", "sorted_node_map", "fast_mode")
 
 
-def _raw_stream(device):
-    return torch.cuda.current_stream(device).cuda_stream
-
-
-# The same without a Python stream object (PyTorch's private bindings, where present).
-_raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", _raw_stream)
+# The current stream's handle and whether it is capturing, through PyTorch's private bindings
+# where present (no Python stream object per call), else its public API.
+_raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream",
+                      lambda device: torch.cuda.current_stream(device).cuda_stream)
 _capturing = getattr(torch._C, "_cuda_isCurrentStreamCapturing", lambda: torch.cuda.is_current_stream_capturing())
 
 
@@ -172,9 +170,7 @@ class ElectricPotential(torch.nn.Module):
         fillers = (self.size_x[fo:], self.size_y[fo:]) if nf else None
         self.dtype = pos.dtype
         self.device = pos.device
-        device = pos.device.index if pos.device.type == "cuda" else -1
-        if device >= 0 and pos.device.index is None:
-            device = torch.cuda.current_device()
+        device = pos.get_device()  # the CUDA ordinal, -1 on the CPU
         self._device_index = device
         self._es = ElectrostaticSystem(
             (self.size_x[:nm], self.size_y[:nm]), fillers, fixed, xl=self.xl, yl=self.yl, xh=self.xh, yh=self.yh,
@@ -211,7 +207,7 @@ class ElectricPotential(torch.nn.Module):
         device = self._device_index
         self._generation += 1
         if device < 0:
-            energy = torch.empty((), dtype=pos.dtype)
+            energy = torch.empty((), dtype=pos.dtype, device="cpu")
             self._last = self._system.evaluate_pointers(p, p + step, g, g + step, 0, 1.0, False, False, 0,
                                                         energy.data_ptr())
             return energy
