@@ -67,4 +67,6 @@ if(NOT EFIELD_DLPACK_INCLUDE_DIR)
 endif()
 
 set(EFIELD_HAS_PYTHON ON)
+# scripts/quickstart.sh runs the Python tests with this interpreter.
+set(EFIELD_PYTHON_EXECUTABLE "${Python3_EXECUTABLE}" CACHE INTERNAL "The interpreter the extension is built for")
 message(STATUS "efield: Python extension ON (${Python3_EXECUTABLE}, Python ${Python3_VERSION})")

@@ -29,7 +29,7 @@ else
   ctest --test-dir "$build" --output-on-failure -j "$jobs" || status=$?
   if [[ -d "$build/python/efield" ]]; then
     # The interpreter CMake built the extension for (Debian's python3 unless a venv was active).
-    python=$(sed -n 's/^Python3_EXECUTABLE:[A-Z]*=//p' "$build/CMakeCache.txt")
+    python=$(sed -n 's/^EFIELD_PYTHON_EXECUTABLE:INTERNAL=//p' "$build/CMakeCache.txt")
     pytest_status=0
     PYTHONPATH="$build/python${PYTHONPATH:+:$PYTHONPATH}" "${python:-python3}" -m pytest -q -rs "$root/tests/python" \
       || pytest_status=$?
