@@ -5,8 +5,10 @@
     d.net_pin_start, d.pin_node, d.pin_offset_x, ...    # the netlist, compressed (CSR)
 
 Node kinds: MOVABLE (0), FIXED (1: .nodes `terminal`, .pl /FIXED), FIXED_NI (2: `terminal_NI`,
-/FIXED_NI: fixed, other cells may overlap it). Pin offsets are from the node's centre, as in
-.nets files (the node's orientation not applied). Every problem with the files raises
+/FIXED_NI: fixed, other cells may overlap it). The netlist is efield::placement_netlist's view:
+pin offsets from the node's centre with its orientation applied (they hold for the footprint as
+placed: footprint_width, footprint_height); files that measure them from the lower-left corner
+are detected by the loader and moved to the centre. Every problem with the files raises
 efield.Error naming the file, the line and what was expected.
 """
 
@@ -38,8 +40,10 @@ class BookshelfDesign:
     net_weight: np.ndarray
     net_pin_start: np.ndarray       # int64, num_nets + 1: net k's pins are [start[k], start[k+1])
     pin_node: np.ndarray            # int64, the node of each pin
-    pin_offset_x: np.ndarray        # from the node's centre
+    pin_offset_x: np.ndarray        # from the node's centre, orientation applied
     pin_offset_y: np.ndarray
+    node_pin_start: np.ndarray      # int64, num_nodes + 1: node i's pins are node_pins[start[i]:start[i+1]]
+    node_pins: np.ndarray           # int64, pin indices grouped by node
     pin_direction: np.ndarray       # uint8: input, output, bidirectional = 0, 1, 2
     rows: dict                      # arrays y, height, x_min, x_max, site_width, site_spacing, num_sites
     region: Tuple[float, float, float, float]  # (xl, yl, xh, yh): the rows' bounding box

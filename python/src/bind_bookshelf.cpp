@@ -1,6 +1,7 @@
 // efield._efield.load_bookshelf and the synthetic designs: a design as NumPy arrays (a dict;
-// python/efield/bookshelf.py wraps it). The netlist comes in compressed form (CSR): net k's pins are
-// pin_* [net_pin_start[k], net_pin_start[k+1]).
+// python/efield/bookshelf.py wraps it). The netlist is efield::placement_netlist's view (CSR): net
+// k's pins are pin_* [net_pin_start[k], net_pin_start[k+1]), offsets from the node's centre with
+// its orientation applied; node i's pins are node_pins[node_pin_start[i] .. node_pin_start[i+1]).
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
@@ -9,6 +10,7 @@
 
 #include "bindings.hpp"
 #include "efield/bookshelf.hpp"
+#include "efield/placement_netlist.hpp"
 #include "efield/synthetic_design.hpp"
 
 namespace py = pybind11;
@@ -31,6 +33,7 @@ py::array_t<T> column(const std::vector<U>& v) {
 
 py::dict design_arrays(const Design& d) {
   const std::size_t nodes = d.node_names.size(), pins = d.pins.size(), rows = d.rows.size();
+  const PlacementNetlist nl = placement_netlist(d);
   py::dict out;
   out["name"] = d.name;
   out["node_names"] = d.node_names;
@@ -45,11 +48,14 @@ py::dict design_arrays(const Design& d) {
   out["node_weight"] = column<double>(d.node_weight);
   out["has_nets"] = d.has_nets;
   out["net_names"] = d.net_names;
-  out["net_weight"] = column<double>(d.net_weight);
-  out["net_pin_start"] = column<std::int64_t>(d.net_pin_start.empty() ? std::vector<int>{0} : d.net_pin_start);
-  out["pin_node"] = column<std::int64_t>(pins, [&](std::size_t i) { return d.pins[i].node; });
-  out["pin_offset_x"] = column<double>(pins, [&](std::size_t i) { return d.pins[i].offset_x; });
-  out["pin_offset_y"] = column<double>(pins, [&](std::size_t i) { return d.pins[i].offset_y; });
+  out["net_weight"] = column<double>(nl.net_weight);
+  out["net_pin_start"] = column<std::int64_t>(nl.net_pin_start.empty() ? std::vector<int>{0} : nl.net_pin_start);
+  out["pin_node"] = column<std::int64_t>(nl.pin_node);
+  out["pin_offset_x"] = column<double>(nl.pin_offset_x);
+  out["pin_offset_y"] = column<double>(nl.pin_offset_y);
+  out["node_pin_start"] =
+      column<std::int64_t>(nl.node_pin_start.empty() ? std::vector<int>(nodes + 1, 0) : nl.node_pin_start);
+  out["node_pins"] = column<std::int64_t>(nl.node_pins);
   out["pin_direction"] = column<std::uint8_t>(pins, [&](std::size_t i) { return static_cast<std::uint8_t>(d.pins[i].direction); });
   py::dict r;
   r["y"] = column<double>(rows, [&](std::size_t i) { return d.rows[i].y; });

@@ -21,6 +21,10 @@ def check_consistent(d):
     assert d.pin_node.min() >= 0 and d.pin_node.max() < n
     assert len(d.pin_offset_x) == len(d.pin_offset_y) == len(d.pin_direction) == d.num_pins
     assert len(d.net_weight) == d.num_nets
+    assert len(d.node_pin_start) == n + 1 and d.node_pin_start[-1] == d.num_pins
+    counts = np.diff(d.node_pin_start)
+    assert np.array_equal(counts, np.bincount(d.pin_node, minlength=n))
+    assert np.array_equal(d.pin_node[d.node_pins], np.repeat(np.arange(n), counts))
     order = d.dreamplace_order()
     assert sorted(order) == list(range(n))
     kinds = d.kind[order]
