@@ -6,7 +6,11 @@ set -euo pipefail
 
 packages=(build-essential cmake ninja-build pkg-config libeigen3-dev libgtest-dev
           libspdlog-dev libfmt-dev libfftw3-dev libstb-dev libcli11-dev nlohmann-json3-dev
-          clang-14 libclang-rt-14-dev)  # clang + libFuzzer: the Bookshelf fuzz test (fuzz/)
+          # clang + libFuzzer: the Bookshelf fuzz test (fuzz/)
+          clang-14 libclang-rt-14-dev
+          # the Python package (python/) and its tests
+          python3-dev pybind11-dev libdlpack-dev python3-numpy python3-scipy python3-pytest
+          python3-torch python3-matplotlib python3-pip python3-setuptools python3-wheel python3-venv)
 
 missing=()
 for p in "${packages[@]}"; do

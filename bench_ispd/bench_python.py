@@ -1,0 +1,218 @@
+#!/usr/bin/env python3
+"""The Python package's costs on the GPU, in one run (bench_ispd/results/python.md):
+
+1. Per-call overhead of efield.torch.ElectricPotential over the C++ evaluate on the same design:
+   the C++ evaluate (profile_stages' whole-evaluate median, host clock, no Python), the extension
+   call from Python, the op's forward, and forward + backward (blocking and asynchronous).
+2. The op against a straightforward pure-PyTorch implementation of the same penalty
+   (bench_ispd/torch_density.py: index_add_ density map, torch.fft DCTs, field, gather), forward +
+   backward, on adaptec1-sized and bigblue4-sized synthetic designs (efield's ISPD2005 stand-ins
+   with fillers, DREAMPlace's bin grids), as ratios.
+
+    PYTHONPATH=build/python python3 bench_ispd/bench_python.py --markdown out.md
+    PYTHONPATH=build/python python3 bench_ispd/bench_python.py --device cpu --designs synthetic:20000:128
+"""
+
+import argparse
+import datetime
+import os
+import pathlib
+import platform
+import statistics
+import subprocess
+import sys
+import time
+
+import numpy as np
+import torch
+
+import efield
+from efield.torch import ElectricPotential
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from torch_density import TorchDensityPenalty  # noqa: E402
+
+BINS = {"adaptec1": 512, "bigblue4": 2048}  # DREAMPlace's bin grids (efield::ispd2005_designs)
+
+
+def flat_design(spec, target_density, device, dtype):
+    """(node sizes, region, bins, counts, pos) in DREAMPlace's layout with fillers."""
+    if spec.startswith("synthetic:"):
+        _, count, bins = spec.split(":")
+        d = efield.generate_synthetic_design(int(count), with_nets=False)
+        bins = int(bins)
+    else:
+        d = efield.ispd2005_standin(spec)
+        bins = BINS[spec]
+    order = d.dreamplace_order()
+    kind = d.kind[order]
+    w, h, x, y = d.footprint_width[order], d.footprint_height[order], d.x[order], d.y[order]
+    nm, nt = int(np.sum(kind == efield.MOVABLE)), int(np.sum(kind == efield.FIXED))
+    xl, yl, xh, yh = d.region
+    fw, fh, count, _ = efield.make_fillers((w[:nm], h[:nm]), (w[nm:nm + nt], h[nm:nm + nt], x[nm:nm + nt],
+                                           y[nm:nm + nt]), xl, yl, xh, yh, target_density, d.row_height)
+    rng = np.random.default_rng(1)
+    sx, sy = np.concatenate([w, np.full(count, fw)]), np.concatenate([h, np.full(count, fh)])
+    px = np.concatenate([x, rng.uniform(xl, xh - fw, count)])
+    py = np.concatenate([y, rng.uniform(yl, yh - fh, count)])
+    pos = torch.tensor(np.concatenate([px, py]), dtype=dtype, device=device)
+    return {"name": spec, "size_x": sx, "size_y": sy, "region": d.region, "bins": bins, "nm": nm, "nt": nt,
+            "nf": int(count), "td": target_density, "pos": pos}
+
+
+def sync(device):
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+
+
+def per_call_us(fn, device, iters, warmup=5, repeats=5):
+    """Median over `repeats` loops of `iters` calls (one sync at the end of each loop), in us."""
+    for _ in range(warmup):
+        fn()
+    sync(device)
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        for _ in range(iters):
+            fn()
+        sync(device)
+        times.append((time.perf_counter() - t0) / iters * 1e6)
+    return statistics.median(times)
+
+
+class _EnergyOnly(torch.autograd.Function):
+    """What the op's forward costs without efield: a custom autograd Function that makes its 0-d
+    output on pos's device, as the op does (torch.empty; efield copies the energy into it)."""
+
+    @staticmethod
+    def forward(ctx, pos):
+        return torch.empty((), dtype=pos.dtype, device=pos.device)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return None
+
+
+def make_op(f, asynchronous):
+    xl, yl, xh, yh = f["region"]
+    return ElectricPotential(f["size_x"], f["size_y"], xl, yl, xh, yh, f["bins"], f["bins"], f["nm"], f["nt"], f["nf"],
+                             f["td"], pos=f["pos"], asynchronous=asynchronous)
+
+
+def measure(f, iters):
+    pos = f["pos"]
+    device = pos.device
+    n = len(f["size_x"])
+    row = {"design": f["name"], "cells": f["nm"], "fillers": f["nf"], "bins": f["bins"]}
+    blocking, asynchronous = make_op(f, False), make_op(f, True)
+
+    # 1. The C++ evaluate (no Python in the loop), and the extension call from Python.
+    system = blocking.system._system
+    grad = torch.zeros_like(pos)
+    step = n * pos.element_size()
+    p, g = pos.data_ptr(), grad.data_ptr()
+    stream = torch.cuda.current_stream(device).cuda_stream if device.type == "cuda" else 0
+    stages = system.profile(p, p + step, g, g + step, stream, 50)
+    row["cpp_evaluate_us"] = stages["total_ms"] * 1e3
+    row["extension_call_us"] = per_call_us(
+        lambda: system.evaluate_pointers(p, p + step, g, g + step, stream), device, iters)
+
+    # 2. The op: forward only, forward + backward; blocking and asynchronous.
+    leaf = pos.clone().requires_grad_(True)
+
+    def forward(op):
+        with torch.no_grad():
+            op(leaf)
+
+    def forward_backward(op):
+        op(leaf).backward()
+
+    row["op_forward_blocking_us"] = per_call_us(lambda: forward(blocking), device, iters)
+    row["op_forward_backward_blocking_us"] = per_call_us(lambda: forward_backward(blocking), device, iters)
+    row["op_forward_async_us"] = per_call_us(lambda: forward(asynchronous), device, iters)
+
+    def energy_only():
+        with torch.no_grad():
+            _EnergyOnly.apply(leaf)
+
+    # Where the forward's overhead goes: PyTorch's own costs of a custom Function and a 0-d tensor.
+    row["torch_empty_us"] = per_call_us(lambda: torch.empty((), dtype=pos.dtype, device=device), device, iters)
+    row["autograd_function_us"] = per_call_us(energy_only, device, iters)
+    row["op_forward_backward_async_us"] = per_call_us(lambda: forward_backward(asynchronous), device, iters)
+
+    # 3. The pure-PyTorch baseline, and how far its results are from the op's.
+    xl, yl, xh, yh = f["region"]
+    baseline = TorchDensityPenalty(f["size_x"], f["size_y"], xl, yl, xh, yh, f["bins"], f["bins"], f["nm"], f["nt"],
+                                   f["nf"], f["td"], pos)
+    row["torch_forward_backward_us"] = per_call_us(lambda: baseline(leaf).backward(), device, max(iters // 5, 3))
+    a = leaf.detach().clone().requires_grad_(True)
+    ea = blocking(a)
+    ea.backward()
+    b = leaf.detach().clone().requires_grad_(True)
+    eb = baseline(b)
+    eb.backward()
+    row["energy_relative_difference"] = abs(ea.item() - eb.item()) / abs(eb.item())
+    ga, gb = a.grad.double(), b.grad.double()
+    row["gradient_cosine"] = float((ga @ gb) / (ga.norm() * gb.norm()))
+    row["overhead_forward_us"] = row["op_forward_blocking_us"] - row["cpp_evaluate_us"]
+    row["overhead_forward_backward_us"] = row["op_forward_backward_blocking_us"] - row["cpp_evaluate_us"]
+    row["speedup_vs_torch"] = row["torch_forward_backward_us"] / row["op_forward_backward_async_us"]
+    return row
+
+
+def markdown(rows, args, device):
+    name = torch.cuda.get_device_name(device) if device.type == "cuda" else platform.processor() or "CPU"
+    commit = os.environ.get("EFIELD_COMMIT") or subprocess.run(["git", "rev-parse", "--short", "HEAD"],
+                                                               capture_output=True, text=True).stdout.strip()
+    out = [f"`bench_ispd/bench_python.py {' '.join(sys.argv[1:])}` at {commit or 'unknown'}, "
+           f"{datetime.date.today()}, {name}, PyTorch {torch.__version__}, Python {platform.python_version()}, "
+           f"{args.dtype}, target density {args.target_density}. Times per call in microseconds (median of 5 "
+           f"loops; one sync after each loop).", ""]
+    out += ["| design | cells + fillers | bins | C++ evaluate | extension call | op forward (blocking) | "
+            "overhead | op fwd+bwd (blocking) | overhead | op fwd+bwd (async) | pure PyTorch fwd+bwd | "
+            "PyTorch / op |",
+            "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for r in rows:
+        out.append(f"| {r['design']} | {r['cells']:,} + {r['fillers']:,} | {r['bins']}² | {r['cpp_evaluate_us']:.1f} | "
+                   f"{r['extension_call_us']:.1f} | {r['op_forward_blocking_us']:.1f} | "
+                   f"{r['overhead_forward_us']:+.1f} | {r['op_forward_backward_blocking_us']:.1f} | "
+                   f"{r['overhead_forward_backward_us']:+.1f} | {r['op_forward_backward_async_us']:.1f} | "
+                   f"{r['torch_forward_backward_us']:.1f} | {r['speedup_vs_torch']:.1f}x |")
+    out += ["", "PyTorch's share of the forward's overhead, measured alone: "
+            + "; ".join(f"{r['design']}: a custom autograd.Function returning a new 0-d tensor "
+                        f"{r['autograd_function_us']:.1f} us (torch.empty alone {r['torch_empty_us']:.1f} us)"
+                        for r in rows) + "."]
+    out += ["", "Agreement of the op with the pure-PyTorch baseline (same inputs): "
+            + "; ".join(f"{r['design']}: energy {r['energy_relative_difference']:.1e} relative, gradient cosine "
+                        f"{r['gradient_cosine']:.6f}" for r in rows), ""]
+    return "\n".join(out)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--device", default="cuda")
+    ap.add_argument("--dtype", default="float32", choices=["float32", "float64"])
+    ap.add_argument("--designs", default="adaptec1,bigblue4",
+                    help="comma-separated: adaptec1, bigblue4 (stand-ins) or synthetic:CELLS:BINS")
+    ap.add_argument("--target-density", type=float, default=1.0)
+    ap.add_argument("--iters", type=int, default=50)
+    ap.add_argument("--markdown", default="", help="write the table here too")
+    args = ap.parse_args(argv)
+    device = torch.device(args.device)
+    rows = []
+    for spec in args.designs.split(","):
+        f = flat_design(spec, args.target_density, device, getattr(torch, args.dtype))
+        rows.append(measure(f, args.iters))
+        print(rows[-1], flush=True)
+        del f
+        if device.type == "cuda":
+            torch.cuda.empty_cache()
+    text = markdown(rows, args, device)
+    print(text)
+    if args.markdown:
+        pathlib.Path(args.markdown).write_text(text + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,223 @@
+"""efield.ElectrostaticSystem: the electrostatic density penalty of analytical placement
+(docs/math.md section 2) on any caller's arrays, mirroring the C++ class
+efield::ElectrostaticSystem (include/efield/electrostatic_system.hpp).
+
+    es = efield.ElectrostaticSystem((w, h), fillers=(fw, fh), fixed=(xw, xh, xx, xy),
+                                    xl=0, yl=0, xh=W, yh=H, num_bins_x=512, num_bins_y=512,
+                                    target_density=0.9, dtype="float32", device="cuda")
+    r = es.evaluate(x, y)        # r.energy, r.overflow, r.max_density, r.grad_x, r.grad_y
+
+Positions are lower-left corners. Index layout (as in C++): movable cell i -> x[i]; filler j ->
+x[filler_offset + j] (filler_offset defaults to the movable count). DREAMPlace's flat
+pos = [x..., y...] over all nodes works without copies: filler_offset = num_nodes - num_fillers,
+x = pos[:num_nodes], y = pos[num_nodes:]; entries between the movable cells and the fillers are
+neither read nor written.
+
+The system lives on one device ("cpu", "cuda", "cuda:N"): CUDA arrays of that device are used in
+place, on the caller's current stream (ordered after it), host arrays on a CPU system. Inputs
+of construction (sizes, fixed cells) may be any arrays or sequences; they are copied once.
+"""
+
+from dataclasses import dataclass
+from typing import Any
+
+from . import _arrays, _efield
+
+
+@dataclass
+class EvaluateResult:
+    """One evaluate: the energy E = sum phi rho (docs/math.md 2.8), the overflow of the movable
+    cells (2.10), the maximum bin density, and the gradient arrays (the caller's kind, on the
+    system's device)."""
+
+    energy: float
+    overflow: float
+    max_density: float
+    movable_area_outside: float = 0.0  # stretched cell area outside the region (in no bin)
+    filler_area_outside: float = 0.0
+    grad_x: Any = None
+    grad_y: Any = None
+
+    @classmethod
+    def _of(cls, r, grad_x=None, grad_y=None):
+        return cls(r.energy, r.overflow, r.max_density, r.movable_area_outside, r.filler_area_outside, grad_x, grad_y)
+
+
+def _pair(cells, name):
+    if cells is None:
+        return None, None
+    if len(cells) != 2:
+        raise ValueError(f"{name} must be (widths, heights)")
+    return _arrays.to_numpy_f64(cells[0], f"{name} widths"), _arrays.to_numpy_f64(cells[1], f"{name} heights")
+
+
+def _fixed(fixed):
+    if fixed is None:
+        return [None] * 4
+    if len(fixed) != 4:
+        raise ValueError("fixed must be (widths, heights, x, y)")
+    return [_arrays.to_numpy_f64(a, f"fixed {n}") for a, n in zip(fixed, ("widths", "heights", "x", "y"))]
+
+
+def _empty():
+    import numpy as np
+
+    return np.zeros(0)
+
+
+class ElectrostaticSystem:
+    """The electrostatic system of one design on one device.
+
+    movable: (widths, heights) of the movable cells. fillers: (widths, heights) or None.
+    fixed: (widths, heights, x, y) of fixed cells (lower-left corners) or None.
+    Options (keyword only, as efield::ElectrostaticOptions): xl, yl, xh, yh (region), num_bins_x,
+    num_bins_y, target_density, dtype ("float32"/"float64": the type of the position and gradient
+    arrays), device ("cpu", "cuda", "cuda:N"), deterministic, cpu_threads, filler_offset (-1:
+    after the movable cells), use_cuda_graph, gradient_scale ("dreamplace": DREAMPlace's field
+    estimate, the default; "exact": dE/dx of the returned energy, one more inverse transform),
+    zero_gap_gradient (write 0 into the gradient entries between the movable cells and the
+    fillers on evaluates that do not accumulate), stream (the CUDA stream handle the system is
+    made with; each call then moves it to the caller's current stream).
+    """
+
+    def __init__(self, movable, fillers=None, fixed=None, *, xl, yl, xh, yh, num_bins_x, num_bins_y,
+                 target_density=1.0, dtype="float32", device="cpu", deterministic=True, cpu_threads=0,
+                 filler_offset=-1, use_cuda_graph=True, gradient_scale="dreamplace", zero_gap_gradient=False,
+                 stream=None):
+        mw, mh = _pair(movable, "movable")
+        if mw is None:
+            raise ValueError("movable must be (widths, heights)")
+        fw, fh = _pair(fillers, "fillers")
+        xw, xh_, xx, xy = _fixed(fixed)
+        self.dtype = _arrays.dtype_name(dtype)
+        self.device = _arrays.parse_device(device)
+        if stream is None:
+            stream = _default_stream(self.device)
+        e = _empty()
+        self._system = _efield.ElectrostaticSystem(
+            xl=float(xl), yl=float(yl), xh=float(xh), yh=float(yh), num_bins_x=int(num_bins_x),
+            num_bins_y=int(num_bins_y), target_density=float(target_density), dtype=self.dtype,
+            device=self.device, deterministic=bool(deterministic), stream=int(stream),
+            cpu_threads=int(cpu_threads), filler_offset=int(filler_offset), use_cuda_graph=bool(use_cuda_graph),
+            gradient_scale=str(gradient_scale), zero_gap_gradient=bool(zero_gap_gradient),
+            movable_w=mw, movable_h=mh, filler_w=e if fw is None else fw, filler_h=e if fh is None else fh,
+            fixed_w=e if xw is None else xw, fixed_h=e if xh_ is None else xh_, fixed_x=e if xx is None else xx,
+            fixed_y=e if xy is None else xy)
+
+    def _prepared(self, x, y, grad_x, grad_y, accumulate):
+        k, dtype, device, shape = _arrays.describe(x)
+        if dtype != self.dtype:
+            raise TypeError(f"x has dtype {dtype}; this system was made for {self.dtype}")
+        if device != self.device:
+            raise ValueError(f"x is on {_arrays.device_name(device)} but the system is on "
+                             f"{_arrays.device_name(self.device)}")
+        if accumulate and (grad_x is None or grad_y is None):
+            raise ValueError("accumulate=True adds into grad_x and grad_y: pass them")
+        if grad_x is None:
+            grad_x = _arrays.empty_like(x, k, dtype, device, shape, zero=True)
+        if grad_y is None:
+            grad_y = _arrays.empty_like(x, k, dtype, device, shape, zero=True)
+        plain = [_arrays.detached(a, _arrays.kind(a)) for a in (x, y, grad_x, grad_y)]
+        return plain, grad_x, grad_y, _arrays.current_stream(x, k, device)
+
+    def evaluate(self, x, y, grad_x=None, grad_y=None, weight=1.0, accumulate=False):
+        """One iteration: reads x, y (1-D, length >= required_length) and writes
+        weight * gradient of every movable and filler cell into grad_x, grad_y (adds it with
+        accumulate=True). grad_x, grad_y are allocated like x, zero-filled, when None. Returns an
+        EvaluateResult (blocks until its scalars are ready)."""
+        plain, grad_x, grad_y, stream = self._prepared(x, y, grad_x, grad_y, accumulate)
+        r = self._system.evaluate(*plain, stream, float(weight), bool(accumulate), False)
+        return EvaluateResult._of(r, grad_x, grad_y)
+
+    def evaluate_async(self, x, y, grad_x=None, grad_y=None, weight=1.0, accumulate=False, result=None):
+        """evaluate without a host sync (CUDA systems, CUDA arrays): enqueued on the caller's
+        current stream. `result`, a float64 CUDA array of >= 5 entries, receives energy,
+        overflow, max_density, movable_area_outside, filler_area_outside on that stream.
+        Returns (grad_x, grad_y); wait_result() gives the scalars on the host. The deterministic
+        float pipeline accumulates in 64-bit bins here (it cannot re-run after a pile-up without
+        the host)."""
+        plain, grad_x, grad_y, stream = self._prepared(x, y, grad_x, grad_y, accumulate)
+        self._system.evaluate(*plain, stream, float(weight), bool(accumulate), True)
+        if result is not None:
+            self._system.copy_result(_arrays.detached(result, _arrays.kind(result)), stream)
+        return grad_x, grad_y
+
+    def wait_result(self):
+        """Waits for the latest evaluate_async and returns its scalars (an EvaluateResult
+        without gradient arrays)."""
+        return EvaluateResult._of(self._system.wait_result())
+
+    def update_movable_sizes(self, movable):
+        """New (widths, heights) of the movable cells, same count: no re-planning, no allocation."""
+        w, h = _pair(movable, "movable")
+        self._system.update_movable_sizes(w, h)
+
+    def update_filler_sizes(self, fillers):
+        """New (widths, heights) of the fillers, same count."""
+        w, h = _pair(fillers, "fillers")
+        self._system.update_filler_sizes(w, h)
+
+    def update_fixed_cells(self, fixed):
+        """Recomputes the fixed map from (widths, heights, x, y); the count may change."""
+        w, h, x, y = _fixed(fixed)
+        self._system.update_fixed_cells(w, h, x, y)
+
+    # Maps of the latest evaluate as float64 NumPy arrays [num_bins_x, num_bins_y].
+    def density_map(self):
+        """rho = D / (bx by), fixed cells included (docs/math.md 2.4)."""
+        return self._system.density_map()
+
+    def field_x_map(self):
+        """Ex (docs/math.md 2.7)."""
+        return self._system.field_x_map()
+
+    def field_y_map(self):
+        """Ey (docs/math.md 2.7)."""
+        return self._system.field_y_map()
+
+    def potential_map(self):
+        """phi (computed on request, not in evaluate)."""
+        return self._system.potential_map()
+
+    def fixed_map(self):
+        """The fixed map F in area units (docs/math.md 2.3)."""
+        return self._system.fixed_map()
+
+    num_movable = property(lambda self: self._system.num_movable)
+    num_fillers = property(lambda self: self._system.num_fillers)
+    num_fixed = property(lambda self: self._system.num_fixed)
+    filler_offset = property(lambda self: self._system.filler_offset)
+    required_length = property(lambda self: self._system.required_length,
+                               doc="The shortest x, y, grad_x, grad_y the system takes")
+    bin_width = property(lambda self: self._system.bin_width)
+    bin_height = property(lambda self: self._system.bin_height)
+    num_bins_x = property(lambda self: self._system.num_bins_x)
+    num_bins_y = property(lambda self: self._system.num_bins_y)
+    backend = property(lambda self: self._system.backend)
+
+
+def _default_stream(device):
+    """The current stream of PyTorch (else CuPy) for a CUDA device, when either is imported."""
+    if device < 0:
+        return 0
+    t = _arrays._torch()
+    if t is not None and t.cuda.is_available():
+        return t.cuda.current_stream(device).cuda_stream
+    cp = _arrays._cupy()
+    if cp is not None:
+        with cp.cuda.Device(device):
+            return cp.cuda.get_current_stream().ptr
+    return 0
+
+
+def make_fillers(movable, fixed, xl, yl, xh, yh, target_density, row_height=0.0):
+    """Filler cells per docs/math.md (Fillers): returns (width, height, count, total_area)."""
+    mw, mh = _pair(movable, "movable")
+    w, h, x, y = [(_empty() if a is None else a) for a in _fixed(fixed)]
+    return _efield.make_fillers(mw, mh, w, h, x, y, xl, yl, xh, yh, target_density, row_height)
+
+
+def default_bin_grid(movable, xl, yl, xh, yh, target_density):
+    """The RePlAce/DREAMPlace bin grid for these movable (widths, heights): (num_bins_x, num_bins_y)."""
+    mw, mh = _pair(movable, "movable")
+    return _efield.default_bin_grid(mw, mh, xl, yl, xh, yh, target_density)

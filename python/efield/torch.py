@@ -1,0 +1,261 @@
+"""efield.torch.ElectricPotential: the electrostatic density penalty as a PyTorch autograd op
+that takes what DREAMPlace's ElectricPotential takes for the same job and drops into a
+DREAMPlace-style placer.
+
+    op = ElectricPotential(node_size_x, node_size_y, xl=xl, yl=yl, xh=xh, yh=yh,
+                           num_bins_x=512, num_bins_y=512, num_movable_nodes=nm,
+                           num_terminals=nt, num_filler_nodes=nf, target_density=0.9, pos=pos)
+    energy = op(pos)            # 0-d tensor; pos = [x..., y...] over all nodes
+    (wl + density_weight * energy).backward()
+
+Layout (DREAMPlace's): nodes are movable first, then `num_terminals` fixed terminals, then any
+other nodes that take no part in the density (DREAMPlace's terminal_NIs), fillers last;
+pos = [x..., y...] holds the lower-left corners of all of them. The fixed terminals' positions
+are read from `pos` when the system is made (at construction when `pos` is given, else at the
+first forward); terminals of zero area are left out of the fixed map.
+
+The gradient written to pos.grad is grad_output times the system's gradient
+(docs/math.md 2.9: -r sum ox oy E, DREAMPlace's field estimate), for movable cells and fillers,
+and zero at every other entry (fixed terminals, terminal_NIs). float32 and float64 tensors, CPU
+and CUDA (any device: the op runs on pos's device). CUDA tensors are used in place on the current
+stream; no host round trip. Forward waits for its evaluate and has overflow and max_density at
+hand; with asynchronous=True it does not wait (the energy is a device tensor written on the
+stream; reading overflow or max_density then waits for it), and inside CUDA graph capture it
+never waits. The op computes the gradient in forward into a buffer made at the first call, and
+backward returns grad_output * that buffer: a backward belongs to the op's latest forward (an
+older one raises).
+"""
+
+import math
+
+import torch
+
+from . import _arrays
+from .system import ElectrostaticSystem
+
+__all__ = ["ElectricPotential"]
+
+# Keyword arguments of DREAMPlace's ElectricPotential that this op takes and ignores: they tune
+# DREAMPlace's own kernels (bin centres are derived from the region, sorted_node_map orders its
+# CUDA launches, fast_mode skips work its own way).
+_IGNORED_DREAMPLACE_ARGS = ("bin_center_x", "bin_center_y", "sorted_node_map", "fast_mode")
+
+
+# The current stream's handle and whether it is capturing, through PyTorch's private bindings
+# where present (no Python stream object per call), else its public API.
+_raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream",
+                      lambda device: torch.cuda.current_stream(device).cuda_stream)
+_capturing = getattr(torch._C, "_cuda_isCurrentStreamCapturing", lambda: torch.cuda.is_current_stream_capturing())
+
+
+class _ElectricPotentialFunction(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, pos, op):
+        energy = op._evaluate(pos)
+        ctx.op = op
+        ctx.generation = op._generation
+        return energy
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        op = ctx.op
+        if ctx.generation != op._generation:
+            raise RuntimeError("efield.torch.ElectricPotential: backward of an older forward; the op keeps the "
+                               "gradient of its latest forward only (run backward before the next forward)")
+        return grad_output * op._grad, None
+
+
+class ElectricPotential(torch.nn.Module):
+    """The density penalty of all movable and filler nodes on a bin grid.
+
+    node_size_x, node_size_y: sizes of all nodes (tensor, array or sequence), in pos's order.
+    xl, yl, xh, yh: the placement region. num_bins_x, num_bins_y: the bin grid (or give
+    bin_size_x, bin_size_y as DREAMPlace does; the counts are then round(width / bin_size)).
+    num_movable_nodes, num_terminals, num_filler_nodes: the layout above. target_density: in
+    (0, 1]. deterministic (or DREAMPlace's deterministic_flag): bitwise identical results from
+    run to run. pos: the positions the fixed terminals are read from (also fixes dtype and
+    device); without it the first forward's pos is used. padding must be 0 (DREAMPlace's bin
+    padding is not supported). movable_macro_mask must be None. bin_center_x, bin_center_y,
+    sorted_node_map, fast_mode are accepted and ignored. cpu_threads: worker threads of the CPU
+    backend (0 = all). gradient_scale: "dreamplace" (the default, DREAMPlace's field estimate) or
+    "exact" (dE/dx of the returned energy). asynchronous (CUDA): False (default) runs the
+    blocking evaluate (the fastest at scale: the deterministic float pipeline sums in 32-bit
+    bins and re-runs in 64-bit ones only after a pile-up); True never waits for the device (the
+    deterministic float pipeline then always sums in 64-bit bins, see
+    ElectrostaticSystem.evaluate_async; bench_ispd/results/python.md measures both).
+    """
+
+    def __init__(self, node_size_x, node_size_y, xl=None, yl=None, xh=None, yh=None, num_bins_x=None,
+                 num_bins_y=None, num_movable_nodes=None, num_terminals=0, num_filler_nodes=0, target_density=1.0,
+                 deterministic=True, pos=None, *, bin_size_x=None, bin_size_y=None, deterministic_flag=None,
+                 padding=0, movable_macro_mask=None, cpu_threads=0, gradient_scale="dreamplace", asynchronous=False,
+                 **dreamplace_args):
+        super().__init__()
+        unknown = sorted(set(dreamplace_args) - set(_IGNORED_DREAMPLACE_ARGS))
+        if unknown:
+            raise TypeError(f"ElectricPotential got unexpected keyword argument(s): {', '.join(unknown)}")
+        if None in (xl, yl, xh, yh):
+            raise TypeError("ElectricPotential needs the region xl, yl, xh, yh")
+        if num_movable_nodes is None:
+            raise TypeError("ElectricPotential needs num_movable_nodes")
+        if padding:
+            raise ValueError("ElectricPotential: padding > 0 is not supported (pass 0)")
+        if movable_macro_mask is not None:
+            raise ValueError("ElectricPotential: movable_macro_mask is not supported (pass None)")
+        self.size_x = _arrays.to_numpy_f64(node_size_x, "node_size_x")
+        self.size_y = _arrays.to_numpy_f64(node_size_y, "node_size_y")
+        self.num_nodes = len(self.size_x)
+        if len(self.size_y) != self.num_nodes:
+            raise ValueError(f"node_size_x has {self.num_nodes} entries but node_size_y {len(self.size_y)}")
+        self.xl, self.yl, self.xh, self.yh = float(xl), float(yl), float(xh), float(yh)
+        self.num_bins_x = self._bins(num_bins_x, bin_size_x, self.xh - self.xl, "x")
+        self.num_bins_y = self._bins(num_bins_y, bin_size_y, self.yh - self.yl, "y")
+        self.num_movable_nodes = int(num_movable_nodes)
+        self.num_terminals = int(num_terminals)
+        self.num_filler_nodes = int(num_filler_nodes)
+        if min(self.num_movable_nodes, self.num_terminals, self.num_filler_nodes) < 0:
+            raise ValueError("num_movable_nodes, num_terminals and num_filler_nodes must be >= 0")
+        if self.num_movable_nodes + self.num_terminals + self.num_filler_nodes > self.num_nodes:
+            raise ValueError(f"{self.num_movable_nodes} movable + {self.num_terminals} terminals + "
+                             f"{self.num_filler_nodes} fillers exceed the {self.num_nodes} nodes of node_size_x")
+        self.target_density = float(target_density)
+        self.deterministic = bool(deterministic if deterministic_flag is None else deterministic_flag)
+        self.cpu_threads = int(cpu_threads)
+        self.gradient_scale = str(gradient_scale)
+        self.asynchronous = bool(asynchronous)
+        self._es = None
+        self._system = None
+        self._grad = None
+        self._results = None
+        self._generation = 0
+        self._last = None
+        if pos is not None:
+            self._build(pos)
+
+    @staticmethod
+    def _bins(count, size, extent, axis):
+        if count is None:
+            if size is None:
+                raise TypeError(f"ElectricPotential needs num_bins_{axis} (or bin_size_{axis})")
+            count = round(extent / float(size))
+        if int(count) < 1:
+            raise ValueError(f"num_bins_{axis} must be >= 1 (got {count})")
+        return int(count)
+
+    @property
+    def filler_offset(self):
+        return self.num_nodes - self.num_filler_nodes
+
+    def _check(self, pos):
+        if not isinstance(pos, torch.Tensor):
+            raise TypeError(f"pos must be a torch.Tensor (got {type(pos).__name__})")
+        if pos.dtype not in (torch.float32, torch.float64):
+            raise TypeError(f"pos has dtype {pos.dtype}; ElectricPotential takes float32 or float64")
+        if pos.device.type not in ("cpu", "cuda"):
+            raise ValueError(f"pos is on {pos.device}; ElectricPotential takes CPU and CUDA tensors")
+        if pos.dim() != 1 or pos.numel() != 2 * self.num_nodes:
+            raise ValueError(f"pos must be one-dimensional with 2 * num_nodes = {2 * self.num_nodes} entries "
+                             f"(got shape {tuple(pos.shape)})")
+        if not pos.is_contiguous():
+            raise ValueError("pos is not contiguous; pass pos.contiguous()")
+
+    def _build(self, pos):
+        self._check(pos)
+        n, nm, nt, nf = self.num_nodes, self.num_movable_nodes, self.num_terminals, self.num_filler_nodes
+        host = pos.detach().to("cpu", torch.float64).numpy()
+        tw, th = self.size_x[nm:nm + nt], self.size_y[nm:nm + nt]
+        keep = (tw > 0) & (th > 0)
+        fixed = (tw[keep], th[keep], host[nm:nm + nt][keep], host[n + nm:n + nm + nt][keep])
+        fo = self.filler_offset
+        fillers = (self.size_x[fo:], self.size_y[fo:]) if nf else None
+        self.dtype = pos.dtype
+        self.device = pos.device
+        device = pos.get_device()  # the CUDA ordinal, -1 on the CPU
+        self._device_index = device
+        self._es = ElectrostaticSystem(
+            (self.size_x[:nm], self.size_y[:nm]), fillers, fixed, xl=self.xl, yl=self.yl, xh=self.xh, yh=self.yh,
+            num_bins_x=self.num_bins_x, num_bins_y=self.num_bins_y, target_density=self.target_density,
+            dtype=_arrays.dtype_name(pos.dtype), device=device, deterministic=self.deterministic,
+            cpu_threads=self.cpu_threads, filler_offset=fo if nf else -1, gradient_scale=self.gradient_scale,
+            stream=_raw_stream(device) if device >= 0 else 0)
+        self._system = self._es._system  # forward calls the extension directly
+        # Zero once: entries the system never writes (terminals, terminal_NIs) stay zero.
+        self._grad = torch.zeros_like(pos, memory_format=torch.contiguous_format).detach()
+        self._grad_ptr = self._grad.data_ptr()
+        self._step = self.num_nodes * pos.element_size()
+        self._numel = pos.numel()
+        self._async = self.asynchronous and device >= 0
+        # CUDA: energy, overflow, max_density, two outside areas of an asynchronous evaluate,
+        # written on the stream.
+        if device >= 0:
+            self._results = torch.zeros(5, dtype=torch.float64, device=pos.device)
+            self._results_ptr = self._results.data_ptr()
+            self._energy = self._results[0]
+
+    def _evaluate(self, pos):
+        if self._system is None:
+            self._build(pos)
+        elif (pos.dtype is not self.dtype or pos.get_device() != self._device_index or pos.numel() != self._numel
+              or not pos.is_contiguous()):
+            self._check(pos)  # raises naming the problem
+            if pos.dtype != self.dtype:
+                raise TypeError(f"pos has dtype {pos.dtype} but the op was made for {self.dtype}")
+            raise ValueError(f"pos is on {pos.device} but the op was made for {self.device}")
+        step = self._step
+        p = pos.data_ptr()
+        g = self._grad_ptr
+        device = self._device_index
+        self._generation += 1
+        if device < 0:
+            energy = torch.empty((), dtype=pos.dtype, device="cpu")
+            self._last = self._system.evaluate_pointers(p, p + step, g, g + step, 0, 1.0, False, False, 0,
+                                                        energy.data_ptr())
+            return energy
+        stream = _raw_stream(device)
+        # A blocking evaluate cannot run inside CUDA graph capture: capture the asynchronous one.
+        if self._async or _capturing():
+            self._system.evaluate_pointers(p, p + step, g, g + step, stream, 1.0, False, True, self._results_ptr, 0)
+            self._last = None
+            return self._energy.to(pos.dtype, copy=True)
+        # The energy goes straight into the output on the stream (no fill kernel).
+        energy = torch.empty((), dtype=pos.dtype, device=pos.device)
+        self._last = self._system.evaluate_pointers(p, p + step, g, g + step, stream, 1.0, False, False, 0,
+                                                    energy.data_ptr())
+        return energy
+
+    def forward(self, pos):
+        """The energy E = sum phi rho of the placement pos, as a 0-d tensor of pos's dtype."""
+        return _ElectricPotentialFunction.apply(pos, self)
+
+    def _scalar(self, index, name):
+        if self._generation == 0:
+            return math.nan
+        if self._last is None:
+            return float(self._results[index])  # waits for the stream to reach it
+        return getattr(self._last, name)
+
+    @property
+    def overflow(self):
+        """Overflow of the latest forward (docs/math.md 2.10; movable cells only)."""
+        return self._scalar(1, "overflow")
+
+    @property
+    def max_density(self):
+        """Maximum bin density of the latest forward."""
+        return self._scalar(2, "max_density")
+
+    @property
+    def movable_area_outside(self):
+        """Movable cell area (stretched footprints) outside the region in the latest forward."""
+        return self._scalar(3, "movable_area_outside")
+
+    @property
+    def system(self):
+        """The efield.ElectrostaticSystem underneath (None before the first build): its maps are
+        those of the latest forward."""
+        return self._es
+
+    def extra_repr(self):
+        return (f"num_nodes={self.num_nodes}, num_movable_nodes={self.num_movable_nodes}, "
+                f"num_terminals={self.num_terminals}, num_filler_nodes={self.num_filler_nodes}, "
+                f"bins={self.num_bins_x}x{self.num_bins_y}, target_density={self.target_density}")

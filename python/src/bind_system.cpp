@@ -1,0 +1,297 @@
+// efield._efield.ElectrostaticSystem: the library's system on the caller's arrays. CUDA work runs
+// on the caller's stream (set_stream before each call that names another) and on the system's
+// device, made current around every call (the caller's device restored after).
+#include <pybind11/numpy.h>
+
+#include <algorithm>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "array_view.hpp"
+#include "bindings.hpp"
+#include "cuda_device.hpp"
+#include "efield/electrostatic_system.hpp"
+#include "host_array.hpp"
+
+namespace py = pybind11;
+
+namespace efield::python {
+namespace {
+
+constexpr int kResultValues = 5;  // device_result(): energy, overflow, max_density, two outside areas
+
+py::array_t<double> to_numpy(const std::vector<double>& v, int rows, int cols) {
+  py::array_t<double> a({static_cast<py::ssize_t>(rows), static_cast<py::ssize_t>(cols)});
+  std::copy(v.begin(), v.end(), a.mutable_data());
+  return a;
+}
+
+FixedCells fixed_cells(const HostArray& w, const HostArray& h, const HostArray& x, const HostArray& y) {
+  return FixedCells{to_vector(w), to_vector(h), to_vector(x), to_vector(y)};
+}
+
+GradientScale parse_gradient_scale(const std::string& name) {
+  if (name == "dreamplace") return GradientScale::DreamPlace;
+  if (name == "exact") return GradientScale::Exact;
+  throw py::value_error("gradient_scale must be 'dreamplace' or 'exact' (got '" + name + "')");
+}
+
+class System {
+ public:
+  System(double xl, double yl, double xh, double yh, int num_bins_x, int num_bins_y, double target_density,
+         const std::string& dtype, int device, bool deterministic, std::uintptr_t stream, int cpu_threads,
+         std::int64_t filler_offset, bool use_cuda_graph, const std::string& gradient_scale, bool zero_gap_gradient,
+         const HostArray& movable_w, const HostArray& movable_h, const HostArray& filler_w, const HostArray& filler_h,
+         const HostArray& fixed_w, const HostArray& fixed_h, const HostArray& fixed_x, const HostArray& fixed_y)
+      : device_(device) {
+    if (dtype != "float32" && dtype != "float64")
+      throw py::type_error("dtype must be float32 or float64 (got " + dtype + ")");
+    dtype_ = dtype == "float32" ? DType::Float32 : DType::Float64;
+    ElectrostaticOptions o;
+    o.xl = xl, o.yl = yl, o.xh = xh, o.yh = yh;
+    o.num_bins_x = num_bins_x, o.num_bins_y = num_bins_y;
+    o.target_density = target_density;
+    o.precision = dtype_ == DType::Float32 ? Precision::Float : Precision::Double;
+    o.backend = device < 0 ? Backend::Cpu : Backend::Cuda;
+    o.deterministic = deterministic;
+    o.stream = stream_from_protocol(stream);
+    o.cpu_threads = cpu_threads;
+    o.filler_offset = filler_offset;
+    o.use_cuda_graph = use_cuda_graph;
+    o.gradient_scale = parse_gradient_scale(gradient_scale);
+    o.zero_gap_gradient = zero_gap_gradient;
+    stream_ = o.stream;
+    CellSizes movable{to_vector(movable_w), to_vector(movable_h)}, fillers{to_vector(filler_w), to_vector(filler_h)};
+    FixedCells fixed = fixed_cells(fixed_w, fixed_h, fixed_x, fixed_y);
+    py::gil_scoped_release release;
+    DeviceGuard guard(device_);  // the system belongs to the device current at construction
+    system_ = std::make_unique<ElectrostaticSystem>(o, movable, fillers, fixed);
+    if (device_ >= 0) slot_ = std::make_unique<PinnedSlot>();
+    const std::int64_t fo = system_->options().filler_offset;
+    required_length_ = std::max(system_->num_movable(), fo + system_->num_fillers());
+  }
+
+  // The checked path: any arrays, validated against the system. async: evaluate_async.
+  EvaluateResult evaluate(py::handle x, py::handle y, py::handle gx, py::handle gy, std::uintptr_t stream,
+                          double weight, bool accumulate, bool async) {
+    ArrayView views[4] = {view_array(x, "x", stream), view_array(y, "y", stream), view_array(gx, "grad_x", stream),
+                          view_array(gy, "grad_y", stream)};
+    const char* names[4] = {"x", "y", "grad_x", "grad_y"};
+    for (int i = 0; i < 4; ++i) {
+      const ArrayView& v = views[i];
+      require_float(v, names[i], dtype_);
+      require_device(v, names[i], device_);
+      require_contiguous(v, names[i]);
+      if (i >= 2) require_writable(v, names[i]);
+      if (v.shape.size() != 1)
+        throw py::value_error(std::string(names[i]) + " must be one-dimensional (got shape " + v.shape_string() + ")");
+      if (v.size() < required_length_)
+        throw py::value_error(std::string(names[i]) + " has " + std::to_string(v.size()) + " entries; the system needs " +
+                              std::to_string(required_length_) + " (movable cells, then fillers from index " +
+                              std::to_string(system_->options().filler_offset) + ")");
+    }
+    if (async && device_ < 0) throw py::value_error("evaluate_async needs a CUDA system (this one runs on the CPU)");
+    const Stream caller = stream_from_protocol(stream);
+    for (const ArrayView& v : views)
+      if (v.has_producer_stream) order_after(v.producer_stream, caller);
+    return run(views[0].data, views[1].data, views[2].data, views[3].data, stream, {weight, accumulate}, async, 0);
+  }
+
+  // The fast path of efield.torch: pointers the caller has checked already. With async, the five
+  // result values are copied on the stream into `results` (device memory of kResultValues doubles).
+  // Without, `energy` (0 = none; memory of the system's device, one value of its dtype) receives
+  // the energy on the stream: the op's output without a kernel of PyTorch's.
+  EvaluateResult evaluate_pointers(std::uintptr_t x, std::uintptr_t y, std::uintptr_t gx, std::uintptr_t gy,
+                                   std::uintptr_t stream, double weight, bool accumulate, bool async,
+                                   std::uintptr_t results, std::uintptr_t energy) {
+    EvaluateResult r = run(reinterpret_cast<void*>(x), reinterpret_cast<void*>(y), reinterpret_cast<void*>(gx),
+                           reinterpret_cast<void*>(gy), stream, {weight, accumulate}, async, results);
+    if (energy && !async) write_energy(reinterpret_cast<void*>(energy), r.energy);
+    return r;
+  }
+
+  // profile_stages on arrays the caller has checked (benchmarks): median milliseconds per stage.
+  py::dict profile(std::uintptr_t x, std::uintptr_t y, std::uintptr_t gx, std::uintptr_t gy, std::uintptr_t stream,
+                   int repetitions) {
+    StageTimes t;
+    {
+      py::gil_scoped_release release;
+      std::lock_guard<std::mutex> lock(mutex_);
+      DeviceGuard guard(device_);
+      follow(stream_from_protocol(stream));
+      if (dtype_ == DType::Float32)
+        t = system_->profile_stages(reinterpret_cast<const float*>(x), reinterpret_cast<const float*>(y),
+                                    reinterpret_cast<float*>(gx), reinterpret_cast<float*>(gy), repetitions);
+      else
+        t = system_->profile_stages(reinterpret_cast<const double*>(x), reinterpret_cast<const double*>(y),
+                                    reinterpret_cast<double*>(gx), reinterpret_cast<double*>(gy), repetitions);
+    }
+    py::dict d;
+    d["rasterize_ms"] = t.rasterize_ms, d["forward_fft_ms"] = t.forward_fft_ms, d["spectral_ms"] = t.spectral_ms;
+    d["inverse_fft_ms"] = t.inverse_fft_ms, d["gather_ms"] = t.gather_ms, d["total_ms"] = t.total_ms;
+    return d;
+  }
+
+  EvaluateResult wait_result() {
+    py::gil_scoped_release release;
+    std::lock_guard<std::mutex> lock(mutex_);
+    return system_->wait_result();
+  }
+
+  // Copies the latest evaluate's five result values into `out` (a float64 CUDA array of the
+  // system's device) on the caller's stream.
+  void copy_result(py::handle out, std::uintptr_t stream) {
+    if (device_ < 0) throw py::value_error("the result array is for CUDA systems (this one runs on the CPU)");
+    ArrayView v = view_array(out, "out", stream);
+    require_float(v, "out", DType::Float64);
+    require_device(v, "out", device_);
+    require_contiguous(v, "out");
+    require_writable(v, "out");
+    if (v.size() < kResultValues) throw py::value_error("out needs at least 5 entries");
+    py::gil_scoped_release release;
+    std::lock_guard<std::mutex> lock(mutex_);
+    DeviceGuard guard(device_);
+    follow(stream_from_protocol(stream));
+    copy_async(v.data, system_->device_result(), kResultValues * sizeof(double), stream_);
+  }
+
+  void update_fixed_cells(const HostArray& w, const HostArray& h, const HostArray& x, const HostArray& y) {
+    FixedCells fixed = fixed_cells(w, h, x, y);
+    py::gil_scoped_release release;
+    std::lock_guard<std::mutex> lock(mutex_);
+    system_->update_fixed_cells(fixed);
+  }
+
+  void update_sizes(const HostArray& w, const HostArray& h, bool fillers) {
+    CellSizes sizes{to_vector(w), to_vector(h)};
+    py::gil_scoped_release release;
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (fillers) system_->update_filler_sizes(sizes);
+    else system_->update_movable_sizes(sizes);
+  }
+
+  py::array_t<double> map(std::vector<double> (ElectrostaticSystem::*get)() const) {
+    std::vector<double> v;
+    {
+      py::gil_scoped_release release;
+      std::lock_guard<std::mutex> lock(mutex_);
+      v = (system_.get()->*get)();
+    }
+    return to_numpy(v, system_->options().num_bins_x, system_->options().num_bins_y);
+  }
+
+  const ElectrostaticSystem& system() const { return *system_; }
+  int device() const { return device_; }
+  std::string dtype() const { return to_string(dtype_); }
+  std::int64_t required_length() const { return required_length_; }
+
+ private:
+  // CUDA: later work goes on the caller's stream (the system orders it after its earlier work).
+  void follow(Stream caller) {
+    if (device_ >= 0 && caller != stream_) {
+      system_->set_stream(caller);
+      stream_ = caller;
+    }
+  }
+
+  EvaluateResult run(void* x, void* y, void* gx, void* gy, std::uintptr_t stream_value, EvaluateOptions eo, bool async,
+                     std::uintptr_t results) {
+    py::gil_scoped_release release;
+    std::lock_guard<std::mutex> lock(mutex_);
+    DeviceGuard guard(device_);
+    follow(stream_from_protocol(stream_value));
+    const bool f = dtype_ == DType::Float32;
+    if (!async) {
+      return f ? system_->evaluate(static_cast<const float*>(x), static_cast<const float*>(y), static_cast<float*>(gx),
+                                   static_cast<float*>(gy), eo)
+               : system_->evaluate(static_cast<const double*>(x), static_cast<const double*>(y),
+                                   static_cast<double*>(gx), static_cast<double*>(gy), eo);
+    }
+    if (f) system_->evaluate_async(static_cast<const float*>(x), static_cast<const float*>(y), static_cast<float*>(gx),
+                                   static_cast<float*>(gy), eo);
+    else system_->evaluate_async(static_cast<const double*>(x), static_cast<const double*>(y),
+                                 static_cast<double*>(gx), static_cast<double*>(gy), eo);
+    if (results)
+      copy_async(reinterpret_cast<void*>(results), system_->device_result(), kResultValues * sizeof(double), stream_);
+    return EvaluateResult{};
+  }
+
+  // After a blocking evaluate the last copy from the pinned slot has run (the evaluate waited for
+  // the stream it was queued on, or, after a change of stream, for the one that follows it).
+  void write_energy(void* energy, double value) {
+    const std::size_t bytes = dtype_ == DType::Float32 ? sizeof(float) : sizeof(double);
+    std::lock_guard<std::mutex> lock(mutex_);
+    void* host = device_ >= 0 ? slot_->get() : energy;
+    if (dtype_ == DType::Float32) *static_cast<float*>(host) = static_cast<float>(value);
+    else *static_cast<double*>(host) = value;
+    if (device_ < 0) return;
+    DeviceGuard guard(device_);
+    copy_async(energy, host, bytes, stream_);
+  }
+
+  int device_;
+  DType dtype_ = DType::Float32;
+  std::unique_ptr<PinnedSlot> slot_;  // CUDA systems only
+  Stream stream_ = nullptr;  // the stream the system enqueues on now
+  std::int64_t required_length_ = 0;
+  std::unique_ptr<ElectrostaticSystem> system_;
+  std::mutex mutex_;
+};
+
+}  // namespace
+
+void bind_system(py::module_& m) {
+  py::class_<EvaluateResult>(m, "EvaluateResult")
+      .def_readonly("energy", &EvaluateResult::energy)
+      .def_readonly("overflow", &EvaluateResult::overflow)
+      .def_readonly("max_density", &EvaluateResult::max_density)
+      .def_readonly("movable_area_outside", &EvaluateResult::movable_area_outside)
+      .def_readonly("filler_area_outside", &EvaluateResult::filler_area_outside);
+
+  py::class_<System>(m, "ElectrostaticSystem")
+      .def(py::init<double, double, double, double, int, int, double, const std::string&, int, bool, std::uintptr_t, int,
+                    std::int64_t, bool, const std::string&, bool, const HostArray&, const HostArray&, const HostArray&,
+                    const HostArray&, const HostArray&, const HostArray&, const HostArray&, const HostArray&>(),
+           py::arg("xl"), py::arg("yl"), py::arg("xh"), py::arg("yh"), py::arg("num_bins_x"), py::arg("num_bins_y"),
+           py::arg("target_density"), py::arg("dtype"), py::arg("device"), py::arg("deterministic"), py::arg("stream"),
+           py::arg("cpu_threads"), py::arg("filler_offset"), py::arg("use_cuda_graph"), py::arg("gradient_scale"),
+           py::arg("zero_gap_gradient"), py::arg("movable_w"), py::arg("movable_h"), py::arg("filler_w"),
+           py::arg("filler_h"), py::arg("fixed_w"), py::arg("fixed_h"), py::arg("fixed_x"), py::arg("fixed_y"))
+      .def("evaluate", &System::evaluate, py::arg("x"), py::arg("y"), py::arg("grad_x"), py::arg("grad_y"),
+           py::arg("stream") = 0, py::arg("weight") = 1.0, py::arg("accumulate") = false, py::arg("async_") = false)
+      .def("evaluate_pointers", &System::evaluate_pointers, py::arg("x"), py::arg("y"), py::arg("grad_x"),
+           py::arg("grad_y"), py::arg("stream") = 0, py::arg("weight") = 1.0, py::arg("accumulate") = false,
+           py::arg("async_") = false, py::arg("results") = 0, py::arg("energy") = 0)
+      .def("wait_result", &System::wait_result)
+      .def("profile", &System::profile, py::arg("x"), py::arg("y"), py::arg("grad_x"), py::arg("grad_y"),
+           py::arg("stream"), py::arg("repetitions"),
+           "profile_stages on pointers (benchmarks): median ms of each stage and of one whole evaluate")
+      .def("copy_result", &System::copy_result, py::arg("out"), py::arg("stream") = 0)
+      .def("update_fixed_cells", &System::update_fixed_cells, py::arg("widths"), py::arg("heights"), py::arg("x"),
+           py::arg("y"))
+      .def("update_movable_sizes", [](System& s, const HostArray& w, const HostArray& h) { s.update_sizes(w, h, false); },
+           py::arg("widths"), py::arg("heights"))
+      .def("update_filler_sizes", [](System& s, const HostArray& w, const HostArray& h) { s.update_sizes(w, h, true); },
+           py::arg("widths"), py::arg("heights"))
+      .def("density_map", [](System& s) { return s.map(&ElectrostaticSystem::density_map); })
+      .def("field_x_map", [](System& s) { return s.map(&ElectrostaticSystem::field_x_map); })
+      .def("field_y_map", [](System& s) { return s.map(&ElectrostaticSystem::field_y_map); })
+      .def("potential_map", [](System& s) { return s.map(&ElectrostaticSystem::potential_map); })
+      .def("fixed_map", [](System& s) { return s.map(&ElectrostaticSystem::fixed_map); })
+      .def_property_readonly("device", &System::device)
+      .def_property_readonly("dtype", &System::dtype)
+      .def_property_readonly("required_length", &System::required_length)
+      .def_property_readonly("num_movable", [](const System& s) { return s.system().num_movable(); })
+      .def_property_readonly("num_fillers", [](const System& s) { return s.system().num_fillers(); })
+      .def_property_readonly("num_fixed", [](const System& s) { return s.system().num_fixed(); })
+      .def_property_readonly("filler_offset", [](const System& s) { return s.system().options().filler_offset; })
+      .def_property_readonly("bin_width", [](const System& s) { return s.system().bin_width(); })
+      .def_property_readonly("bin_height", [](const System& s) { return s.system().bin_height(); })
+      .def_property_readonly("num_bins_x", [](const System& s) { return s.system().options().num_bins_x; })
+      .def_property_readonly("num_bins_y", [](const System& s) { return s.system().options().num_bins_y; })
+      .def_property_readonly("backend", [](const System& s) { return std::string(to_string(s.system().backend())); });
+}
+
+}  // namespace efield::python

@@ -1,0 +1,12 @@
+#pragma once
+// One function per part of the module efield._efield (module.cpp calls them in turn).
+#include <pybind11/pybind11.h>
+
+namespace efield::python {
+
+void bind_transforms(pybind11::module_& m);
+void bind_system(pybind11::module_& m);
+void bind_bookshelf(pybind11::module_& m);
+void bind_placement(pybind11::module_& m);
+
+}  // namespace efield::python
