@@ -117,7 +117,7 @@ double async_rate(std::vector<std::unique_ptr<GpuRun>>& gpus, int iterations) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"Evaluates per second of one ElectrostaticSystem per GPU, on 1..all GPUs"};
+  CLI::App app{"Evaluates per second of one ElectrostaticSystem per GPU, on 1..all GPUs", "bench_multi_gpu"};
   long long cells = 2600000;
   int bins = 1024, iterations = 200;
   std::string markdown;
