@@ -62,9 +62,10 @@ bool ThreadPool::work() {
     run_chunk(static_cast<std::int64_t>(next));
     any = true;
     if (done_.fetch_add(1, std::memory_order_acq_rel) + 1 == static_cast<std::int64_t>(count)) {
+      // Tagged with the job: the caller may have seen done_ already and be on its next job.
       {
         std::lock_guard<std::mutex> lock(mutex_);
-        finished_ = true;
+        finished_ = c >> 48;
       }
       finished_cv_.notify_one();
     }
@@ -102,7 +103,6 @@ void ThreadPool::run(std::int64_t chunks, Trampoline fn, void* body) {
     std::lock_guard<std::mutex> lock(mutex_);
     fn_ = fn;
     body_ = body;
-    finished_ = false;
     error_ = nullptr;
     done_.store(0, std::memory_order_relaxed);
     generation = ++generation_;
@@ -115,7 +115,9 @@ void ThreadPool::run(std::int64_t chunks, Trampoline fn, void* body) {
   std::exception_ptr error;
   {
     std::unique_lock<std::mutex> lock(mutex_);
-    finished_cv_.wait(lock, [&] { return finished_ || done_.load(std::memory_order_acquire) >= chunks; });
+    finished_cv_.wait(lock, [&] {
+      return finished_ == (generation & 0xffff) || done_.load(std::memory_order_acquire) >= chunks;
+    });
     error = error_;
   }
   if (error) std::rethrow_exception(error);

@@ -61,7 +61,7 @@ class ThreadPool {
   void* body_ = nullptr;
   std::uint64_t generation_ = 0;       // jobs published (under mutex_)
   bool stop_ = false;
-  bool finished_ = false;              // the last chunk of the current job has run (under mutex_)
+  std::uint64_t finished_ = 0;         // generation (16 bits) of the latest job whose last chunk ran (under mutex_)
   std::exception_ptr error_;           // the first exception of the current job (under mutex_)
   std::mutex mutex_;
   std::condition_variable wake_;       // workers: a job was published, or stop
