@@ -31,6 +31,10 @@ std::vector<Cuda2DPolicyRow> make_policy() {
       {kMeasuredMin, kMeasuredMax, kFloat, kInverse, exactly(1024), exactly(4096), false, M::TwoPasses},
       {kMeasuredMin, kMeasuredMax, kFloat, kInverse, exactly(2048), exactly(2048), false, M::TwoPasses},
       {kMeasuredMin, kMeasuredMax, kFloat, kInverse, exactly(4096), exactly(1024), false, M::TwoPasses},
+      // At 1024^2 (float dct2) and 2048^2 (double inverses) ThreePasses' short column lines beat
+      // TwoPasses' whole columns too (auto_policy.md, 2026-11-26).
+      {kMeasuredMin, kMeasuredMax, kFloat, kForward, exactly(1024), exactly(1024), false, M::ThreePasses},
+      {kMeasuredMin, kMeasuredMax, kDouble, kInverse, exactly(2048), exactly(2048), false, M::ThreePasses},
       // From 4096 rows the column pass would hold only 4 or 2 whole columns a block: ThreePasses
       // reads long columns in 256-byte pieces of each row instead.
       {kMeasuredMin, kMeasuredMax, kAnyScalar, kBoth, from(4096), from(256), false, M::ThreePasses},
@@ -42,13 +46,14 @@ std::vector<Cuda2DPolicyRow> make_policy() {
       {kMeasuredMin, kMeasuredMax, kFloat, kBoth, exactly(256), from(256), false, M::TwoPasses},
       {kMeasuredMin, kMeasuredMax, kAnyScalar, kBoth, exactly(512), from(512), false, M::TwoPasses},
       {kMeasuredMin, kMeasuredMax, kAnyScalar, kBoth, between(1024, 2048), from(1024), false, M::TwoPasses},
-      // ... else cuFFT's row FFTs and our column pass, for dct2 in both precisions and the float
-      // inverses (the double inverses run PackedFft or OneFft there).
+      // ... else, up to 512 rows, cuFFT's row FFTs and our column pass: for dct2 in both precisions
+      // and the float inverses, and for columns that are not a power of two in double too. From
+      // 1024 rows such columns run PackedFft (the row below it), measured faster at 1024x3000 and
+      // 2048x1500 (auto_policy.md).
       {kMeasuredMin, kMeasuredMax, kFloat, kBoth, exactly(256), from(256), false, M::RowFftColumnPass},
       {kMeasuredMin, kMeasuredMax, kAnyScalar, kForward, exactly(512), from(512), false, M::RowFftColumnPass},
-      {kMeasuredMin, kMeasuredMax, kAnyScalar, kForward, between(1024, 2048), from(1024), false, M::RowFftColumnPass},
       {kMeasuredMin, kMeasuredMax, kFloat, kInverse, exactly(512), from(512), false, M::RowFftColumnPass},
-      {kMeasuredMin, kMeasuredMax, kFloat, kInverse, between(1024, 2048), from(1024), false, M::RowFftColumnPass},
+      {kMeasuredMin, kMeasuredMax, kDouble, kBoth, between(256, 512), from(512), true, M::RowFftColumnPass},
       // Tall arrays of short rows: cuFFT's FFT along the long axis runs few long lines, one a block;
       // the prime-factor split makes them many short ones (where the split's lines were measured
       // short enough to pay for its extra index arithmetic).
@@ -56,6 +61,8 @@ std::vector<Cuda2DPolicyRow> make_policy() {
        M::PrimeFactorFft},
       {kMeasuredMin, kMeasuredMax, kDouble, kBoth, between(6000, 20000), between(100, 2000), false, M::PrimeFactorFft},
       {kMeasuredMin, kMeasuredMax, kAnyScalar, kBoth, between(2000, 20000), between(1000, 2000), false,
+       M::PrimeFactorFft},
+      {kMeasuredMin, kMeasuredMax, kAnyScalar, kBoth, between(5000, 10000), between(100, 200), false,
        M::PrimeFactorFft},
       // ... where it does not apply, the same array transposed (PackedFft along the long axis).
       {kMeasuredMin, kMeasuredMax, kAnyScalar, kBoth, between(2000, 10000), between(100, 300), true,

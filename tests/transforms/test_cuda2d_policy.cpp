@@ -1,6 +1,6 @@
 // Auto's policy table (src/transforms/cuda2d_policy.cpp) and the CUDA 2D methods' registry
 // (cuda2d_registry.cpp), on the host: on compute capability 9.x the table makes exactly the
-// choices of the if-chain it replaced (frozen in tests/data/transforms/auto_method_sm90.txt), on
+// choices frozen in tests/data/transforms/auto_method_sm90.txt (first those of the if-chain it replaced), on
 // other GPUs only methods that take any size; every method the table names has a registry row,
 // and each row's rule rejects the shapes its error message names.
 #include <gtest/gtest.h>
@@ -108,7 +108,8 @@ TEST(Cuda2DPolicy, NamedShapesOnComputeCapability9) {
   EXPECT_EQ(method(f, Transform2D::IdctIdxst, 1024, 4096), Cuda2DMethod::TwoPasses);
   EXPECT_EQ(method(f, Transform2D::Dct2, 2048, 2048), Cuda2DMethod::ThreePasses);
   EXPECT_EQ(method(d, Transform2D::Dct2, 2048, 2048), Cuda2DMethod::ThreePasses);
-  EXPECT_EQ(method(d, Transform2D::Idct2, 2048, 2048), Cuda2DMethod::TwoPasses);
+  EXPECT_EQ(method(d, Transform2D::Idct2, 2048, 2048), Cuda2DMethod::ThreePasses);
+  EXPECT_EQ(method(f, Transform2D::Dct2, 1024, 1024), Cuda2DMethod::ThreePasses);
   EXPECT_EQ(method(f, Transform2D::Dct2, 4096, 4096), Cuda2DMethod::ThreePasses);
   EXPECT_EQ(method(d, Transform2D::IdctIdxst, 8192, 8192), Cuda2DMethod::ThreePasses);
   EXPECT_EQ(method(f, Transform2D::Idct2, 8192, 256), Cuda2DMethod::ThreePasses);
@@ -129,7 +130,10 @@ TEST(Cuda2DPolicy, NamedShapesOnComputeCapability9) {
   EXPECT_EQ(method(d, Transform2D::Dct2, 256, 256), Cuda2DMethod::OneFft);
   EXPECT_EQ(method(f, Transform2D::Dct2, 128, 128), Cuda2DMethod::OneFft);
   EXPECT_EQ(method(d, Transform2D::Dct2, 512, 1000), Cuda2DMethod::RowFftColumnPass);
-  EXPECT_EQ(method(f, Transform2D::IdctIdxst, 1024, 3000), Cuda2DMethod::RowFftColumnPass);
+  EXPECT_EQ(method(f, Transform2D::IdctIdxst, 1024, 3000), Cuda2DMethod::PackedFft);
+  EXPECT_EQ(method(d, Transform2D::Idct2, 256, 1000), Cuda2DMethod::RowFftColumnPass);
+  EXPECT_EQ(method(f, Transform2D::Idct2, 5000, 200), Cuda2DMethod::PrimeFactorFft);
+  EXPECT_EQ(method(f, Transform2D::Idct2, 8000, 150), Cuda2DMethod::TransposedPackedFft);
   EXPECT_EQ(method(d, Transform2D::IdctIdxst, 1024, 3000), Cuda2DMethod::PackedFft);
   EXPECT_EQ(method(f, Transform2D::Idct2, 2048, 512), Cuda2DMethod::OneFft);
   EXPECT_EQ(method(f, Transform2D::Dct2, 1000, 1024), Cuda2DMethod::OneFft);
