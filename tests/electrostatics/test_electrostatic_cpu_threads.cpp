@@ -7,6 +7,7 @@
 
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "efield/efield.hpp"
@@ -120,6 +121,12 @@ TEST(ElectrostaticCpuThreads, FlatLayoutAndFewCellsAreBitwiseTheSame) {
   few.num_movable = 3, few.num_fillers = 1, few.num_fixed = 1;
   const TestDesign f = make_random_design(few, 6);
   expect_same_for_every_thread_count<double>(f, f.cx, f.cy, "fewer cells than threads");
+  for (const auto& [M, N] : {std::pair{1, 8}, std::pair{8, 1}, std::pair{1, 1}}) {
+    DesignSpec line = big_spec();
+    line.M = M, line.N = N, line.num_movable = 200, line.num_fillers = 50;
+    const TestDesign l = make_random_design(line, 7);
+    expect_same_for_every_thread_count<float>(l, l.cx, l.cy, std::to_string(M) + " x " + std::to_string(N) + " bins");
+  }
 }
 
 }  // namespace
