@@ -25,6 +25,7 @@
 #include <limits>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "common/density_run.hpp"
@@ -290,6 +291,18 @@ DesignResult run_design(const Setup& s, const std::vector<int>& thread_counts, i
   return d;
 }
 
+// "<model name>, N hardware threads" from /proc/cpuinfo.
+std::string cpu_description() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line, model = "unknown CPU";
+  while (std::getline(in, line))
+    if (line.rfind("model name", 0) == 0 && line.find(':') != std::string::npos) {
+      model = line.substr(line.find(':') + 2);
+      break;
+    }
+  return model + ", " + std::to_string(std::thread::hardware_concurrency()) + " hardware threads";
+}
+
 std::string fmt(double v) {
   char b[32];
   std::snprintf(b, sizeof b, v < 10 ? "%.3f" : "%.2f", v);
@@ -303,7 +316,7 @@ std::string with_speedup(double v, double one) {
 
 std::string markdown(const std::vector<DesignResult>& results, const std::string& precision, int reps) {
   std::ostringstream md;
-  md << "Machine: " << device_name() << ". Commit " << source_commit() << ", " << today() << ". Precision " << precision
+  md << "Machine: " << cpu_description() << ". Commit " << source_commit() << ", " << today() << ". Precision " << precision
      << ". Best of " << reps << " runs, in ms (speed-up over one thread in parentheses).\n\n";
   md << "| design | cells | bins | threads | plain scatter | rasterize | plain gather | gather | forward FFT | "
         "FFTW dct2 | spectral | inverse FFT | FFTW inverse pair | stages | evaluate() |\n";

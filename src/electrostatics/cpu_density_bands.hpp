@@ -6,7 +6,7 @@
 //      kShortRows rows ("tall": macros) get the last key;
 //   2. a counting sort by key (per chunk of cells, then chunk order: stable) writes each cell's
 //      stretched footprint into sorted order;
-//   3. the sorted short cells are cut into `parts` runs of equal count. Part p's cells touch only
+//   3. the sorted short cells are cut into `parts` runs of about equal work. Part p's cells touch only
 //      rows [m0 of its first cell, m0 of its last cell + kShortRows - 1], its band; each part is
 //      added by one thread into its own band of rows, with plain (non-atomic) adds. The bands
 //      tile the grid's rows, overlapping at their ends;

@@ -176,8 +176,9 @@ class CpuPipeline final : public ElectrostaticBackend {
 
   void rasterize(const T* x, const T* y) { bands_.rasterize(*pool_, x, y, bin_cell_, outside_fixed_); }
 
-  // Rows of about 16k bins per chunk of a row loop (at least one row).
-  static std::int64_t rows_per_chunk(int row_length) { return std::max<std::int64_t>(1, (1 << 14) / row_length); }
+  // Rows of about 2048 bins per chunk of a row loop (at least one row): tens of microseconds of
+  // work, and enough chunks for 16 threads at 512 x 512 (the spectral loop has M/2 + 1 rows).
+  static std::int64_t rows_per_chunk(int row_length) { return std::max<std::int64_t>(1, 2048 / row_length); }
 
   // rho, overflow and max density per row of the permuted layout; clears the accumulators.
   void density_pass() {

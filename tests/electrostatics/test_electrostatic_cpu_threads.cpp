@@ -7,24 +7,20 @@
 
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "efield/efield.hpp"
-#include "electrostatics/random_design.hpp"
+#include "electrostatics/compare.hpp"
 
 namespace efield::test {
 namespace {
 
+// One system at `threads` threads: evaluate twice (the second starts from bands the first used),
+// then everything it hands out (compare.hpp).
 template <typename T>
-struct Outcome {
-  EvaluateResult result;
-  std::vector<T> gx, gy;
-  std::vector<double> density, field_x, field_y, potential;
-};
-
-template <typename T>
-Outcome<T> run(const TestDesign& d, int threads, const std::vector<double>& cx, const std::vector<double>& cy,
-               GradientScale scale, const EvaluateOptions& eo) {
+SystemOutput run(const TestDesign& d, int threads, const std::vector<double>& cx, const std::vector<double>& cy,
+                 GradientScale scale, const EvaluateOptions& eo) {
   ElectrostaticOptions o = d.options;
   o.backend = Backend::Cpu;
   o.precision = sizeof(T) == 4 ? Precision::Float : Precision::Double;
@@ -32,18 +28,14 @@ Outcome<T> run(const TestDesign& d, int threads, const std::vector<double>& cx, 
   o.gradient_scale = scale;
   ElectrostaticSystem es(o, d.movable, d.fillers, d.fixed);
   const std::vector<T> x = d.array<T>(cx), y = d.array<T>(cy);
-  Outcome<T> out;
-  out.gx = d.array<T>(std::vector<double>(cx.size(), 0.25));
-  out.gy = d.array<T>(std::vector<double>(cx.size(), -0.5));
-  es.evaluate(x.data(), y.data(), out.gx.data(), out.gy.data(), eo);  // twice: the second starts from used bands
-  out.gx = d.array<T>(std::vector<double>(cx.size(), 0.25));
-  out.gy = d.array<T>(std::vector<double>(cx.size(), -0.5));
-  out.result = es.evaluate(x.data(), y.data(), out.gx.data(), out.gy.data(), eo);
-  out.density = es.density_map();
-  out.field_x = es.field_x_map();
-  out.field_y = es.field_y_map();
-  out.potential = es.potential_map();
-  return out;
+  EvaluateResult result;
+  std::vector<T> gx, gy;
+  for (int k = 0; k < 2; ++k) {
+    gx = d.array<T>(std::vector<double>(cx.size(), 0.25));
+    gy = d.array<T>(std::vector<double>(cx.size(), -0.5));
+    result = es.evaluate(x.data(), y.data(), gx.data(), gy.data(), eo);
+  }
+  return collect_output(es, d, result, gx, gy);
 }
 
 template <typename V>
@@ -55,16 +47,17 @@ template <typename T>
 void expect_same_for_every_thread_count(const TestDesign& d, const std::vector<double>& cx,
                                         const std::vector<double>& cy, const std::string& what,
                                         GradientScale scale = GradientScale::DreamPlace, EvaluateOptions eo = {}) {
-  const Outcome<T> one = run<T>(d, 1, cx, cy, scale, eo);
+  const SystemOutput one = run<T>(d, 1, cx, cy, scale, eo);
   for (const int threads : {2, 3, 5}) {
     SCOPED_TRACE(what + ", " + std::to_string(threads) + " threads");
-    const Outcome<T> t = run<T>(d, threads, cx, cy, scale, eo);
+    const SystemOutput t = run<T>(d, threads, cx, cy, scale, eo);
+    // The gradients as doubles converted from T: bitwise equal exactly when the T values are.
     EXPECT_TRUE(same_bits(one.gx, t.gx));
     EXPECT_TRUE(same_bits(one.gy, t.gy));
-    EXPECT_TRUE(same_bits(one.density, t.density));
-    EXPECT_TRUE(same_bits(one.field_x, t.field_x));
-    EXPECT_TRUE(same_bits(one.field_y, t.field_y));
-    EXPECT_TRUE(same_bits(one.potential, t.potential));
+    EXPECT_TRUE(same_bits(one.rho, t.rho));
+    EXPECT_TRUE(same_bits(one.ex, t.ex));
+    EXPECT_TRUE(same_bits(one.ey, t.ey));
+    EXPECT_TRUE(same_bits(one.phi, t.phi));
     EXPECT_EQ(std::memcmp(&one.result.energy, &t.result.energy, sizeof(double)), 0);
     EXPECT_EQ(std::memcmp(&one.result.overflow, &t.result.overflow, sizeof(double)), 0);
     EXPECT_EQ(std::memcmp(&one.result.max_density, &t.result.max_density, sizeof(double)), 0);
@@ -128,6 +121,12 @@ TEST(ElectrostaticCpuThreads, FlatLayoutAndFewCellsAreBitwiseTheSame) {
   few.num_movable = 3, few.num_fillers = 1, few.num_fixed = 1;
   const TestDesign f = make_random_design(few, 6);
   expect_same_for_every_thread_count<double>(f, f.cx, f.cy, "fewer cells than threads");
+  for (const auto& [M, N] : {std::pair{1, 8}, std::pair{8, 1}, std::pair{1, 1}}) {
+    DesignSpec line = big_spec();
+    line.M = M, line.N = N, line.num_movable = 200, line.num_fillers = 50;
+    const TestDesign l = make_random_design(line, 7);
+    expect_same_for_every_thread_count<float>(l, l.cx, l.cy, std::to_string(M) + " x " + std::to_string(N) + " bins");
+  }
 }
 
 }  // namespace
