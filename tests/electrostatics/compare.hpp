@@ -13,6 +13,14 @@
 
 namespace efield::test {
 
+// The design's options on the given backend and precision (two CPU threads).
+inline ElectrostaticOptions with(ElectrostaticOptions o, Backend b, Precision p) {
+  o.backend = b;
+  o.precision = p;
+  o.cpu_threads = 2;
+  return o;
+}
+
 struct SystemOutput {
   EvaluateResult result;
   std::vector<double> gx, gy;  // per cell

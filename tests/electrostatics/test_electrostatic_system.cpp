@@ -24,13 +24,6 @@
 namespace efield::test {
 namespace {
 
-ElectrostaticOptions with(ElectrostaticOptions o, Backend b, Precision p) {
-  o.backend = b;
-  o.precision = p;
-  o.cpu_threads = 2;
-  return o;
-}
-
 // Evaluate with device pointers in the caller's layout; gradients per cell.
 template <typename T>
 SystemOutput run_device(ElectrostaticSystem& es, const TestDesign& d) {

@@ -24,13 +24,6 @@
 namespace efield::test {
 namespace {
 
-ElectrostaticOptions with(ElectrostaticOptions o, Backend b, Precision p) {
-  o.backend = b;
-  o.precision = p;
-  o.cpu_threads = 2;
-  return o;
-}
-
 TestDesign small_design(std::uint64_t seed, int gap = 0) {
   DesignSpec spec;
   spec.gap = gap;
