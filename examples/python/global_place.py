@@ -236,7 +236,7 @@ def save_png(placement, pos, path, title):
     from matplotlib.collections import PolyCollection
 
     p = placement
-    n, nm, nt, nf = p.num_nodes, p.num_movable, p.num_terminals, p.num_fillers
+    n, nm, nt = p.num_nodes, p.num_movable, p.num_terminals
     xy = pos.detach().cpu().double().numpy()
     x, y = xy[:n], xy[n:]
     xl, yl, xh, yh = p.region

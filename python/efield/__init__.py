@@ -9,7 +9,6 @@ transforms, on NumPy arrays, PyTorch tensors (CPU and CUDA) and CuPy arrays with
 See python/README.md.
 """
 
-from . import _efield
 from ._efield import Error, built_with_cuda, cuda_device_count
 from .bookshelf import (FIXED, FIXED_NI, MOVABLE, BookshelfDesign, generate_synthetic_design, ispd2005_standin,
                         load_bookshelf)

@@ -6,6 +6,7 @@ import sys
 
 from . import _efield
 
+
 def _torch():
     return sys.modules.get("torch")
 

@@ -37,7 +37,7 @@ class FlatDesign:
         self.size_x = np.concatenate([d["movable"][0], tw, niw, d["fillers"][0]])
         self.size_y = np.concatenate([d["movable"][1], th, nih, d["fillers"][1]])
         self.n = len(self.size_x)
-        nm, nt = self.nm, self.nt
+        nm = self.nm
         x = np.concatenate([d["x"][:nm], tx, [1.0, 2.0, 3.0], d["x"][nm:]])
         y = np.concatenate([d["y"][:nm], ty, [1.0, 2.0, 3.0], d["y"][nm:]])
         self.pos = np.concatenate([x, y])
@@ -73,7 +73,7 @@ def test_energy_and_gradient(device, dtype, rng):
     assert rel(energy.item(), e_ref) <= TOL[dt]
     g = pos.grad.double().cpu().numpy()
     assert rel(g, 3.0 * g_ref) <= TOL[dt]
-    n, nm, nt, nf = f.n, f.nm, f.nt, f.nf
+    n, nm, nf = f.n, f.nm, f.nf
     assert np.all(g[nm:n - nf] == 0) and np.all(g[n + nm:2 * n - nf] == 0), "terminal entries must be zero"
     assert np.any(g[n - nf:n] != 0), "fillers get a gradient"
     assert op.overflow == pytest.approx(ref["overflow"], rel=TOL[dt])
