@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "common/device_scope.hpp"
 #include "efield/device.hpp"
 
 namespace efield::python {
@@ -13,21 +14,10 @@ namespace efield::python {
 // The device ordinal that owns `ptr` (device or managed memory); throws efield::Error otherwise.
 int pointer_device(const void* ptr);
 
-// The current CUDA device; -1 without CUDA.
-int current_device();
-
-// Makes `device` current for its lifetime and restores the caller's device after. device < 0
-// (host work) does nothing.
-class DeviceGuard {
- public:
-  explicit DeviceGuard(int device);
-  ~DeviceGuard();
-  DeviceGuard(const DeviceGuard&) = delete;
-  DeviceGuard& operator=(const DeviceGuard&) = delete;
-
- private:
-  int previous_ = -1;
-};
+// The current CUDA device (-1 without CUDA), and the guard that makes an array's or a system's
+// device current around a call: the library's own (src/common/device_scope.hpp).
+inline int current_device() { return detail::current_cuda_device(); }
+using DeviceGuard = detail::DeviceScope;
 
 // A stream handle as the array protocols write it: __cuda_array_interface__'s `stream` and
 // DLPack's `stream` argument use 1 for the legacy default stream and 2 for the per-thread

@@ -29,24 +29,6 @@ int pointer_device(const void* ptr) {
   return attributes.device;
 }
 
-int current_device() {
-  int device = -1;
-  check(cudaGetDevice(&device), "cudaGetDevice");
-  return device;
-}
-
-DeviceGuard::DeviceGuard(int device) {
-  if (device < 0) return;
-  previous_ = current_device();
-  if (previous_ != device) check(cudaSetDevice(device), "cudaSetDevice");
-}
-
-DeviceGuard::~DeviceGuard() {
-  if (previous_ < 0) return;
-  int now = -1;
-  if (cudaGetDevice(&now) == cudaSuccess && now != previous_) cudaSetDevice(previous_);
-}
-
 Stream stream_from_protocol(std::uintptr_t value) {
   if (value == 0 || value == 1) return nullptr;  // the library's name for the legacy default stream
   if (value == 2) return cudaStreamPerThread;

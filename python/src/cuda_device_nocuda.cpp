@@ -7,9 +7,6 @@ namespace efield::python {
 int pointer_device(const void*) {
   throw Error("efield: a CUDA array was given, but this efield was built without the CUDA backend");
 }
-int current_device() { return -1; }
-DeviceGuard::DeviceGuard(int) {}
-DeviceGuard::~DeviceGuard() = default;
 Stream stream_from_protocol(std::uintptr_t) { return nullptr; }
 void order_after(Stream, Stream) {}
 void copy_async(void*, const void*, std::size_t, Stream) {
