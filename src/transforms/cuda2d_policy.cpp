@@ -32,7 +32,7 @@ std::vector<Cuda2DPolicyRow> make_policy() {
       {kMeasuredMin, kMeasuredMax, kFloat, kInverse, exactly(2048), exactly(2048), false, M::TwoPasses},
       {kMeasuredMin, kMeasuredMax, kFloat, kInverse, exactly(4096), exactly(1024), false, M::TwoPasses},
       // At 1024^2 (float dct2) and 2048^2 (double inverses) ThreePasses' short column lines beat
-      // TwoPasses' whole columns too (auto_policy.md, 2026-11-26).
+      // TwoPasses' whole columns too (bench_ispd/results/auto_policy.md).
       {kMeasuredMin, kMeasuredMax, kFloat, kForward, exactly(1024), exactly(1024), false, M::ThreePasses},
       {kMeasuredMin, kMeasuredMax, kDouble, kInverse, exactly(2048), exactly(2048), false, M::ThreePasses},
       // From 4096 rows the column pass would hold only 4 or 2 whole columns a block: ThreePasses
@@ -48,8 +48,8 @@ std::vector<Cuda2DPolicyRow> make_policy() {
       {kMeasuredMin, kMeasuredMax, kAnyScalar, kBoth, between(1024, 2048), from(1024), false, M::TwoPasses},
       // ... else, up to 512 rows, cuFFT's row FFTs and our column pass: for dct2 in both precisions
       // and the float inverses, and for columns that are not a power of two in double too. From
-      // 1024 rows such columns run PackedFft (the row below it), measured faster at 1024x3000 and
-      // 2048x1500 (auto_policy.md).
+      // 1024 rows such columns run PackedFft (the row below it), whose fused split of the long
+      // rows costs less than cuFFT's row R2C there (bench_ispd/results/auto_policy.md).
       {kMeasuredMin, kMeasuredMax, kFloat, kBoth, exactly(256), from(256), false, M::RowFftColumnPass},
       {kMeasuredMin, kMeasuredMax, kAnyScalar, kForward, exactly(512), from(512), false, M::RowFftColumnPass},
       {kMeasuredMin, kMeasuredMax, kFloat, kInverse, exactly(512), from(512), false, M::RowFftColumnPass},
