@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "bookshelf/load_error.hpp"
 #include "efield/bookshelf.hpp"
 #include "efield/error.hpp"
 
@@ -46,14 +47,7 @@ const BrokenCase kCases[] = {
     {"no_nets", "no_nets.aux:", "names no .nets file"},
 };
 
-std::string message_of(const std::string& aux) {
-  try {
-    efield::load_bookshelf(aux);
-  } catch (const efield::Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+std::string message_of(const std::string& aux) { return efield::test::load_error_message(aux); }
 
 class BrokenBookshelf : public ::testing::TestWithParam<BrokenCase> {};
 

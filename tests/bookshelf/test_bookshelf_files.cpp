@@ -12,6 +12,7 @@
 #include <fstream>
 #include <string>
 
+#include "bookshelf/load_error.hpp"
 #include "efield/bookshelf.hpp"
 #include "efield/error.hpp"
 
@@ -48,14 +49,7 @@ struct Scratch {
   }
 };
 
-std::string message_of(const std::string& aux) {
-  try {
-    efield::load_bookshelf(aux);
-  } catch (const efield::Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+std::string message_of(const std::string& aux) { return efield::test::load_error_message(aux); }
 
 TEST(BookshelfFiles, TheScratchDesignLoads) {
   Scratch s("valid");
