@@ -13,6 +13,7 @@
 #include "efield/electrostatic_system.hpp"
 #include "efield/error.hpp"
 #include "electrostatics/compare.hpp"
+#include "electrostatics/cuda_runs.hpp"
 #include "electrostatics/pipeline_layout.hpp"
 #include "support/device_array.hpp"
 #include "support/gpu.hpp"
@@ -23,15 +24,6 @@
 
 namespace efield::test {
 namespace {
-
-// Evaluate with device pointers in the caller's layout; gradients per cell.
-template <typename T>
-SystemOutput run_device(ElectrostaticSystem& es, const TestDesign& d) {
-  DeviceArray<T> x(d.array<T>(d.cx)), y(d.array<T>(d.cy));
-  DeviceArray<T> gx(poisoned<T>(d.array_size)), gy(poisoned<T>(d.array_size));
-  const EvaluateResult result = es.evaluate(x.get(), y.get(), gx.get(), gy.get());
-  return collect_output(es, d, result, gx.download(), gy.download());
-}
 
 // One design on CUDA, float and double, device pointers, against its float64 reference.
 void expect_both_precisions_match(const TestDesign& d, const ReferenceResult& ref) {
@@ -259,22 +251,6 @@ TEST(ElectrostaticCuda, ProfileStagesReportsEveryStage) {
   expect_matches_reference(run_device<float>(es, d), reference_of(d), 1e-4, "after profiling");
 }
 
-// The CUDA pipeline's accumulation layouts (src/electrostatics/pipeline_layout.hpp: one or two
-// 64-bit accumulator maps, and in float exact float maps or 64-bit bins), forced for the systems
-// made while this guard lives.
-using Maps = detail::EsPipelineLayout::Maps;
-class ScopedLayout {
- public:
-  explicit ScopedLayout(Maps maps, bool wide_float_bins = false)
-      : before_(detail::set_es_pipeline_layout(detail::EsPipelineLayout{maps, wide_float_bins})) {}
-  ~ScopedLayout() { detail::set_es_pipeline_layout(before_); }
-  ScopedLayout(const ScopedLayout&) = delete;
-  ScopedLayout& operator=(const ScopedLayout&) = delete;
-
- private:
-  detail::EsPipelineLayout before_;
-};
-
 // Every layout: 64-bit bins in one map or in two (float too), and the default (exact float maps in
 // float; double picks its maps by grid size).
 struct NamedLayout {
@@ -419,25 +395,6 @@ TEST(ElectrostaticCuda, EveryPipelineLayoutAgreesWithCpu) {
   }
 }
 
-// 1000 cells of at least one bin (3.7 bin areas on average) on a 17 x 24 grid: spread out, at
-// most about 25 bin areas a bin (exact float maps hold 64), and with their corners on one spot
-// about 580 bin areas in the bin there; measured over 20 seeds.
-DesignSpec pile_up_spec() {
-  DesignSpec spec = reference_specs()[1];
-  spec.num_movable = 1000;
-  spec.min_size_bins = 1.0;
-  return spec;
-}
-
-// Every movable cell's corner at the region's centre, as at a placer's first iteration.
-TestDesign piled_up(TestDesign d) {
-  for (size_t c = 0; c < d.movable.widths.size(); ++c) {
-    d.cx[c] = 0.5 * (d.options.xl + d.options.xh);
-    d.cy[c] = 0.5 * (d.options.yl + d.options.yh);
-  }
-  return d;
-}
-
 // deterministic = false (float): float atomics into float maps. Against the float64 reference on
 // every reference design (host and device pointers) and on a pile-up (nothing wraps); two runs
 // agree to float rounding; double ignores the option and stays bitwise repeatable.
@@ -469,73 +426,6 @@ TEST(ElectrostaticCuda, NonDeterministicFloatAtomicsMatchReference) {
   o.deterministic = false;
   ElectrostaticSystem es(o, piled.movable, piled.fillers, piled.fixed);
   expect_matches_reference(run_device<float>(es, piled), reference_of(piled), 1e-4, "float atomics, pile-up");
-}
-
-// Exact float maps hold 64 bin areas. A pile-up (every movable cell on one spot, as at a placer's
-// first iteration) exceeds that; evaluate must notice and give exactly the 64-bit pipeline's
-// result, with graphs and without, host and device pointers, and the next evaluate of a
-// spread-out placement must be exact float again with nothing left over from the pile-up.
-TEST(ElectrostaticCuda, ExactFloatMapsFallBackToWideBinsOnAPileUp) {
-  EFIELD_REQUIRE_GPU();
-  const TestDesign spread = make_random_design(pile_up_spec(), next_seed());
-  const TestDesign piled = piled_up(spread);
-  const ReferenceResult ref = reference_of(piled);
-  for (bool graph : {true, false}) {
-    SCOPED_TRACE(graph ? "graph" : "no graph");
-    ElectrostaticOptions o = with(spread.options, Backend::Cuda, Precision::Float);
-    o.use_cuda_graph = graph;
-    // [64-bit bins, exact float maps]: spread, piled (device), piled (host), spread
-    std::vector<SystemOutput> out[2];
-    for (int k = 0; k < 2; ++k) {
-      const ScopedLayout layout(Maps::BySize, /*wide_float_bins=*/k == 0);
-      ElectrostaticSystem es(o, spread.movable, spread.fillers, spread.fixed);
-      out[k].push_back(run_device<float>(es, spread));
-      out[k].push_back(run_device<float>(es, piled));
-      out[k].push_back(run_host<float>(es, piled));
-      out[k].push_back(run_device<float>(es, spread));
-    }
-    EXPECT_LT(out[0][0].result.max_density, 60.0);  // the design is what the comments say
-    EXPECT_GT(out[0][1].result.max_density, 300.0);
-    expect_matches_reference(out[1][1], ref, 1e-4, "pile-up");
-    for (int k : {1, 2}) {  // the pile-up: the 64-bit pipeline's bits
-      EXPECT_EQ(std::memcmp(&out[0][k].result, &out[1][k].result, sizeof(EvaluateResult)), 0) << k;
-      EXPECT_EQ(out[0][k].rho, out[1][k].rho) << k;
-      EXPECT_EQ(out[0][k].gx, out[1][k].gx) << k;
-      EXPECT_EQ(out[0][k].gy, out[1][k].gy) << k;
-    }
-    // Spread out: exact float maps round at 2^-18 bin areas instead of 2^-32, so the bits differ
-    // from the 64-bit run (the float path really ran), and the second run repeats the first exactly.
-    EXPECT_NE(out[0][0].rho, out[1][0].rho);
-    EXPECT_LE(relative_l2(out[1][0].rho, out[0][0].rho), 2e-5);
-    EXPECT_EQ(std::memcmp(&out[1][0].result, &out[1][3].result, sizeof(EvaluateResult)), 0);
-    EXPECT_EQ(out[1][0].rho, out[1][3].rho);
-    EXPECT_EQ(out[1][0].gx, out[1][3].gx);
-  }
-}
-
-// Between spread out and piled up: 200 of the cells on one spot put about 120 bin areas into a
-// bin. Exact float maps (64) must notice and give the 64-bit bits.
-TEST(ElectrostaticCuda, ExactFloatMapsFallBackAboveSixtyFourBinAreas) {
-  EFIELD_REQUIRE_GPU();
-  TestDesign d = make_random_design(pile_up_spec(), next_seed());
-  for (size_t c = 0; c < 200; ++c) {
-    d.cx[c] = 0.5 * (d.options.xl + d.options.xh);
-    d.cy[c] = 0.5 * (d.options.yl + d.options.yh);
-  }
-  const ElectrostaticOptions o = with(d.options, Backend::Cuda, Precision::Float);
-  SystemOutput out[2];  // 64-bit bins, exact float maps
-  for (int k = 0; k < 2; ++k) {
-    const ScopedLayout layout(Maps::BySize, /*wide_float_bins=*/k == 0);
-    ElectrostaticSystem es(o, d.movable, d.fillers, d.fixed);
-    out[k] = run_device<float>(es, d);
-  }
-  EXPECT_GT(out[0].result.max_density, 80.0);  // the design is what the comment says
-  EXPECT_LT(out[0].result.max_density, 200.0);
-  expect_matches_reference(out[1], reference_of(d), 1e-4, "exact float maps");
-  EXPECT_EQ(std::memcmp(&out[0].result, &out[1].result, sizeof(EvaluateResult)), 0);  // the 64-bit run
-  EXPECT_EQ(out[0].rho, out[1].rho);
-  EXPECT_EQ(out[0].gx, out[1].gx);
-  EXPECT_EQ(out[0].gy, out[1].gy);
 }
 
 }  // namespace

@@ -1,0 +1,150 @@
+// CUDA float, deterministic, with the movable cells piled up (a placer's first iterations: more
+// than the exact float maps' 64 bin areas in a bin). Such an evaluate is noticed and run with the
+// movable cells in 64-bit tiles (summed per block in shared memory where a block's footprints are
+// close together, else added one by one), and the next evaluate after a dense one starts there.
+// Both ways sum the same whole numbers of 2^-18 bin areas as the float maps, so the result is the
+// same bits whichever way ran: bitwise repeatable, from spread out to piled up and back, and
+// against the float64 reference and the CPU backend. Every test needs a GPU (skipped otherwise).
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "efield/electrostatic_system.hpp"
+#include "electrostatics/compare.hpp"
+#include "electrostatics/cuda_runs.hpp"
+#include "support/gpu.hpp"
+
+namespace efield::test {
+namespace {
+
+void expect_same_bits(const SystemOutput& a, const SystemOutput& b, const std::string& what) {
+  SCOPED_TRACE(what);
+  EXPECT_EQ(std::memcmp(&a.result, &b.result, sizeof(EvaluateResult)), 0);
+  EXPECT_EQ(a.rho, b.rho);
+  EXPECT_EQ(a.gx, b.gx);
+  EXPECT_EQ(a.gy, b.gy);
+}
+
+// Spread out, piled up (first noticed, then chosen from the previous max density; device and host
+// pointers), spread out again (first in 64-bit tiles after the dense evaluate, then in the float
+// maps): every pile-up evaluate gives the same bits, as does every spread-out one, with graphs and
+// without. The pile-up matches the reference and stays within 2e-5 of the 64-bit bins (2^-32 bin
+// areas instead of 2^-18).
+TEST(PiledCuda, PileUpIsBitwiseRepeatableFromSpreadToPiledAndBack) {
+  EFIELD_REQUIRE_GPU();
+  const TestDesign spread = make_random_design(pile_up_spec(), next_seed());
+  const TestDesign piled = piled_up(spread);
+  const ReferenceResult ref = reference_of(piled);
+  for (bool graph : {true, false}) {
+    SCOPED_TRACE(graph ? "graph" : "no graph");
+    ElectrostaticOptions o = with(spread.options, Backend::Cuda, Precision::Float);
+    o.use_cuda_graph = graph;
+    ElectrostaticSystem es(o, spread.movable, spread.fillers, spread.fixed);
+    const SystemOutput s0 = run_device<float>(es, spread);
+    const SystemOutput p0 = run_device<float>(es, piled);
+    const SystemOutput p1 = run_device<float>(es, piled);
+    const SystemOutput p2 = run_host<float>(es, piled);
+    const SystemOutput s1 = run_device<float>(es, spread);
+    const SystemOutput s2 = run_device<float>(es, spread);
+    EXPECT_LT(s0.result.max_density, 60.0);  // the design is what pile_up_spec says
+    EXPECT_GT(p0.result.max_density, 300.0);
+    expect_matches_reference(p0, ref, 1e-4, "pile-up");
+    expect_same_bits(p0, p1, "pile-up, evaluated again");
+    expect_same_bits(p0, p2, "pile-up, host pointers");
+    expect_same_bits(s0, s1, "spread out after the pile-up");
+    expect_same_bits(s0, s2, "spread out, evaluated again");
+
+    const ScopedLayout wide(Maps::BySize, /*wide_float_bins=*/true);
+    ElectrostaticSystem ew(o, spread.movable, spread.fillers, spread.fixed);
+    const SystemOutput w = run_device<float>(ew, piled);
+    EXPECT_LE(relative_l2(p0.rho, w.rho), 2e-5);
+    EXPECT_LE(relative_l2(p0.gx, w.gx), 2e-5);
+    EXPECT_LE(relative_l2(p0.gy, w.gy), 2e-5);
+  }
+}
+
+// The pile-up against the CPU backend (float), as the layouts are checked in
+// test_electrostatic_system.cpp, and a fresh system's first evaluate gives the bits of a system
+// that has seen the pile-up before.
+TEST(PiledCuda, PileUpAgreesWithCpuAndDoesNotDependOnHistory) {
+  EFIELD_REQUIRE_GPU();
+  const TestDesign spread = make_random_design(pile_up_spec(), next_seed());
+  const TestDesign piled = piled_up(spread);
+  ElectrostaticSystem cpu(with(piled.options, Backend::Cpu, Precision::Float), piled.movable, piled.fillers,
+                          piled.fixed);
+  const SystemOutput c = run_host<float>(cpu, piled);
+  const ElectrostaticOptions o = with(piled.options, Backend::Cuda, Precision::Float);
+  ElectrostaticSystem fresh(o, piled.movable, piled.fillers, piled.fixed);
+  const SystemOutput a = run_device<float>(fresh, piled);
+  ElectrostaticSystem seasoned(o, piled.movable, piled.fillers, piled.fixed);
+  run_device<float>(seasoned, piled);
+  run_device<float>(seasoned, spread);
+  run_device<float>(seasoned, piled);
+  const SystemOutput b = run_device<float>(seasoned, piled);
+  expect_same_bits(a, b, "fresh system against one with a history");
+  EXPECT_LE(relative_l2(a.rho, c.rho), 1e-5);
+  EXPECT_LE(relative_l2(a.ex, c.ex), 1e-5);
+  EXPECT_LE(relative_l2(a.ey, c.ey), 1e-5);
+  EXPECT_LE(relative_l2(a.gx, c.gx), 1e-5);
+  EXPECT_LE(relative_l2(a.gy, c.gy), 1e-5);
+  EXPECT_LE(rel_scalar(a.result.energy, c.result.energy), 1e-5);
+  EXPECT_LE(rel_scalar(a.result.overflow, c.result.overflow), 1e-5);
+  EXPECT_LE(rel_scalar(a.result.max_density, c.result.max_density), 1e-5);
+}
+
+// Between spread out and piled up: 200 of the cells on one spot put about 120 bin areas into a
+// bin. The float maps must notice (64), and the result is the pile-up path's on every evaluate.
+TEST(PiledCuda, AboveSixtyFourBinAreasIsNoticed) {
+  EFIELD_REQUIRE_GPU();
+  const TestDesign d = piled_up(make_random_design(pile_up_spec(), next_seed()), 200);
+  ElectrostaticSystem es(with(d.options, Backend::Cuda, Precision::Float), d.movable, d.fillers, d.fixed);
+  const SystemOutput a = run_device<float>(es, d);  // float maps, noticed, again in 64-bit tiles
+  const SystemOutput b = run_device<float>(es, d);  // 64-bit tiles from the start
+  EXPECT_GT(a.result.max_density, 80.0);  // the design is what the comment says
+  EXPECT_LT(a.result.max_density, 200.0);
+  expect_matches_reference(a, reference_of(d), 1e-4, "above 64 bin areas");
+  expect_same_bits(a, b, "evaluated again");
+}
+
+// Below the float maps' limit but dense enough that the next evaluate takes the 64-bit tiles: the
+// same bits both times. On a 17 x 24 grid a block's footprints fit its shared window; on a 96 x 75
+// grid (7,200 bins, more than the window) cells spread out make each block add its contributions
+// one by one. Some movable cells on the spot are large (a warp or a block each).
+TEST(PiledCuda, EveryPathGivesTheFloatMapsBits) {
+  EFIELD_REQUIRE_GPU();
+  DesignSpec large_grid;
+  large_grid.M = 96;
+  large_grid.N = 75;
+  large_grid.xh = 960;
+  large_grid.yh = 750;
+  large_grid.td = 0.9;
+  large_grid.num_movable = 12000;
+  large_grid.num_fillers = 3000;
+  large_grid.num_fixed = 20;
+  large_grid.min_size_bins = 1.0;
+  struct Case {
+    const char* name;
+    DesignSpec spec;
+    int on_spot;
+  };
+  for (const Case& k : {Case{"17 x 24, windowed", pile_up_spec(), 40}, Case{"96 x 75, one by one", large_grid, 40}}) {
+    SCOPED_TRACE(k.name);
+    TestDesign d = piled_up(make_random_design(k.spec, next_seed()), k.on_spot);
+    const double bx = (d.options.xh - d.options.xl) / k.spec.M;
+    d.movable.widths[3] = 8 * bx;    // a warp
+    d.movable.widths[7] = 20 * bx;   // a block
+    d.movable.heights[7] = 6 * bx;
+    ElectrostaticSystem es(with(d.options, Backend::Cuda, Precision::Float), d.movable, d.fillers, d.fixed);
+    const SystemOutput a = run_device<float>(es, d);  // float maps
+    const SystemOutput b = run_device<float>(es, d);  // 64-bit tiles (max density >= 16)
+    EXPECT_GT(a.result.max_density, 16.0);
+    EXPECT_LT(a.result.max_density, 64.0);
+    expect_same_bits(a, b, "float maps, then 64-bit tiles");
+    expect_matches_reference(b, reference_of(d), 1e-4, "64-bit tiles");
+  }
+}
+
+}  // namespace
+}  // namespace efield::test
