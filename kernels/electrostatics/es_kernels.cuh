@@ -70,11 +70,12 @@ inline constexpr float kEsExactFloatLimit = 16777216.0f;  // 2^24: larger sums m
 // Piled movable cells (a placer's first iterations: thousands of bin areas in a few bins) take
 // the same whole numbers of 2^-kEsExactFloatBits bin areas into 64-bit tiles (es_tile_index),
 // so that no sum rounds and the bits are those of the exact float maps wherever those hold. A
-// block takes kEsThreads * cells_per_thread consecutive movable cells; where the bounding box
-// of their footprints fits kEsPiledWindowBins bins, it sums them in shared memory (32-bit
-// integer atomics, order-free) and adds each non-zero bin to the map with one 64-bit atomic, so
-// a hot bin takes one global atomic per block instead of one per cell; else it adds each
-// contribution to the map directly. A block's sum in one bin stays below 2^32: at most
+// block takes kEsThreads * cells_per_thread consecutive movable cells and sums them in a window
+// of at most kEsPiledWindowBins bins in shared memory (32-bit integer atomics, order-free): the
+// bounding box of their footprints where it fits, else the bins around their mean. It adds each
+// non-zero bin of the window to the map with one 64-bit atomic, so a hot bin takes one global
+// atomic per block instead of one per cell, and each contribution outside the window to the map
+// directly. A block's sum in one bin stays below 2^32: at most
 // kEsThreads * kEsPiledMaxCellsPerThread = 8192 contributions of at most 2^18 + 1 each.
 inline constexpr int kEsPiledWindowBins = 4096;
 inline constexpr int kEsPiledMaxCellsPerThread = 32;

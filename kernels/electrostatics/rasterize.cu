@@ -178,10 +178,13 @@ __device__ __forceinline__ void rasterize_large(const RasterizeArgs<T>& a, int b
                                         static_cast<int>(blockDim.x));
 }
 
-// The bin range [m0, m1] x [n0, n1] of a block's footprints (min and max over its threads; every
-// thread calls it, m0 > m1 when the block has none).
+// The bin range [m0, m1] x [n0, n1] of a block's footprints and the sums of their first bins
+// (m_sum, n_sum over `cells` footprints): min, max and sums over its threads. Every thread calls
+// it; cells = 0 when the block has none.
 struct BinBox {
   int m0, m1, n0, n1;
+  long long m_sum, n_sum;
+  int cells;
 };
 __device__ __forceinline__ BinBox block_bin_box(BinBox b) {
   __shared__ BinBox warps[kEsWarpsPerBlock];
@@ -190,6 +193,9 @@ __device__ __forceinline__ BinBox block_bin_box(BinBox b) {
     b.m1 = max(b.m1, __shfl_xor_sync(0xffffffffu, b.m1, d));
     b.n0 = min(b.n0, __shfl_xor_sync(0xffffffffu, b.n0, d));
     b.n1 = max(b.n1, __shfl_xor_sync(0xffffffffu, b.n1, d));
+    b.m_sum += __shfl_xor_sync(0xffffffffu, b.m_sum, d);
+    b.n_sum += __shfl_xor_sync(0xffffffffu, b.n_sum, d);
+    b.cells += __shfl_xor_sync(0xffffffffu, b.cells, d);
   }
   if (threadIdx.x % 32 == 0) warps[threadIdx.x / 32] = b;
   __syncthreads();
@@ -199,14 +205,43 @@ __device__ __forceinline__ BinBox block_bin_box(BinBox b) {
     out.m1 = max(out.m1, warps[w].m1);
     out.n0 = min(out.n0, warps[w].n0);
     out.n1 = max(out.n1, warps[w].n1);
+    out.m_sum += warps[w].m_sum;
+    out.n_sum += warps[w].n_sum;
+    out.cells += warps[w].cells;
   }
   return out;
+}
+
+// The block's shared window: bins [m0, m0 + rows) x [n0, n0 + cols), its whole box where that
+// fits kEsPiledWindowBins, else that many bins (as square as the box allows) around the mean of
+// its footprints' first bins (a pile wider than the window: the bins nearest its centre).
+struct BinWindow {
+  int m0, n0, rows, cols;
+  __device__ __forceinline__ bool holds(int m, int n) const {
+    return static_cast<unsigned>(m - m0) < static_cast<unsigned>(rows) &&
+           static_cast<unsigned>(n - n0) < static_cast<unsigned>(cols);
+  }
+};
+__device__ __forceinline__ int window_start(int mean, int length, int lo, int hi) {
+  const int start = mean - length / 2;
+  return start < lo ? lo : start + length - 1 > hi ? hi - length + 1 : start;
+}
+__device__ __forceinline__ BinWindow block_window(const BinBox& box) {
+  constexpr int kSide = 64;  // sqrt(kEsPiledWindowBins)
+  static_assert(kSide * kSide == kEsPiledWindowBins, "a square window");
+  const int box_rows = box.m1 - box.m0 + 1, box_cols = box.n1 - box.n0 + 1;
+  if (static_cast<std::int64_t>(box_rows) * box_cols <= kEsPiledWindowBins) return {box.m0, box.n0, box_rows, box_cols};
+  const int rows = box_rows <= kSide ? box_rows : box_cols <= kSide ? kEsPiledWindowBins / box_cols : kSide;
+  const int cols = kEsPiledWindowBins / rows < box_cols ? kEsPiledWindowBins / rows : box_cols;
+  const int mean_m = static_cast<int>(box.m_sum / box.cells), mean_n = static_cast<int>(box.n_sum / box.cells);
+  return {window_start(mean_m, rows, box.m0, box.m1), window_start(mean_n, cols, box.n0, box.n1), rows, cols};
 }
 
 // Piled movable cells: the block's run of cells (es_kernels.cuh, kEsPiledWindowBins), read twice
 // (the bounding box, then the charge). Contributions are those of the exact float maps
 // (exact_float_weight of the same weights: small_footprint's for a 3 x 3 footprint, else
-// footprint_weight), so the sums are the same integers.
+// footprint_weight), so the sums are the same integers; those outside the block's window go
+// straight to the map.
 template <typename T>
 __device__ __forceinline__ void rasterize_piled_block(const RasterizeArgs<T>& a, int block) {
   static_assert(kEsThreads % 32 == 0, "whole warps");
@@ -214,7 +249,7 @@ __device__ __forceinline__ void rasterize_piled_block(const RasterizeArgs<T>& a,
   const std::int64_t run = static_cast<std::int64_t>(kEsThreads) * a.cells_per_thread;
   const std::int64_t first = static_cast<std::int64_t>(block) * run;
   const std::int64_t last = first + run < a.piled_end ? first + run : a.piled_end;
-  BinBox mine{INT_MAX, INT_MIN, INT_MAX, INT_MIN};
+  BinBox mine{INT_MAX, INT_MIN, INT_MAX, INT_MIN, 0, 0, 0};
   for (std::int64_t c = first + threadIdx.x; c < last; c += kEsThreads) {
     std::int64_t i;
     Footprint<T> f;
@@ -223,18 +258,20 @@ __device__ __forceinline__ void rasterize_piled_block(const RasterizeArgs<T>& a,
     mine.m1 = max(mine.m1, f.m1);
     mine.n0 = min(mine.n0, f.n0);
     mine.n1 = max(mine.n1, f.n1);
+    mine.m_sum += f.m0;
+    mine.n_sum += f.n0;
+    ++mine.cells;
   }
   const BinBox box = block_bin_box(mine);
-  if (box.m0 > box.m1) return;  // no small cells (uniform across the block)
-  const int cols = box.n1 - box.n0 + 1;
-  const bool windowed = static_cast<std::int64_t>(box.m1 - box.m0 + 1) * cols <= kEsPiledWindowBins;
-  const int window_bins = windowed ? (box.m1 - box.m0 + 1) * cols : 0;
+  if (box.cells == 0) return;  // no small cells (uniform across the block)
+  const BinWindow win = block_window(box);
+  const int window_bins = win.rows * win.cols;
   for (int k = threadIdx.x; k < window_bins; k += kEsThreads) window[k] = 0u;
   __syncthreads();
   const auto add = [&](T weight, int m, int n) {
     const T v = exact_float_weight(a, weight);
     if (!(v > T(0))) return;
-    if (windowed) atomicAdd(window + (m - box.m0) * cols + (n - box.n0), static_cast<unsigned int>(v));
+    if (win.holds(m, n)) atomicAdd(window + (m - win.m0) * win.cols + (n - win.n0), static_cast<unsigned int>(v));
     else atomicAdd(a.wide_tiles + es_tile_index(m, n, a.g.N), static_cast<EsAccum>(v));
   };
   for (std::int64_t c = first + threadIdx.x; c < last; c += kEsThreads) {
@@ -254,11 +291,11 @@ __device__ __forceinline__ void rasterize_piled_block(const RasterizeArgs<T>& a,
     for (int m = f.m0; m <= f.m1; ++m)
       for (int n = f.n0; n <= f.n1; ++n) add(footprint_weight(f, a.g, m, n), m, n);
   }
-  if (!windowed) return;
   __syncthreads();
   for (int k = threadIdx.x; k < window_bins; k += kEsThreads) {
     const unsigned int v = window[k];
-    if (v != 0u) atomicAdd(a.wide_tiles + es_tile_index(box.m0 + k / cols, box.n0 + k % cols, a.g.N), EsAccum{v});
+    if (v != 0u)
+      atomicAdd(a.wide_tiles + es_tile_index(win.m0 + k / win.cols, win.n0 + k % win.cols, a.g.N), EsAccum{v});
   }
 }
 

@@ -1,7 +1,7 @@
 // CUDA float, deterministic, with the movable cells piled up (a placer's first iterations: more
 // than the exact float maps' 64 bin areas in a bin). Such an evaluate is noticed and run with the
-// movable cells in 64-bit tiles (summed per block in shared memory where a block's footprints are
-// close together, else added one by one), and the next evaluate after a dense one starts there.
+// movable cells in 64-bit tiles (summed per block in a shared window around its footprints, the
+// contributions outside it added one by one), and the next evaluate after a dense one starts there.
 // Both ways sum the same whole numbers of 2^-18 bin areas as the float maps, so the result is the
 // same bits whichever way ran: bitwise repeatable, from spread out to piled up and back, and
 // against the float64 reference and the CPU backend. Every test needs a GPU (skipped otherwise).
@@ -110,8 +110,9 @@ TEST(PiledCuda, AboveSixtyFourBinAreasIsNoticed) {
 
 // Below the float maps' limit but dense enough that the next evaluate takes the 64-bit tiles: the
 // same bits both times. On a 17 x 24 grid a block's footprints fit its shared window; on a 96 x 75
-// grid (7,200 bins, more than the window) cells spread out make each block add its contributions
-// one by one. Some movable cells on the spot are large (a warp or a block each).
+// grid (7,200 bins, more than the window) cells spread out leave most of each block's
+// contributions outside its window, added one by one. Some movable cells on the spot are large (a
+// warp or a block each).
 TEST(PiledCuda, EveryPathGivesTheFloatMapsBits) {
   EFIELD_REQUIRE_GPU();
   DesignSpec large_grid;
@@ -129,7 +130,7 @@ TEST(PiledCuda, EveryPathGivesTheFloatMapsBits) {
     DesignSpec spec;
     int on_spot;
   };
-  for (const Case& k : {Case{"17 x 24, windowed", pile_up_spec(), 40}, Case{"96 x 75, one by one", large_grid, 40}}) {
+  for (const Case& k : {Case{"17 x 24, windowed", pile_up_spec(), 40}, Case{"96 x 75, partly one by one", large_grid, 40}}) {
     SCOPED_TRACE(k.name);
     TestDesign d = piled_up(make_random_design(k.spec, next_seed()), k.on_spot);
     const double bx = (d.options.xh - d.options.xl) / k.spec.M;
