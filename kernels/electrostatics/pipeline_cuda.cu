@@ -3,13 +3,13 @@
 //   rasterize -> density pass(es) -> R2C -> spectral -> C2C in place (Ex + i Ey) -> field tiles ->
 //   gather -> finalize (es_kernels.cuh).
 // float rasterizes whole numbers of 2^-18 bin areas into float maps with vector atomics (exact
-// sums, so deterministic). After an evaluate whose max density reached kPiledMinDensity (a
-// placer's first iterations pile the cells up), the movable cells take the same whole numbers
-// into 64-bit tiles, summed per block in shared memory first (Bins::Piled): the same bits where
-// the float maps hold, without the float maps' limit (64 bin areas a bin) and without thousands
-// of atomics on each of a few hot bins. When finalize reports a bin that may have rounded, evaluate
-// runs again with the next wider bins (float maps -> piled -> 64-bit bins), so the result never
-// depends on the choice. With deterministic = false, float rasterizes into
+// sums, so deterministic). After an evaluate whose max density reached kPiledMinDensity (the
+// float maps' limit, passed at a placer's first iterations, when the cells are piled up), the
+// movable cells take the same whole numbers into 64-bit tiles, summed per block in shared memory
+// first (Bins::Piled): the same bits where the float maps hold, without their limit and without
+// thousands of atomics on each of a few hot bins. When finalize reports a bin that may have
+// rounded, evaluate runs again with the next wider bins (float maps -> piled -> 64-bit bins), so
+// the result never depends on the choice. With deterministic = false, float rasterizes into
 // float maps with plain float contributions (sums depend on the atomics' order). Double uses
 // 64-bit bins: two accumulator maps on small grids, one on large ones.
 // Device pointers are used directly (graph re-captured when they change); host arrays go through
@@ -44,9 +44,10 @@ constexpr int kBinsKinds = 3;
 
 // Float, deterministic: an evaluate takes Bins::Piled when the previous one's max density (bin
 // areas of movable and fixed charge in one bin) reached this, else the float maps. Both give the
-// same bits (below the float maps' limit of 64), so this is speed only: a quarter of that limit,
-// where a few bins start to collect thousands of atomics (bench_ispd/results/electrostatics.md).
-constexpr double kPiledMinDensity = 16.0;
+// same bits where the float maps hold, so this is speed only: the float maps' limit (64 bin
+// areas), since below it the float maps measured faster (a pile of 12 % of the side at bigblue4
+// scale, max density 39: 0.40 against 0.53 ms; bench_ispd/results/electrostatics.md).
+constexpr double kPiledMinDensity = 64.0;
 
 // Two accumulator maps (movable, fillers) save a rasterize launch and a density pass but double
 // the accumulator: faster on small grids, slower once the maps no longer stay in L2

@@ -183,7 +183,7 @@ __device__ __forceinline__ void rasterize_large(const RasterizeArgs<T>& a, int b
 // it; cells = 0 when the block has none.
 struct BinBox {
   int m0, m1, n0, n1;
-  long long m_sum, n_sum;
+  float m_sum, n_sum;  // only place the window: float sums do
   int cells;
 };
 __device__ __forceinline__ BinBox block_bin_box(BinBox b) {
@@ -217,6 +217,7 @@ __device__ __forceinline__ BinBox block_bin_box(BinBox b) {
 // its footprints' first bins (a pile wider than the window: the bins nearest its centre).
 struct BinWindow {
   int m0, n0, rows, cols;
+  bool whole;  // the whole box
   __device__ __forceinline__ bool holds(int m, int n) const {
     return static_cast<unsigned>(m - m0) < static_cast<unsigned>(rows) &&
            static_cast<unsigned>(n - n0) < static_cast<unsigned>(cols);
@@ -226,52 +227,34 @@ __device__ __forceinline__ int window_start(int mean, int length, int lo, int hi
   const int start = mean - length / 2;
   return start < lo ? lo : start + length - 1 > hi ? hi - length + 1 : start;
 }
+constexpr int square_side(int bins) {
+  int side = 1;
+  while ((side + 1) * (side + 1) <= bins) ++side;
+  return side;
+}
 __device__ __forceinline__ BinWindow block_window(const BinBox& box) {
-  constexpr int kSide = 64;  // sqrt(kEsPiledWindowBins)
-  static_assert(kSide * kSide == kEsPiledWindowBins, "a square window");
+  constexpr int kSide = square_side(kEsPiledWindowBins);
   const int box_rows = box.m1 - box.m0 + 1, box_cols = box.n1 - box.n0 + 1;
-  if (static_cast<std::int64_t>(box_rows) * box_cols <= kEsPiledWindowBins) return {box.m0, box.n0, box_rows, box_cols};
+  if (static_cast<std::int64_t>(box_rows) * box_cols <= kEsPiledWindowBins)
+    return {box.m0, box.n0, box_rows, box_cols, true};
   const int rows = box_rows <= kSide ? box_rows : box_cols <= kSide ? kEsPiledWindowBins / box_cols : kSide;
   const int cols = kEsPiledWindowBins / rows < box_cols ? kEsPiledWindowBins / rows : box_cols;
-  const int mean_m = static_cast<int>(box.m_sum / box.cells), mean_n = static_cast<int>(box.n_sum / box.cells);
-  return {window_start(mean_m, rows, box.m0, box.m1), window_start(mean_n, cols, box.n0, box.n1), rows, cols};
+  const int mean_m = static_cast<int>(box.m_sum / static_cast<float>(box.cells));
+  const int mean_n = static_cast<int>(box.n_sum / static_cast<float>(box.cells));
+  return {window_start(mean_m, rows, box.m0, box.m1), window_start(mean_n, cols, box.n0, box.n1), rows, cols, false};
 }
 
-// Piled movable cells: the block's run of cells (es_kernels.cuh, kEsPiledWindowBins), read twice
-// (the bounding box, then the charge). Contributions are those of the exact float maps
-// (exact_float_weight of the same weights: small_footprint's for a 3 x 3 footprint, else
-// footprint_weight), so the sums are the same integers; those outside the block's window go
-// straight to the map.
-template <typename T>
-__device__ __forceinline__ void rasterize_piled_block(const RasterizeArgs<T>& a, int block) {
-  static_assert(kEsThreads % 32 == 0, "whole warps");
-  __shared__ unsigned int window[kEsPiledWindowBins];
-  const std::int64_t run = static_cast<std::int64_t>(kEsThreads) * a.cells_per_thread;
-  const std::int64_t first = static_cast<std::int64_t>(block) * run;
-  const std::int64_t last = first + run < a.piled_end ? first + run : a.piled_end;
-  BinBox mine{INT_MAX, INT_MIN, INT_MAX, INT_MIN, 0, 0, 0};
-  for (std::int64_t c = first + threadIdx.x; c < last; c += kEsThreads) {
-    std::int64_t i;
-    Footprint<T> f;
-    if (!load_small_cell<T, RasterizeArgs<T>, false>(a, c, &i, &f)) continue;
-    mine.m0 = min(mine.m0, f.m0);
-    mine.m1 = max(mine.m1, f.m1);
-    mine.n0 = min(mine.n0, f.n0);
-    mine.n1 = max(mine.n1, f.n1);
-    mine.m_sum += f.m0;
-    mine.n_sum += f.n0;
-    ++mine.cells;
-  }
-  const BinBox box = block_bin_box(mine);
-  if (box.cells == 0) return;  // no small cells (uniform across the block)
-  const BinWindow win = block_window(box);
-  const int window_bins = win.rows * win.cols;
-  for (int k = threadIdx.x; k < window_bins; k += kEsThreads) window[k] = 0u;
-  __syncthreads();
+// The charge of piled cells [first, last) (this thread's share) into the shared window, those
+// outside it (kWhole: none) straight into the map. Contributions are those of the exact float
+// maps (exact_float_weight of the same weights: small_footprint's for a 3 x 3 footprint, else
+// footprint_weight), so the sums are the same integers.
+template <bool kWhole, typename T>
+__device__ __forceinline__ void add_piled_cells(const RasterizeArgs<T>& a, std::int64_t first, std::int64_t last,
+                                                const BinWindow& win, unsigned int* window) {
   const auto add = [&](T weight, int m, int n) {
     const T v = exact_float_weight(a, weight);
     if (!(v > T(0))) return;
-    if (win.holds(m, n)) atomicAdd(window + (m - win.m0) * win.cols + (n - win.n0), static_cast<unsigned int>(v));
+    if (kWhole || win.holds(m, n)) atomicAdd(window + (m - win.m0) * win.cols + (n - win.n0), static_cast<unsigned int>(v));
     else atomicAdd(a.wide_tiles + es_tile_index(m, n, a.g.N), static_cast<EsAccum>(v));
   };
   for (std::int64_t c = first + threadIdx.x; c < last; c += kEsThreads) {
@@ -291,6 +274,38 @@ __device__ __forceinline__ void rasterize_piled_block(const RasterizeArgs<T>& a,
     for (int m = f.m0; m <= f.m1; ++m)
       for (int n = f.n0; n <= f.n1; ++n) add(footprint_weight(f, a.g, m, n), m, n);
   }
+}
+
+// Piled movable cells: the block's run of cells (es_kernels.cuh, kEsPiledWindowBins), read twice
+// (the bounding box and window, then the charge).
+template <typename T>
+__device__ __forceinline__ void rasterize_piled_block(const RasterizeArgs<T>& a, int block) {
+  static_assert(kEsThreads % 32 == 0, "whole warps");
+  __shared__ unsigned int window[kEsPiledWindowBins];
+  const std::int64_t run = static_cast<std::int64_t>(kEsThreads) * a.cells_per_thread;
+  const std::int64_t first = static_cast<std::int64_t>(block) * run;
+  const std::int64_t last = first + run < a.piled_end ? first + run : a.piled_end;
+  BinBox mine{INT_MAX, INT_MIN, INT_MAX, INT_MIN, 0.f, 0.f, 0};
+  for (std::int64_t c = first + threadIdx.x; c < last; c += kEsThreads) {
+    std::int64_t i;
+    Footprint<T> f;
+    if (!load_small_cell<T, RasterizeArgs<T>, false>(a, c, &i, &f)) continue;
+    mine.m0 = min(mine.m0, f.m0);
+    mine.m1 = max(mine.m1, f.m1);
+    mine.n0 = min(mine.n0, f.n0);
+    mine.n1 = max(mine.n1, f.n1);
+    mine.m_sum += static_cast<float>(f.m0);
+    mine.n_sum += static_cast<float>(f.n0);
+    ++mine.cells;
+  }
+  const BinBox box = block_bin_box(mine);
+  if (box.cells == 0) return;  // no small cells (uniform across the block)
+  const BinWindow win = block_window(box);
+  const int window_bins = win.rows * win.cols;
+  for (int k = threadIdx.x; k < window_bins; k += kEsThreads) window[k] = 0u;
+  __syncthreads();
+  if (win.whole) add_piled_cells<true>(a, first, last, win, window);
+  else add_piled_cells<false>(a, first, last, win, window);
   __syncthreads();
   for (int k = threadIdx.x; k < window_bins; k += kEsThreads) {
     const unsigned int v = window[k];

@@ -108,11 +108,11 @@ TEST(PiledCuda, AboveSixtyFourBinAreasIsNoticed) {
   expect_same_bits(a, b, "evaluated again");
 }
 
-// Below the float maps' limit but dense enough that the next evaluate takes the 64-bit tiles: the
-// same bits both times. On a 17 x 24 grid a block's footprints fit its shared window; on a 96 x 75
-// grid (7,200 bins, more than the window) cells spread out leave most of each block's
-// contributions outside its window, added one by one. Some movable cells on the spot are large (a
-// warp or a block each).
+// Below the float maps' limit, evaluated right after a pile-up (so in 64-bit tiles) and by a fresh
+// system (in the float maps): the same bits. On a 17 x 24 grid a block's footprints fit its shared
+// window; on a 96 x 75 grid (7,200 bins, more than the window) cells spread out leave most of each
+// block's contributions outside its window, added one by one. Some movable cells on the spot are
+// large (a warp or a block each).
 TEST(PiledCuda, EveryPathGivesTheFloatMapsBits) {
   EFIELD_REQUIRE_GPU();
   DesignSpec large_grid;
@@ -132,18 +132,23 @@ TEST(PiledCuda, EveryPathGivesTheFloatMapsBits) {
   };
   for (const Case& k : {Case{"17 x 24, windowed", pile_up_spec(), 40}, Case{"96 x 75, partly one by one", large_grid, 40}}) {
     SCOPED_TRACE(k.name);
-    TestDesign d = piled_up(make_random_design(k.spec, next_seed()), k.on_spot);
+    TestDesign d = make_random_design(k.spec, next_seed());
     const double bx = (d.options.xh - d.options.xl) / k.spec.M;
     d.movable.widths[3] = 8 * bx;    // a warp
     d.movable.widths[7] = 20 * bx;   // a block
     d.movable.heights[7] = 6 * bx;
-    ElectrostaticSystem es(with(d.options, Backend::Cuda, Precision::Float), d.movable, d.fillers, d.fixed);
-    const SystemOutput a = run_device<float>(es, d);  // float maps
-    const SystemOutput b = run_device<float>(es, d);  // 64-bit tiles (max density >= 16)
-    EXPECT_GT(a.result.max_density, 16.0);
-    EXPECT_LT(a.result.max_density, 64.0);
-    expect_same_bits(a, b, "float maps, then 64-bit tiles");
-    expect_matches_reference(b, reference_of(d), 1e-4, "64-bit tiles");
+    const TestDesign some = piled_up(d, k.on_spot), all = piled_up(d);
+    const ElectrostaticOptions o = with(d.options, Backend::Cuda, Precision::Float);
+    ElectrostaticSystem es(o, d.movable, d.fillers, d.fixed);
+    const SystemOutput p = run_device<float>(es, all);
+    const SystemOutput a = run_device<float>(es, some);  // 64-bit tiles after the pile-up
+    ElectrostaticSystem fresh(o, d.movable, d.fillers, d.fixed);
+    const SystemOutput b = run_device<float>(fresh, some);  // float maps
+    EXPECT_GT(p.result.max_density, 64.0);
+    EXPECT_LT(b.result.max_density, 64.0);
+    expect_same_bits(a, b, "64-bit tiles, float maps");
+    expect_matches_reference(a, reference_of(some), 1e-4, "64-bit tiles");
+    expect_matches_reference(p, reference_of(all), 1e-4, "pile-up");
   }
 }
 
