@@ -110,16 +110,16 @@ TEST(PiledCuda, AboveSixtyFourBinAreasIsNoticed) {
 
 // Below the float maps' limit, evaluated right after a pile-up (so in 64-bit tiles) and by a fresh
 // system (in the float maps): the same bits. On a 17 x 24 grid a block's footprints fit its shared
-// window; on a 96 x 75 grid (7,200 bins, more than the window) cells spread out leave most of each
+// window; on a 128 x 96 grid (12,288 bins, more than the window) cells spread out leave most of each
 // block's contributions outside its window, added one by one. Some movable cells on the spot are
 // large (a warp or a block each).
 TEST(PiledCuda, EveryPathGivesTheFloatMapsBits) {
   EFIELD_REQUIRE_GPU();
   DesignSpec large_grid;
-  large_grid.M = 96;
-  large_grid.N = 75;
-  large_grid.xh = 960;
-  large_grid.yh = 750;
+  large_grid.M = 128;
+  large_grid.N = 96;
+  large_grid.xh = 1280;
+  large_grid.yh = 960;
   large_grid.td = 0.9;
   large_grid.num_movable = 12000;
   large_grid.num_fillers = 3000;
@@ -130,7 +130,7 @@ TEST(PiledCuda, EveryPathGivesTheFloatMapsBits) {
     DesignSpec spec;
     int on_spot;
   };
-  for (const Case& k : {Case{"17 x 24, windowed", pile_up_spec(), 40}, Case{"96 x 75, partly one by one", large_grid, 40}}) {
+  for (const Case& k : {Case{"17 x 24, windowed", pile_up_spec(), 40}, Case{"128 x 96, partly one by one", large_grid, 40}}) {
     SCOPED_TRACE(k.name);
     TestDesign d = make_random_design(k.spec, next_seed());
     const double bx = (d.options.xh - d.options.xl) / k.spec.M;
