@@ -254,7 +254,8 @@ __device__ __forceinline__ void add_piled_cells(const RasterizeArgs<T>& a, std::
   const auto add = [&](T weight, int m, int n) {
     const T v = exact_float_weight(a, weight);
     if (!(v > T(0))) return;
-    if (kWhole || win.holds(m, n)) atomicAdd(window + (m - win.m0) * win.cols + (n - win.n0), static_cast<unsigned int>(v));
+    if (kWhole || win.holds(m, n))
+      atomicAdd(window + (m - win.m0) * win.cols + (n - win.n0), static_cast<unsigned int>(v));
     else atomicAdd(a.wide_tiles + es_tile_index(m, n, a.g.N), static_cast<EsAccum>(v));
   };
   for (std::int64_t c = first + threadIdx.x; c < last; c += kEsThreads) {
@@ -338,7 +339,8 @@ __global__ void __launch_bounds__(kEsThreads, kEsCellKernelMinBlocks<T>) rasteri
   const int b = static_cast<int>(blockIdx.x);
   if (b < piled_blocks) rasterize_piled_block(a, b);
   else if (b < piled_blocks + small_blocks) rasterize_small(a, b - piled_blocks);
-  else if (b < piled_blocks + small_blocks + warp_blocks) rasterize_warp_cell<T, true>(a, b - piled_blocks - small_blocks);
+  else if (b < piled_blocks + small_blocks + warp_blocks)
+    rasterize_warp_cell<T, true>(a, b - piled_blocks - small_blocks);
   else rasterize_large<T, true>(a, b - piled_blocks - small_blocks - warp_blocks);
 }
 

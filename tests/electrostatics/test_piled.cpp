@@ -130,7 +130,8 @@ TEST(PiledCuda, EveryPathGivesTheFloatMapsBits) {
     DesignSpec spec;
     int on_spot;
   };
-  for (const Case& k : {Case{"17 x 24, windowed", pile_up_spec(), 40}, Case{"128 x 96, partly one by one", large_grid, 40}}) {
+  for (const Case& k :
+       {Case{"17 x 24, windowed", pile_up_spec(), 40}, Case{"128 x 96, partly one by one", large_grid, 40}}) {
     SCOPED_TRACE(k.name);
     TestDesign d = make_random_design(k.spec, next_seed());
     const double bx = (d.options.xh - d.options.xl) / k.spec.M;
