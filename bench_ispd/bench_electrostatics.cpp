@@ -269,11 +269,11 @@ int main(int argc, char** argv) {
   std::vector<Row> rows;
   try {
     if (only.empty() || only == "adaptec1")
-      rows.push_back(run(make_design("adaptec1-like", 210904, 63, 512, 1, placement, pile_side), reps, with_cpu, layouts,
-                         deterministic));
+      rows.push_back(run(make_design("adaptec1-like", 210904, 63, 512, 1, placement, pile_side), reps, with_cpu,
+                         layouts, deterministic));
     if (only.empty() || only == "bigblue4")
-      rows.push_back(run(make_design("bigblue4-like", 2200000, 400, 2048, 4, placement, pile_side), reps, with_cpu, layouts,
-                         deterministic));
+      rows.push_back(run(make_design("bigblue4-like", 2200000, 400, 2048, 4, placement, pile_side), reps, with_cpu,
+                         layouts, deterministic));
   } catch (const std::exception& e) {
     std::fprintf(stderr, "bench_electrostatics: %s\n", e.what());
     return 1;
