@@ -77,8 +77,8 @@ inline constexpr float kEsExactFloatLimit = 16777216.0f;  // 2^24: larger sums m
 // atomic per block instead of one per cell, and each contribution outside the window to the map
 // directly. A block's sum in one bin stays below 2^32: at most
 // kEsThreads * kEsPiledMaxCellsPerThread = 8192 contributions of at most 2^18 + 1 each.
-// 8192 bins (32 KB: the cell kernels' 6 blocks an SM still fit) measured faster than 4096 for
-// piles wider than 64 bins, and no slower for smaller ones (bench_ispd/results/electrostatics.md).
+// 8192 bins (32 KB: the cell kernels' 6 blocks an SM still fit; docs/performance.md, "CUDA
+// pipeline: piled cells").
 inline constexpr int kEsPiledWindowBins = 8192;
 inline constexpr int kEsPiledMaxCellsPerThread = 32;
 static_assert(static_cast<double>(kEsThreads) * kEsPiledMaxCellsPerThread * ((1 << kEsExactFloatBits) + 1) <

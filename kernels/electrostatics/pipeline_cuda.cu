@@ -45,8 +45,8 @@ constexpr int kBinsKinds = 3;
 // Float, deterministic: an evaluate takes Bins::Piled when the previous one's max density (bin
 // areas of movable and fixed charge in one bin) reached this, else the float maps. Both give the
 // same bits where the float maps hold, so this is speed only: the float maps' limit (64 bin
-// areas), since below it the float maps measured faster (a pile of 12 % of the side at bigblue4
-// scale, max density 39: 0.40 against 0.53 ms; bench_ispd/results/electrostatics.md).
+// areas), below which they measured faster at bigblue4 scale (docs/performance.md, "CUDA
+// pipeline: piled cells").
 constexpr double kPiledMinDensity = 64.0;
 
 // Two accumulator maps (movable, fillers) save a rasterize launch and a density pass but double
