@@ -8,7 +8,7 @@
 //                 launch_rasterize_piled movable cells -> 64-bit tiles (a block's bins summed in
 //                                      shared memory first), fillers -> the filler float map
 //                 launch_density_float the same pass, the movable map read as 64-bit tiles
-//                 64-bit fixed-point bins (double, or float after an exact float bin overflowed),
+//                 64-bit fixed-point bins (double, or float after a filler float bin overflowed),
 //                 accumulators in the natural layout, two maps on small grids:
 //                 launch_rasterize     all cells -> movable and filler maps
 //                 launch_density_combined maps + F -> overflow/max partials, rho; clears both
@@ -63,7 +63,7 @@ inline constexpr int kEsTotalSlots = 64;
 // are exact in float, so the atomics' order cannot change a bit: as deterministic as integer
 // atomics, with float4 atomics on 2 x 2-bin tiles. A bin holds 2^(24 - kEsExactFloatBits) = 64
 // bin areas of movable or of filler charge exactly; the density pass flags any bin above 2^24 and
-// evaluate then runs the 64-bit pipeline on the same input.
+// evaluate then runs again on the same input with wider bins (pipeline_cuda.cu).
 inline constexpr int kEsExactFloatBits = 18;
 inline constexpr float kEsExactFloatLimit = 16777216.0f;  // 2^24: larger sums may have rounded
 
