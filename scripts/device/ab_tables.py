@@ -3,10 +3,10 @@
 
 scripts/device/remeasure.sh runs each benchmark of two builds in rounds (before, after, before,
 after) and calls this with the files of each round; this prints a Markdown table of after/before
-time ratios per row, each cell "mean (round 1, round 2)": the ratio of the two rounds' mean
-times, then each round's own ratio (two rounds agreeing is what tells a change from noise).
+time ratios per row, each cell "mean (round 1, round 2, ...)": the ratio of the rounds' mean
+times, then each round's own ratio (rounds agreeing is what tells a change from noise).
 
-  ab_tables.py BENCH --before F1 F2 --after F1 F2
+  ab_tables.py BENCH --before F1 F2 ... --after F1 F2 ...   (one file per round, same count)
 
 BENCH is one of transforms1d, transforms2d, blocked_dct8, electrostatics (Markdown tables, read
 by column name, so the two versions' extra or missing columns do not matter) or ispd (bench_ispd
@@ -74,7 +74,7 @@ def merged(rows):
 
 
 def ratio_cell(before, after, inverse):
-    """before, after: the two rounds' numbers of one cell. inverse: the numbers are rates (GB/s)."""
+    """before, after: each round's number of one cell. inverse: the numbers are rates (GB/s)."""
     if None in before or None in after:
         return None, "-"
     if inverse:
@@ -139,12 +139,55 @@ def print_table(bench, key_names, keys, before, after, all_means, slow):
     print()
 
 
+def geomean(values):
+    return math.exp(sum(math.log(v) for v in values) / len(values))
+
+
+FIELDS = ("auto", "cufft", "methods", "relative")
+
+
+def transforms2d_by_size(keys, before, after):
+    """bench_transforms2d per size and type, geometric means over the four transforms: Auto, the
+    cuFFT call timed beside it (the same code in both builds: what moved the process, not the
+    library), every explicit method and row-column, and those again divided by the cuFFT ratio."""
+    methods = [c for c in after[0][keys[0]] if c.endswith("(us, / cuFFT)")] + ["row-column (us)"]
+    rounds = len(before)
+    groups = {}
+    for k in keys:
+        g = groups.setdefault(k[:2], {"runs": [], **{f: [[] for _ in range(rounds)] for f in FIELDS}})
+        runs = (before[0][k].get("Auto runs", "?"), after[0][k].get("Auto runs", "?"))
+        if runs not in g["runs"]:
+            g["runs"].append(runs)
+        for i, (b, a) in enumerate(zip(before, after)):
+            cufft = number(a[k]["cuFFT alone (us)"]) / number(b[k]["cuFFT alone (us)"])
+            g["cufft"][i].append(cufft)
+            g["auto"][i].append(number(a[k]["fused (us)"]) / number(b[k]["fused (us)"]))
+            for m in methods:
+                tb, ta = number(b[k].get(m, "")), number(a[k].get(m, ""))
+                if tb and ta:
+                    g["methods"][i].append(ta / tb)
+                    g["relative"][i].append(ta / tb / cufft)
+
+    def cell(by_round):
+        return "%.2f (%s)" % (geomean([v for r in by_round for v in r]), ", ".join("%.2f" % geomean(r) for r in by_round))
+
+    print("Per size and type, geometric means over the four transforms (and per round):\n")
+    print("| size | type | Auto runs | Auto | cuFFT alone | every method and row-column | the same / cuFFT alone |")
+    print("| --- | --- | --- | ---: | ---: | ---: | ---: |")
+    for (size, kind), g in groups.items():
+        runs = "; ".join(b if b == a else "%s -> %s" % (b, a) for b, a in g["runs"])
+        print("| %s | %s | %s | %s |" % (size[1], kind[1], runs, " | ".join(cell(g[f]) for f in FIELDS)))
+    print()
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("bench")
-    p.add_argument("--before", nargs=2, required=True)
-    p.add_argument("--after", nargs=2, required=True)
+    p.add_argument("--before", nargs="+", required=True)
+    p.add_argument("--after", nargs="+", required=True)
     a = p.parse_args()
+    if len(a.before) != len(a.after):
+        p.error("--before and --after need one file per round each")
     read = ispd_rows if a.bench == "ispd" else markdown_rows
     before = [merged(read(f)) for f in a.before]
     after = [merged(read(f)) for f in a.after]
@@ -158,12 +201,14 @@ def main():
             groups.append((names, []))
         next(g for g in groups if g[0] == names)[1].append(k)
     all_means, slow = [], []
+    if a.bench == "transforms2d" and keys:
+        transforms2d_by_size(keys, before, after)
     for names, group in groups:
         print_table(a.bench, names, group, before, after, all_means, slow)
     if all_means:
         geo = math.exp(sum(math.log(v) for v in all_means) / len(all_means))
-        print("%d cells: geometric mean of after/before %.3f, range %.2f..%.2f; slower than %.2fx in both "
-              "rounds: %s" % (len(all_means), geo, min(all_means), max(all_means), SLOW,
+        print("%d cells: geometric mean of after/before %.3f, range %.2f..%.2f; slower than %.2fx in every "
+              "round: %s" % (len(all_means), geo, min(all_means), max(all_means), SLOW,
                               "; ".join(slow) if slow else "none"))
     return 0
 

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Same-run A/B of the benchmark tables in bench_ispd/results/ against a baseline commit, on the
 # GPU machine: builds the benchmarks of this tree (after) and of the baseline (before), runs each
-# benchmark in rounds before, after, before, after on the same GPU, and writes one table of
-# after/before time ratios per benchmark (scripts/device/ab_tables.py).
+# benchmark in rounds (before, after; AB_ROUNDS of them, default 2) on the same GPU, and writes
+# one table of after/before time ratios per benchmark (scripts/device/ab_tables.py).
 #
 # Here, before the call (the baseline travels as an ignored folder; the GPU machine has no git):
 #   bash scripts/device/remeasure.sh prepare COMMIT   # git archive COMMIT into .baseline/
@@ -13,7 +13,8 @@
 # Each run is shortened (--quick, fewer sizes or repetitions where a benchmark has them, still
 # medians of many timed runs after warm-up); both builds get the same command line, mapped where
 # their options differ. No run goes past AB_DEADLINE_S seconds of the call (default 545: one
-# device call is at most 10 minutes); AB_SKIP_BUILD=1 reuses build-ab/ of an earlier call.
+# device call is at most 10 minutes); AB_SKIP_BUILD=1 reuses build-ab/ of an earlier call;
+# AB_SIZES2D="RxC ..." times only those bench_transforms2d sizes.
 # Writes to $OUT: ab.md (the ratio tables), ab.log (progress, build summaries), raw.tar.gz (every
 # run's own output).
 set -uo pipefail
@@ -59,8 +60,9 @@ fi
 
 # One benchmark's command line (the same for both builds: their options agree for these uses).
 # $1 bench, $2 output file.
-sizes2d="512x512 1024x1024 2048x2048 4096x4096 8192x8192 100x10000 10000x100 256x1000 512x1000 1024x3000
-         2048x1500 2000x100 3000x300 5000x200 8000x150"
+rounds=${AB_ROUNDS:-2}
+sizes2d=${AB_SIZES2D:-"512x512 1024x1024 2048x2048 4096x4096 8192x8192 100x10000 10000x100 256x1000 512x1000
+         1024x3000 2048x1500 2000x100 3000x300 5000x200 8000x150"}
 command_for() {
   case $1 in
     transforms1d) echo "bench_transforms1d --quick --markdown $2" ;;
@@ -75,14 +77,14 @@ output_of() { [[ $1 == ispd ]] && echo json || echo md; }
 {
   echo "# Same-run A/B: $before_commit (before) -> $after_commit (after)"
   echo
-  echo "GPU: $gpu; $(date -u +%F). Each benchmark ran in rounds before, after, before, after on this GPU."
-  echo "Cells: after/before time ratio of the two rounds' means (round 1, round 2); < 1 is faster."
+  echo "GPU: $gpu; $(date -u +%F). Each benchmark ran in $rounds rounds of before, then after, on this GPU."
+  echo "Cells: after/before time ratio of the rounds' means (each round's own ratio); < 1 is faster."
   echo
 } > "$MD"
 for b in "${benches[@]}"; do
   ext=$(output_of "$b")
-  files=()
-  for round in 1 2; do
+  before_files=(); after_files=()
+  for round in $(seq "$rounds"); do
     for side in before after; do
       limit=$(( deadline - SECONDS )); (( limit > 150 )) && limit=150
       if (( limit < 10 )); then echo "$b: round $round $side skipped at ${SECONDS}s" | tee -a "$LOG"; continue; fi
@@ -92,7 +94,7 @@ for b in "${benches[@]}"; do
       t0=$SECONDS
       (cd "build-ab/$side/bench_ispd" && EFIELD_COMMIT=$commit timeout $limit ./$cmd) > "$RAW/${b}_${side}${round}.out" 2>&1
       echo "$b $side $round: exit $? in $((SECONDS - t0))s (at ${SECONDS}s): $cmd" | tee -a "$LOG"
-      [[ -s $f ]] && files+=("$f")
+      if [[ -s $f && $side == before ]]; then before_files+=("$f"); elif [[ -s $f ]]; then after_files+=("$f"); fi
     done
   done
   {
@@ -100,11 +102,10 @@ for b in "${benches[@]}"; do
     echo
     echo "\`$(command_for "$b" FILE)\` (both builds)"
     echo
-    if [[ ${#files[@]} -eq 4 ]]; then
-      python3 scripts/device/ab_tables.py "$b" --before "${files[0]}" "${files[2]}" --after "${files[1]}" "${files[3]}" \
-        2>&1
+    if [[ ${#before_files[@]} -eq $rounds && ${#after_files[@]} -eq $rounds ]]; then
+      python3 scripts/device/ab_tables.py "$b" --before "${before_files[@]}" --after "${after_files[@]}" 2>&1
     else
-      echo "incomplete: ${#files[@]} of 4 runs (see ab.log)"
+      echo "incomplete: $((${#before_files[@]} + ${#after_files[@]})) of $((2 * rounds)) runs (see ab.log)"
     fi
     echo
   } >> "$MD"
