@@ -7,12 +7,13 @@
 # Here, before the call (the baseline travels as an ignored folder; the GPU machine has no git):
 #   bash scripts/device/remeasure.sh prepare COMMIT   # git archive COMMIT into .baseline/
 #   bash scripts/device_prepare.sh                   # .stb (commit), .devdeps (CLI11, json)
-# then carry [".baseline", ".stb", ".devdeps"] and run on the GPU machine:
+# then carry [".baseline", ".stb", ".devdeps"] (a worktree copied under .wt/NAME carries its
+# .baseline inside) and run on the GPU machine:
 #   bash scripts/device/remeasure.sh [BENCH ...]
 # BENCH: transforms1d blocked_dct8 transforms2d ispd electrostatics (default: all, in that order).
 # Each run is shortened (--quick, fewer sizes or repetitions where a benchmark has them, still
-# medians of many timed runs after warm-up); both builds get the same command line, mapped where
-# their options differ. No run goes past AB_DEADLINE_S seconds of the call (default 545: one
+# medians of many timed runs after warm-up); both builds get the same command line (these options
+# mean the same at 497b117 and later; check an older baseline's --help before using it). No run goes past AB_DEADLINE_S seconds of the call (default 545: one
 # device call is at most 10 minutes); AB_SKIP_BUILD=1 reuses build-ab/ of an earlier call;
 # AB_SIZES2D="RxC ..." times only those bench_transforms2d sizes.
 # Writes to $OUT: ab.md (the ratio tables), ab.log (progress, build summaries), raw.tar.gz (every
@@ -58,11 +59,10 @@ if [[ -z ${AB_SKIP_BUILD:-} ]]; then
   if [[ $ok == 0 ]]; then tar -czf "$OUT/raw.tar.gz" -C "$RAW" .; cat "$LOG"; exit 1; fi
 fi
 
-# One benchmark's command line (the same for both builds: their options agree for these uses).
-# $1 bench, $2 output file.
 rounds=${AB_ROUNDS:-2}
 sizes2d=${AB_SIZES2D:-"512x512 1024x1024 2048x2048 4096x4096 8192x8192 100x10000 10000x100 256x1000 512x1000
          1024x3000 2048x1500 2000x100 3000x300 5000x200 8000x150"}
+# One benchmark's command line, the same for both builds. $1 bench, $2 output file.
 command_for() {
   case $1 in
     transforms1d) echo "bench_transforms1d --quick --markdown $2" ;;
