@@ -150,6 +150,10 @@ def transforms2d_by_size(keys, before, after):
     """bench_transforms2d per size and type, geometric means over the four transforms: Auto, the
     cuFFT call timed beside it (the same code in both builds: what moved the process, not the
     library), every explicit method and row-column, and those again divided by the cuFFT ratio."""
+    keys = [k for k in keys if all(number(t[k].get(c, "")) for t in before + after
+                                   for c in ("cuFFT alone (us)", "fused (us)"))]
+    if not keys:
+        return
     methods = [c for c in after[0][keys[0]] if c.endswith("(us, / cuFFT)")] + ["row-column (us)"]
     rounds = len(before)
     groups = {}
