@@ -21,7 +21,7 @@
 set -uo pipefail
 OUT=${OUT:-/tmp/efield-out}; mkdir -p "$OUT"
 here=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$here"
+cd "$here" || exit 1
 
 if [[ ${1:-} == prepare ]]; then
   commit=${2:?usage: remeasure.sh prepare COMMIT}
