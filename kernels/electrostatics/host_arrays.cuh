@@ -1,0 +1,232 @@
+#pragma once
+// Host position and gradient arrays of the CUDA electrostatic pipeline: how they reach the
+// pipeline's compact device copies (movable cells, then fillers) and come back, at the speed of
+// the bus.
+//   - Page-locked caller arrays (cudaMallocHost, cudaHostRegister, efield::PinnedHostRange) are
+//     copied by DMA straight from and to the caller's memory: no host copy at all (an
+//     accumulating evaluate adds the gradient on the host, from the staging arrays).
+//   - Pageable arrays go through the page-locked staging arrays in chunks, so that host threads
+//     copy chunk k + 1 while the copy engine moves chunk k; the gradient comes back the same way,
+//     each chunk's host copy (or add) starting as soon as its DMA is done.
+// Whether the caller's arrays are page-locked is asked once per set of pointers (and again after a
+// PinnedHostRange came or went). Everything is made at construction; a call allocates nothing.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "common/cuda_check.cuh"
+#include "common/host_pinning.hpp"
+#include "efield/device.hpp"
+#include "electrostatics/es_buffers.cuh"
+
+namespace efield::detail {
+
+// flag[0] = 1 when x[i] or y[i] is NaN or infinite for some i < n (flag: page-locked, mapped).
+template <typename T>
+void launch_flag_nonfinite(const T* x, const T* y, std::int64_t n, int* flag, cudaStream_t stream);
+
+// Bytes per chunk of a pageable array's trip through the staging: small enough that the first
+// DMA starts early and the last host copy ends soon after the last DMA, large enough that the
+// per-chunk API calls and thread barriers stay a small part of the time.
+constexpr std::int64_t kHostChunkBytes = std::int64_t{512} << 10;
+// Host threads that copy between pageable and page-locked memory: one thread's memcpy is slower
+// than a PCIe Gen5 x16 link (bench_ispd/results/electrostatics.md, placement loop).
+constexpr int kHostCopyThreads = 4;
+
+template <typename T>
+class HostArrays {
+ public:
+  HostArrays() = default;
+  HostArrays(std::int64_t num_movable, std::int64_t num_fillers, std::int64_t filler_offset)
+      : nm_(num_movable), nc_(num_movable + num_fillers), shift_(filler_offset - num_movable) {
+    chunk_ = std::max<std::int64_t>(1, kHostChunkBytes / static_cast<std::int64_t>(sizeof(T)));
+    const std::int64_t chunks = (nc_ + chunk_ - 1) / chunk_;
+    px_ = PinnedBuffer<T>(static_cast<std::size_t>(nc_));
+    py_ = PinnedBuffer<T>(static_cast<std::size_t>(nc_));
+    pgx_ = PinnedBuffer<T>(static_cast<std::size_t>(nc_));
+    pgy_ = PinnedBuffer<T>(static_cast<std::size_t>(nc_));
+    events_.assign(static_cast<std::size_t>(chunks), nullptr);
+    for (cudaEvent_t& e : events_) EFIELD_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+    const unsigned hw = std::thread::hardware_concurrency();
+    threads_ = std::max(1, std::min<int>(kHostCopyThreads, hw > 0 ? static_cast<int>(hw) : 1));
+  }
+  ~HostArrays() {
+    for (cudaEvent_t e : events_)
+      if (e) cudaEventDestroy(e);
+  }
+  HostArrays(HostArrays&& o) noexcept { *this = std::move(o); }
+  HostArrays& operator=(HostArrays&& o) noexcept {
+    std::swap(nm_, o.nm_);
+    std::swap(nc_, o.nc_);
+    std::swap(shift_, o.shift_);
+    std::swap(chunk_, o.chunk_);
+    std::swap(threads_, o.threads_);
+    std::swap(px_, o.px_);
+    std::swap(py_, o.py_);
+    std::swap(pgx_, o.pgx_);
+    std::swap(pgy_, o.pgy_);
+    std::swap(events_, o.events_);
+    return *this;
+  }
+
+  // Enqueues on `stream` the copies of the caller's positions into dx, dy (compact); pageable
+  // arrays are read here, through the staging.
+  void upload(const T* x, const T* y, T* dx, T* dy, cudaStream_t stream) {
+    know(x, y);
+    if (nc_ == 0) return;
+    if (in_pinned_) {
+      for (int a = 0; a < 2; ++a) {
+        const T* src = a == 0 ? x : y;
+        T* dst = a == 0 ? dx : dy;
+        for_segments(0, nc_, [&](std::int64_t c, std::int64_t i, std::int64_t n) {
+          EFIELD_CUDA_CHECK(cudaMemcpyAsync(dst + c, src + i, n * sizeof(T), cudaMemcpyHostToDevice, stream));
+        });
+      }
+      return;
+    }
+    cudaError_t status = cudaSuccess;
+    const std::int64_t chunks = num_chunks();
+#pragma omp parallel num_threads(threads_)
+    {
+      for (int a = 0; a < 2; ++a) {
+        const T* src = a == 0 ? x : y;
+        T* staging = a == 0 ? px_.get() : py_.get();
+        T* dst = a == 0 ? dx : dy;
+        for (std::int64_t k = 0; k < chunks; ++k) {
+          const std::int64_t begin = k * chunk_, end = std::min(nc_, begin + chunk_);
+          copy_share(begin, end, [&](std::int64_t c, std::int64_t i, std::int64_t n) {
+            std::memcpy(staging + c, src + i, n * sizeof(T));
+          });
+#pragma omp barrier
+#pragma omp master
+          {
+            const cudaError_t e = cudaMemcpyAsync(dst + begin, staging + begin, (end - begin) * sizeof(T),
+                                                  cudaMemcpyHostToDevice, stream);
+            if (status == cudaSuccess) status = e;
+          }
+        }
+      }
+    }
+    EFIELD_CUDA_CHECK(status);
+  }
+
+  // Enqueues on `stream` the copies of the gradient (compact dgx, dgy) back: straight into the
+  // caller's page-locked arrays when writing, else into the staging, a chunk at a time.
+  void enqueue_download(const T* dgx, const T* dgy, T* gx, T* gy, bool accumulate, cudaStream_t stream) {
+    know_out(gx, gy);
+    if (nc_ == 0) return;
+    if (out_pinned_ && !accumulate) {
+      for (int a = 0; a < 2; ++a) {
+        const T* src = a == 0 ? dgx : dgy;
+        T* dst = a == 0 ? gx : gy;
+        for_segments(0, nc_, [&](std::int64_t c, std::int64_t i, std::int64_t n) {
+          EFIELD_CUDA_CHECK(cudaMemcpyAsync(dst + i, src + c, n * sizeof(T), cudaMemcpyDeviceToHost, stream));
+        });
+      }
+      return;
+    }
+    for (std::int64_t k = 0; k < num_chunks(); ++k) {
+      const std::int64_t begin = k * chunk_, bytes = (std::min(nc_, begin + chunk_) - begin) * sizeof(T);
+      EFIELD_CUDA_CHECK(cudaMemcpyAsync(pgx_.get() + begin, dgx + begin, bytes, cudaMemcpyDeviceToHost, stream));
+      EFIELD_CUDA_CHECK(cudaMemcpyAsync(pgy_.get() + begin, dgy + begin, bytes, cudaMemcpyDeviceToHost, stream));
+      EFIELD_CUDA_CHECK(cudaEventRecord(events_[static_cast<std::size_t>(k)], stream));
+    }
+  }
+
+  // Waits for the latest enqueue_download and writes (or adds) the gradient into the caller's
+  // arrays; returns once they hold it.
+  void finish_download(T* gx, T* gy, bool accumulate, cudaStream_t stream) {
+    if (nc_ == 0) return;
+    if (out_pinned_ && !accumulate) {
+      EFIELD_CUDA_CHECK(cudaStreamSynchronize(stream));
+      return;
+    }
+    cudaError_t status = cudaSuccess;
+    const std::int64_t chunks = num_chunks();
+#pragma omp parallel num_threads(threads_)
+    {
+      for (std::int64_t k = 0; k < chunks; ++k) {
+#pragma omp master
+        {
+          const cudaError_t e = cudaEventSynchronize(events_[static_cast<std::size_t>(k)]);
+          if (status == cudaSuccess) status = e;
+        }
+#pragma omp barrier
+        const std::int64_t begin = k * chunk_, end = std::min(nc_, begin + chunk_);
+        copy_share(begin, end, [&](std::int64_t c, std::int64_t i, std::int64_t n) {
+          put(gx + i, pgx_.get() + c, n, accumulate);
+          put(gy + i, pgy_.get() + c, n, accumulate);
+        });
+      }
+    }
+    EFIELD_CUDA_CHECK(status);
+  }
+
+ private:
+  std::int64_t num_chunks() const { return (nc_ + chunk_ - 1) / chunk_; }
+
+  // Whether the caller's arrays are page-locked: their first and last entries read.
+  bool pinned(const T* p) const {
+    const T* last = p + (nc_ > nm_ ? nc_ - 1 + shift_ : nc_ - 1);
+    return is_pinned_host_pointer(p) && is_pinned_host_pointer(last);
+  }
+  void know(const T* x, const T* y) {
+    const std::uint64_t gen = host_pinning_generation();
+    if (x == known_x_ && y == known_y_ && gen == in_generation_) return;
+    in_pinned_ = nc_ > 0 && pinned(x) && pinned(y);
+    known_x_ = x, known_y_ = y, in_generation_ = gen;
+  }
+  void know_out(const T* gx, const T* gy) {
+    const std::uint64_t gen = host_pinning_generation();
+    if (gx == known_gx_ && gy == known_gy_ && gen == out_generation_) return;
+    out_pinned_ = nc_ > 0 && pinned(gx) && pinned(gy);
+    known_gx_ = gx, known_gy_ = gy, out_generation_ = gen;
+  }
+
+  // f(compact index, caller index, count) for the movable and filler parts of [begin, end).
+  template <typename F>
+  void for_segments(std::int64_t begin, std::int64_t end, F&& f) const {
+    if (begin < nm_) f(begin, begin, std::min(end, nm_) - begin);
+    const std::int64_t b = std::max(begin, nm_);
+    if (b < end) f(b, b + shift_, end - b);
+  }
+  // This OpenMP thread's share of [begin, end), by segments.
+  template <typename F>
+  void copy_share(std::int64_t begin, std::int64_t end, F&& f) const {
+    const std::int64_t n = end - begin;
+    int team = 1, me = 0;
+#ifdef _OPENMP
+    team = omp_get_num_threads();
+    me = omp_get_thread_num();
+#endif
+    const std::int64_t b = begin + n * me / team, e = begin + n * (me + 1) / team;
+    if (b < e) for_segments(b, e, f);
+  }
+  static void put(T* dst, const T* src, std::int64_t n, bool accumulate) {
+    if (!accumulate) {
+      std::memcpy(dst, src, n * sizeof(T));
+      return;
+    }
+    for (std::int64_t k = 0; k < n; ++k) dst[k] += src[k];
+  }
+
+  std::int64_t nm_ = 0, nc_ = 0, shift_ = 0, chunk_ = 1;
+  int threads_ = 1;
+  PinnedBuffer<T> px_, py_, pgx_, pgy_;
+  std::vector<cudaEvent_t> events_;  // [chunk]: that chunk of both gradients is in the staging
+  const T *known_x_ = nullptr, *known_y_ = nullptr;
+  const T *known_gx_ = nullptr, *known_gy_ = nullptr;
+  std::uint64_t in_generation_ = ~std::uint64_t{0}, out_generation_ = ~std::uint64_t{0};
+  bool in_pinned_ = false, out_pinned_ = false;
+};
+
+}  // namespace efield::detail
