@@ -5,9 +5,11 @@
 //   - Page-locked caller arrays (cudaMallocHost, cudaHostRegister, efield::PinnedHostRange) are
 //     copied by DMA straight from and to the caller's memory: no host copy at all (an
 //     accumulating evaluate adds the gradient on the host, from the staging arrays).
-//   - Pageable arrays go through the page-locked staging arrays in chunks, so that host threads
-//     copy chunk k + 1 while the copy engine moves chunk k; the gradient comes back the same way,
-//     each chunk's host copy (or add) starting as soon as its DMA is done.
+//   - Pageable arrays go through the page-locked staging arrays in chunks: each chunk's DMA is
+//     enqueued by the thread that copied it, as soon as it did, so that the copy engine moves
+//     chunk k while host threads (efield's ThreadPool: passive waiting, for shared cores) copy
+//     the next ones; the gradient comes back the same way, each chunk written (or added) as soon
+//     as its DMA is done. Chunks are independent, so their order on the stream does not matter.
 // Whether the caller's arrays are page-locked is asked once per set of pointers (and again after a
 // PinnedHostRange came or went). Everything is made at construction; a call allocates nothing.
 #include <cuda_runtime.h>
@@ -15,16 +17,15 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <thread>
 #include <utility>
 #include <vector>
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
-
 #include "common/cuda_check.cuh"
+#include "common/device_scope.hpp"
 #include "common/host_pinning.hpp"
+#include "cpu/thread_pool.hpp"
 #include "efield/device.hpp"
 #include "electrostatics/es_buffers.cuh"
 
@@ -35,9 +36,9 @@ template <typename T>
 void launch_flag_nonfinite(const T* x, const T* y, std::int64_t n, int* flag, cudaStream_t stream);
 
 // Bytes per chunk of a pageable array's trip through the staging: small enough that the first
-// DMA starts early and the last host copy ends soon after the last DMA, large enough that the
-// per-chunk API calls and thread barriers stay a small part of the time.
-constexpr std::int64_t kHostChunkBytes = std::int64_t{512} << 10;
+// DMA starts early, the threads share the work evenly and the last host copy ends soon after the
+// last DMA; large enough that the per-chunk API calls stay a small part of the time.
+constexpr std::int64_t kHostChunkBytes = std::int64_t{256} << 10;
 // Host threads that copy between pageable and page-locked memory: one thread's memcpy is slower
 // than a PCIe Gen5 x16 link (bench_ispd/results/electrostatics.md, placement loop).
 constexpr int kHostCopyThreads = 4;
@@ -47,7 +48,8 @@ class HostArrays {
  public:
   HostArrays() = default;
   HostArrays(std::int64_t num_movable, std::int64_t num_fillers, std::int64_t filler_offset)
-      : nm_(num_movable), nc_(num_movable + num_fillers), shift_(filler_offset - num_movable) {
+      : nm_(num_movable), nc_(num_movable + num_fillers), shift_(filler_offset - num_movable),
+        device_(current_cuda_device()) {
     chunk_ = std::max<std::int64_t>(1, kHostChunkBytes / static_cast<std::int64_t>(sizeof(T)));
     const std::int64_t chunks = (nc_ + chunk_ - 1) / chunk_;
     px_ = PinnedBuffer<T>(static_cast<std::size_t>(nc_));
@@ -57,7 +59,7 @@ class HostArrays {
     events_.assign(static_cast<std::size_t>(chunks), nullptr);
     for (cudaEvent_t& e : events_) EFIELD_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
     const unsigned hw = std::thread::hardware_concurrency();
-    threads_ = std::max(1, std::min<int>(kHostCopyThreads, hw > 0 ? static_cast<int>(hw) : 1));
+    pool_ = std::make_unique<ThreadPool>(std::max(1, std::min<int>(kHostCopyThreads, hw > 0 ? static_cast<int>(hw) : 1)));
   }
   ~HostArrays() {
     for (cudaEvent_t e : events_)
@@ -69,7 +71,8 @@ class HostArrays {
     std::swap(nc_, o.nc_);
     std::swap(shift_, o.shift_);
     std::swap(chunk_, o.chunk_);
-    std::swap(threads_, o.threads_);
+    std::swap(device_, o.device_);
+    std::swap(pool_, o.pool_);
     std::swap(px_, o.px_);
     std::swap(py_, o.py_);
     std::swap(pgx_, o.pgx_);
@@ -93,30 +96,19 @@ class HostArrays {
       }
       return;
     }
-    cudaError_t status = cudaSuccess;
     const std::int64_t chunks = num_chunks();
-#pragma omp parallel num_threads(threads_)
-    {
-      for (int a = 0; a < 2; ++a) {
-        const T* src = a == 0 ? x : y;
-        T* staging = a == 0 ? px_.get() : py_.get();
-        T* dst = a == 0 ? dx : dy;
-        for (std::int64_t k = 0; k < chunks; ++k) {
-          const std::int64_t begin = k * chunk_, end = std::min(nc_, begin + chunk_);
-          copy_share(begin, end, [&](std::int64_t c, std::int64_t i, std::int64_t n) {
-            std::memcpy(staging + c, src + i, n * sizeof(T));
-          });
-#pragma omp barrier
-#pragma omp master
-          {
-            const cudaError_t e = cudaMemcpyAsync(dst + begin, staging + begin, (end - begin) * sizeof(T),
-                                                  cudaMemcpyHostToDevice, stream);
-            if (status == cudaSuccess) status = e;
-          }
-        }
-      }
-    }
-    EFIELD_CUDA_CHECK(status);
+    pool_->for_chunks(2 * chunks, [&](std::int64_t job) {
+      const DeviceScope scope(device_);  // the workers' current device is their own
+      const bool is_x = job < chunks;
+      const std::int64_t begin = (is_x ? job : job - chunks) * chunk_, end = std::min(nc_, begin + chunk_);
+      const T* src = is_x ? x : y;
+      T* staging = is_x ? px_.get() : py_.get();
+      for_segments(begin, end, [&](std::int64_t c, std::int64_t i, std::int64_t n) {
+        std::memcpy(staging + c, src + i, n * sizeof(T));
+      });
+      EFIELD_CUDA_CHECK(cudaMemcpyAsync((is_x ? dx : dy) + begin, staging + begin, (end - begin) * sizeof(T),
+                                        cudaMemcpyHostToDevice, stream));
+    });
   }
 
   // Enqueues on `stream` the copies of the gradient (compact dgx, dgy) back: straight into the
@@ -150,25 +142,14 @@ class HostArrays {
       EFIELD_CUDA_CHECK(cudaStreamSynchronize(stream));
       return;
     }
-    cudaError_t status = cudaSuccess;
-    const std::int64_t chunks = num_chunks();
-#pragma omp parallel num_threads(threads_)
-    {
-      for (std::int64_t k = 0; k < chunks; ++k) {
-#pragma omp master
-        {
-          const cudaError_t e = cudaEventSynchronize(events_[static_cast<std::size_t>(k)]);
-          if (status == cudaSuccess) status = e;
-        }
-#pragma omp barrier
-        const std::int64_t begin = k * chunk_, end = std::min(nc_, begin + chunk_);
-        copy_share(begin, end, [&](std::int64_t c, std::int64_t i, std::int64_t n) {
-          put(gx + i, pgx_.get() + c, n, accumulate);
-          put(gy + i, pgy_.get() + c, n, accumulate);
-        });
-      }
-    }
-    EFIELD_CUDA_CHECK(status);
+    pool_->for_chunks(num_chunks(), [&](std::int64_t k) {
+      EFIELD_CUDA_CHECK(cudaEventSynchronize(events_[static_cast<std::size_t>(k)]));
+      const std::int64_t begin = k * chunk_, end = std::min(nc_, begin + chunk_);
+      for_segments(begin, end, [&](std::int64_t c, std::int64_t i, std::int64_t n) {
+        put(gx + i, pgx_.get() + c, n, accumulate);
+        put(gy + i, pgy_.get() + c, n, accumulate);
+      });
+    });
   }
 
  private:
@@ -199,18 +180,6 @@ class HostArrays {
     const std::int64_t b = std::max(begin, nm_);
     if (b < end) f(b, b + shift_, end - b);
   }
-  // This OpenMP thread's share of [begin, end), by segments.
-  template <typename F>
-  void copy_share(std::int64_t begin, std::int64_t end, F&& f) const {
-    const std::int64_t n = end - begin;
-    int team = 1, me = 0;
-#ifdef _OPENMP
-    team = omp_get_num_threads();
-    me = omp_get_thread_num();
-#endif
-    const std::int64_t b = begin + n * me / team, e = begin + n * (me + 1) / team;
-    if (b < e) for_segments(b, e, f);
-  }
   static void put(T* dst, const T* src, std::int64_t n, bool accumulate) {
     if (!accumulate) {
       std::memcpy(dst, src, n * sizeof(T));
@@ -220,7 +189,8 @@ class HostArrays {
   }
 
   std::int64_t nm_ = 0, nc_ = 0, shift_ = 0, chunk_ = 1;
-  int threads_ = 1;
+  int device_ = 0;
+  std::unique_ptr<ThreadPool> pool_;  // the host copies (kHostCopyThreads, the caller included)
   PinnedBuffer<T> px_, py_, pgx_, pgy_;
   std::vector<cudaEvent_t> events_;  // [chunk]: that chunk of both gradients is in the staging
   const T *known_x_ = nullptr, *known_y_ = nullptr;
