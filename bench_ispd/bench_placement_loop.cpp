@@ -28,6 +28,7 @@
 #include "common/ispd_stand_ins.hpp"
 #include "common/timing.hpp"
 #include "efield/efield.hpp"
+#include "electrostatics/host_copy_threads.hpp"
 
 #if EFIELD_HAS_CUDA
 #include <cuda_runtime.h>
@@ -38,8 +39,10 @@ namespace {
 using efield::bench::StandInDesign;
 
 enum class Arrays { Device, Pageable, Pinned };
-const char* to_string(Arrays a) {
-  return a == Arrays::Device ? "device" : a == Arrays::Pageable ? "host, pageable" : "host, PinnedHostRange";
+std::string label(Arrays a, int copy_threads) {
+  if (a == Arrays::Device) return "device";
+  if (a == Arrays::Pinned) return "host, PinnedHostRange";
+  return "host, pageable (" + std::to_string(copy_threads) + " copy threads)";
 }
 
 // The positions of every iteration (movable cells moved, fillers as they are).
@@ -70,6 +73,7 @@ Schedule make_schedule(const StandInDesign& d, int iterations) {
 
 struct LoopRow {
   Arrays arrays = Arrays::Device;
+  int copy_threads = 0;  // pageable: the host threads that copied
   double spread_ms = 0;  // median evaluate at the final (spread) positions
   double average_ms = 0, worst_ms = 0;
   int worst_iteration = 0;
@@ -116,9 +120,14 @@ double bus_time_ms(size_t nc) {
   return median(samples);
 }
 
-LoopRow run_loop(const StandInDesign& d, const Schedule& s, Arrays arrays, int passes, int spread_reps) {
+LoopRow run_loop(const StandInDesign& d, const Schedule& s, Arrays arrays, int copy_threads, int passes,
+                 int spread_reps) {
+  const int threads_before = efield::detail::set_host_copy_threads(copy_threads);
   const efield::ElectrostaticOptions o = efield::bench::stand_in_options(d);  // deterministic, own stream
   efield::ElectrostaticSystem es(o, d.movable, d.fillers, d.fixed);
+  LoopRow row;
+  row.copy_threads = efield::detail::host_copy_threads();
+  efield::detail::set_host_copy_threads(threads_before);
   const size_t nc = d.x.size(), bytes = nc * sizeof(float);
   const int T = static_cast<int>(s.x.size());
   std::vector<float> hx(nc), hy(nc), hgx(nc), hgy(nc);
@@ -156,7 +165,6 @@ LoopRow run_loop(const StandInDesign& d, const Schedule& s, Arrays arrays, int p
     place(t);
     timed(&r);
   }
-  LoopRow row;
   row.arrays = arrays;
   std::vector<std::vector<double>> samples(T);
   row.max_density.assign(T, 0.0);
@@ -198,6 +206,7 @@ int main(int argc, char** argv) {
                "bench_placement_loop"};
   std::string markdown, only;
   int iterations = 40, passes = 3, spread_reps = 30;
+  std::vector<int> copy_threads;
   app.add_option("--markdown", markdown, "also write the tables to FILE")->type_name("FILE");
   app.add_option("--iterations", iterations, "iterations of the schedule, pile to spread")
       ->check(efield::bench::at_least(10))
@@ -208,6 +217,9 @@ int main(int argc, char** argv) {
   app.add_option("--spread-reps", spread_reps, "timed evaluates at the spread positions")
       ->check(efield::bench::at_least(5))
       ->capture_default_str();
+  app.add_option("--copy-threads", copy_threads,
+                 "pageable arrays: time each of these host-copy thread counts (default: the library's)")
+      ->check(CLI::Range(1, 256));
   app.add_option("--only", only, "run one design only")->check(CLI::IsMember({"adaptec1", "bigblue4"}));
   CLI11_PARSE(app, argc, argv);
 #if !EFIELD_HAS_CUDA
@@ -231,8 +243,10 @@ int main(int argc, char** argv) {
       row.bins = d.bins;
       row.bus_ms = bus_time_ms(d.x.size());
       row.bus_gbps = 4.0 * d.x.size() * sizeof(float) / (row.bus_ms * 1e6);
-      for (Arrays a : {Arrays::Device, Arrays::Pageable, Arrays::Pinned})
-        row.loops.push_back(run_loop(d, s, a, passes, spread_reps));
+      row.loops.push_back(run_loop(d, s, Arrays::Device, 0, passes, spread_reps));
+      for (int t : copy_threads.empty() ? std::vector<int>{0} : copy_threads)
+        row.loops.push_back(run_loop(d, s, Arrays::Pageable, t, passes, spread_reps));
+      row.loops.push_back(run_loop(d, s, Arrays::Pinned, 0, passes, spread_reps));
       rows.push_back(std::move(row));
     }
   } catch (const std::exception& e) {
@@ -259,7 +273,7 @@ int main(int argc, char** argv) {
     for (const LoopRow& l : r.loops) {
       const bool host = l.arrays != Arrays::Device;
       std::snprintf(buf, sizeof buf, "| %s | %lld + %lld | %dx%d | %s | %.3f | %.3f | %.3f (%d, %.0f) | %s | %s | %s |\n",
-                    r.name.c_str(), r.movable, r.fillers, r.bins, r.bins, to_string(l.arrays), l.spread_ms,
+                    r.name.c_str(), r.movable, r.fillers, r.bins, r.bins, label(l.arrays, l.copy_threads).c_str(), l.spread_ms,
                     l.average_ms, l.worst_ms, l.worst_iteration, l.max_density[l.worst_iteration],
                     host ? (std::to_string(r.bus_ms).substr(0, 5) + " (" + std::to_string(r.bus_gbps).substr(0, 4) +
                             " GB/s)").c_str()

@@ -18,7 +18,6 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
-#include <thread>
 #include <utility>
 #include <vector>
 
@@ -26,6 +25,7 @@
 #include "common/device_scope.hpp"
 #include "common/host_pinning.hpp"
 #include "cpu/thread_pool.hpp"
+#include "electrostatics/host_copy_threads.hpp"
 #include "efield/device.hpp"
 #include "electrostatics/es_buffers.cuh"
 
@@ -39,9 +39,6 @@ void launch_flag_nonfinite(const T* x, const T* y, std::int64_t n, int* flag, cu
 // DMA starts early, the threads share the work evenly and the last host copy ends soon after the
 // last DMA; large enough that the per-chunk API calls stay a small part of the time.
 constexpr std::int64_t kHostChunkBytes = std::int64_t{256} << 10;
-// Host threads that copy between pageable and page-locked memory: one thread's memcpy is slower
-// than a PCIe Gen5 x16 link (bench_ispd/results/electrostatics.md, placement loop).
-constexpr int kHostCopyThreads = 4;
 
 template <typename T>
 class HostArrays {
@@ -58,8 +55,7 @@ class HostArrays {
     pgy_ = PinnedBuffer<T>(static_cast<std::size_t>(nc_));
     events_.assign(static_cast<std::size_t>(chunks), nullptr);
     for (cudaEvent_t& e : events_) EFIELD_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
-    const unsigned hw = std::thread::hardware_concurrency();
-    pool_ = std::make_unique<ThreadPool>(std::max(1, std::min<int>(kHostCopyThreads, hw > 0 ? static_cast<int>(hw) : 1)));
+    pool_ = std::make_unique<ThreadPool>(host_copy_threads());
   }
   ~HostArrays() {
     for (cudaEvent_t e : events_)
@@ -190,7 +186,7 @@ class HostArrays {
 
   std::int64_t nm_ = 0, nc_ = 0, shift_ = 0, chunk_ = 1;
   int device_ = 0;
-  std::unique_ptr<ThreadPool> pool_;  // the host copies (kHostCopyThreads, the caller included)
+  std::unique_ptr<ThreadPool> pool_;  // the host copies (host_copy_threads(), the caller included)
   PinnedBuffer<T> px_, py_, pgx_, pgy_;
   std::vector<cudaEvent_t> events_;  // [chunk]: that chunk of both gradients is in the staging
   const T *known_x_ = nullptr, *known_y_ = nullptr;
