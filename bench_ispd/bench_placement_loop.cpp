@@ -218,7 +218,9 @@ int main(int argc, char** argv) {
       ->check(efield::bench::at_least(5))
       ->capture_default_str();
   app.add_option("--copy-threads", copy_threads,
-                 "pageable arrays: time each of these host-copy thread counts (default: the library's)")
+                 "pageable arrays: time each of these host-copy thread counts, comma-separated (default: the "
+                 "library's)")
+      ->delimiter(',')
       ->check(CLI::Range(1, 256));
   app.add_option("--only", only, "run one design only")->check(CLI::IsMember({"adaptec1", "bigblue4"}));
   CLI11_PARSE(app, argc, argv);
