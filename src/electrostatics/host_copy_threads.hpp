@@ -4,8 +4,8 @@
 // reads no environment for it): bench_placement_loop sets it to time thread counts side by side.
 namespace efield::detail {
 
-// One thread's memcpy is slower than a PCIe Gen5 x16 link
-// (bench_ispd/results/electrostatics.md, "The placement loop").
+// Several: even 4 threads copy into page-locked memory slower than a PCIe Gen5 x16 link moves it
+// (bench_ispd/results/electrostatics.md, "The placement loop"; other counts not measured yet).
 constexpr int kHostCopyThreads = 4;
 
 // Systems constructed after the call use `threads` (0: kHostCopyThreads), capped by the hardware's

@@ -382,8 +382,8 @@ void check_host_equals_device(const TestDesign& d, GradientScale scale, const st
   }
 }
 
-// 270,000 cells with a gap: float staging chunks of 2^17 values end inside the movable range and
-// inside the fillers, and one holds both.
+// 270,000 cells with a gap: staging chunks (float: 2^16 values, double: 2^15) end inside the
+// movable range and inside the fillers, and one holds both.
 TestDesign large_design(bool piled) {
   DesignSpec spec;
   spec.M = spec.N = 128;
