@@ -27,29 +27,29 @@ int cuda_device_count() noexcept {
   return count;
 }
 
-bool is_device_pointer(const void* ptr) noexcept {
-  if (ptr == nullptr || cuda_device_count() == 0) return false;
-  cudaPointerAttributes attr{};
-  if (cudaPointerGetAttributes(&attr, ptr) != cudaSuccess) {
-    cudaGetLastError();
-    return false;
-  }
-  return attr.type == cudaMemoryTypeDevice || attr.type == cudaMemoryTypeManaged;
-}
-
-bool is_pinned_host_pointer(const void* ptr) noexcept {
-  if (ptr == nullptr || cuda_device_count() == 0) return false;
-  cudaPointerAttributes attr{};
-  if (cudaPointerGetAttributes(&attr, ptr) != cudaSuccess) {
-    cudaGetLastError();
-    return false;
-  }
-  return attr.type == cudaMemoryTypeHost;
-}
-
 namespace {
+
 std::atomic<std::uint64_t> pinning_generation{0};
+
+// What CUDA knows of `ptr`'s memory; unregistered (plain host memory) when it cannot say.
+cudaMemoryType memory_type(const void* ptr) noexcept {
+  if (ptr == nullptr || cuda_device_count() == 0) return cudaMemoryTypeUnregistered;
+  cudaPointerAttributes attr{};
+  if (cudaPointerGetAttributes(&attr, ptr) != cudaSuccess) {
+    cudaGetLastError();
+    return cudaMemoryTypeUnregistered;
+  }
+  return attr.type;
 }
+
+}  // namespace
+
+bool is_device_pointer(const void* ptr) noexcept {
+  const cudaMemoryType type = memory_type(ptr);
+  return type == cudaMemoryTypeDevice || type == cudaMemoryTypeManaged;
+}
+
+bool is_pinned_host_pointer(const void* ptr) noexcept { return memory_type(ptr) == cudaMemoryTypeHost; }
 
 PinnedHostRange::PinnedHostRange(const void* data, std::size_t bytes) {
   if (data == nullptr || bytes == 0 || cuda_device_count() == 0 || is_pinned_host_pointer(data)) return;

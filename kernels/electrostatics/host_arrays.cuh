@@ -83,13 +83,7 @@ class HostArrays {
     know(x, y);
     if (nc_ == 0) return;
     if (in_pinned_) {
-      for (int a = 0; a < 2; ++a) {
-        const T* src = a == 0 ? x : y;
-        T* dst = a == 0 ? dx : dy;
-        for_segments(0, nc_, [&](std::int64_t c, std::int64_t i, std::int64_t n) {
-          EFIELD_CUDA_CHECK(cudaMemcpyAsync(dst + c, src + i, n * sizeof(T), cudaMemcpyHostToDevice, stream));
-        });
-      }
+      copy_whole(x, y, dx, dy, true, stream);
       return;
     }
     const std::int64_t chunks = num_chunks();
@@ -113,13 +107,7 @@ class HostArrays {
     know_out(gx, gy);
     if (nc_ == 0) return;
     if (out_pinned_ && !accumulate) {
-      for (int a = 0; a < 2; ++a) {
-        const T* src = a == 0 ? dgx : dgy;
-        T* dst = a == 0 ? gx : gy;
-        for_segments(0, nc_, [&](std::int64_t c, std::int64_t i, std::int64_t n) {
-          EFIELD_CUDA_CHECK(cudaMemcpyAsync(dst + i, src + c, n * sizeof(T), cudaMemcpyDeviceToHost, stream));
-        });
-      }
+      copy_whole(dgx, dgy, gx, gy, false, stream);
       return;
     }
     for (std::int64_t k = 0; k < num_chunks(); ++k) {
@@ -167,6 +155,19 @@ class HostArrays {
     if (gx == known_gx_ && gy == known_gy_ && gen == out_generation_) return;
     out_pinned_ = nc_ > 0 && pinned(gx) && pinned(gy);
     known_gx_ = gx, known_gy_ = gy, out_generation_ = gen;
+  }
+
+  // Both arrays by DMA between the caller's page-locked memory and the compact device copies
+  // (up: caller a, b -> device da, db; down: device a, b -> caller da, db).
+  void copy_whole(const T* a, const T* b, T* da, T* db, bool up, cudaStream_t stream) const {
+    for (int k = 0; k < 2; ++k) {
+      const T* src = k == 0 ? a : b;
+      T* dst = k == 0 ? da : db;
+      for_segments(0, nc_, [&](std::int64_t c, std::int64_t i, std::int64_t n) {
+        EFIELD_CUDA_CHECK(cudaMemcpyAsync(dst + (up ? c : i), src + (up ? i : c), n * sizeof(T),
+                                          up ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost, stream));
+      });
+    }
   }
 
   // f(compact index, caller index, count) for the movable and filler parts of [begin, end).
