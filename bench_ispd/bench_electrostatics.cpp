@@ -21,12 +21,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
-#include <random>
 #include <string>
-#include <tuple>
 #include <vector>
 
 #include "common/cli.hpp"
+#include "common/ispd_stand_ins.hpp"
 #include "common/timing.hpp"
 #include "efield/efield.hpp"
 #include "electrostatics/pipeline_layout.hpp"
@@ -37,82 +36,8 @@
 
 namespace {
 
-enum class Placement { Random, Sorted, Piled };
-
-struct Design {
-  std::string name;
-  double W = 0, H = 0;
-  int bins = 0;
-  efield::CellSizes movable, fillers;
-  efield::FixedCells fixed;
-  std::vector<float> x, y;  // movable then fillers
-};
-
-// Standard cells: row height 12, widths from a skewed mix (many small gates, some wide ones);
-// 0.2% movable blocks of 30..120 x 24..96. The square region is sized so that fixed macros
-// cover about `fixed_fraction` of it and the movable cells `utilization` of the rest (ISPD 2005
-// designs: roughly 40% and 60%); fillers (docs/math.md, td = 1) fill the remainder.
-Design make_design(const std::string& name, int num_movable, int num_fixed, int bins, std::uint64_t seed,
-                   Placement placement, double pile_side, double fixed_fraction = 0.4, double utilization = 0.6) {
-  std::mt19937_64 gen(seed);
-  auto uni = [&](double a, double b) { return std::uniform_real_distribution<double>(a, b)(gen); };
-  std::lognormal_distribution<double> width_dist(std::log(6.0), 0.6);
-  Design d;
-  d.name = name;
-  d.bins = bins;
-  double area = 0;
-  for (int i = 0; i < num_movable; ++i) {
-    double w, h = 12;
-    if (uni(0, 1) < 0.002) {
-      w = std::round(uni(30, 120));
-      h = 12 * std::round(uni(2, 8));
-    } else {
-      w = std::max(1.0, std::min(80.0, std::round(width_dist(gen))));
-    }
-    d.movable.widths.push_back(w);
-    d.movable.heights.push_back(h);
-    area += w * h;
-  }
-  const double side = std::round(std::sqrt(area / utilization / (1 - fixed_fraction)));
-  d.W = d.H = side;
-  const double macro_area = fixed_fraction * side * side / num_fixed;
-  for (int i = 0; i < num_fixed; ++i) {
-    const double aspect = uni(0.5, 2.0), a = macro_area * uni(0.5, 1.5);
-    const double w = std::min(0.5 * side, std::sqrt(a * aspect)), h = std::min(0.5 * side, a / w);
-    d.fixed.widths.push_back(w);
-    d.fixed.heights.push_back(h);
-    d.fixed.x.push_back(uni(0, side - w));
-    d.fixed.y.push_back(uni(0, side - h));
-  }
-  const efield::FillerSpec f = efield::make_fillers(d.movable, d.fixed, 0, 0, side, side, 1.0, 12);
-  d.fillers = f.sizes();
-  const size_t nc = d.movable.widths.size() + d.fillers.widths.size();
-  for (size_t c = 0; c < nc; ++c) {
-    const double w = c < d.movable.widths.size() ? d.movable.widths[c] : f.width;
-    d.x.push_back(static_cast<float>(uni(0, side - w)));
-    d.y.push_back(static_cast<float>(uni(0, side - 12)));
-  }
-  if (placement == Placement::Piled) {
-    for (size_t c = 0; c < d.movable.widths.size(); ++c) {
-      d.x[c] = static_cast<float>(side * uni(0.5 - 0.5 * pile_side, 0.5 + 0.5 * pile_side));
-      d.y[c] = static_cast<float>(side * uni(0.5 - 0.5 * pile_side, 0.5 + 0.5 * pile_side));
-    }
-  }
-  if (placement == Placement::Sorted) {  // positions handed out in bin order (x column, then y), movable and fillers each
-    const double bin = side / bins;
-    const size_t nm = d.movable.widths.size();
-    for (const auto& [begin, end] : {std::pair<size_t, size_t>{0, nm}, {nm, nc}}) {
-      std::vector<std::tuple<double, float, float>> key;  // (bin column, y, x)
-      for (size_t c = begin; c < end; ++c) key.emplace_back(std::floor(d.x[c] / bin), d.y[c], d.x[c]);
-      std::sort(key.begin(), key.end());
-      for (size_t k = 0; k < key.size(); ++k) {
-        d.y[begin + k] = std::get<1>(key[k]);
-        d.x[begin + k] = std::get<2>(key[k]);
-      }
-    }
-  }
-  return d;
-}
+using efield::bench::StandInDesign;
+using efield::bench::StandInPlacement;
 
 // The layouts --layouts times (src/electrostatics/pipeline_layout.hpp).
 struct NamedLayout {
@@ -149,16 +74,8 @@ void check(cudaError_t e) {
   if (e != cudaSuccess) throw efield::Error(std::string("bench_electrostatics: ") + cudaGetErrorString(e));
 }
 
-Row run(const Design& d, int reps, bool with_cpu, bool layouts, bool deterministic) {
-  efield::ElectrostaticOptions o;
-  o.xl = 0;
-  o.yl = 0;
-  o.xh = d.W;
-  o.yh = d.H;
-  o.num_bins_x = o.num_bins_y = d.bins;
-  o.target_density = 1.0;
-  o.precision = efield::Precision::Float;
-  o.backend = efield::Backend::Cuda;
+Row run(const StandInDesign& d, int reps, bool with_cpu, bool layouts, bool deterministic) {
+  efield::ElectrostaticOptions o = efield::bench::stand_in_options(d);
   o.deterministic = deterministic;
   cudaStream_t stream;
   check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
@@ -257,7 +174,9 @@ int main(int argc, char** argv) {
                "default) side by side");
   CLI11_PARSE(app, argc, argv);
   const bool with_cpu = !no_cpu, deterministic = !nondeterministic;
-  const Placement placement = sorted ? Placement::Sorted : piled ? Placement::Piled : Placement::Random;
+  const StandInPlacement placement = sorted ? StandInPlacement::Sorted
+                                     : piled  ? StandInPlacement::Piled
+                                              : StandInPlacement::Random;
 #if !EFIELD_HAS_CUDA
   std::printf("bench_electrostatics: built without CUDA; nothing to measure\n");
   return 0;
@@ -269,11 +188,11 @@ int main(int argc, char** argv) {
   std::vector<Row> rows;
   try {
     if (only.empty() || only == "adaptec1")
-      rows.push_back(run(make_design("adaptec1-like", 210904, 63, 512, 1, placement, pile_side), reps, with_cpu,
-                         layouts, deterministic));
+      rows.push_back(run(efield::bench::make_ispd_stand_in("adaptec1", placement, pile_side), reps, with_cpu, layouts,
+                         deterministic));
     if (only.empty() || only == "bigblue4")
-      rows.push_back(run(make_design("bigblue4-like", 2200000, 400, 2048, 4, placement, pile_side), reps, with_cpu,
-                         layouts, deterministic));
+      rows.push_back(run(efield::bench::make_ispd_stand_in("bigblue4", placement, pile_side), reps, with_cpu, layouts,
+                         deterministic));
   } catch (const std::exception& e) {
     std::fprintf(stderr, "bench_electrostatics: %s\n", e.what());
     return 1;
@@ -290,9 +209,9 @@ int main(int argc, char** argv) {
                 efield::bench::device_name().c_str(), efield::bench::today().c_str(),
                 efield::bench::source_commit().c_str(),
                 deterministic ? "deterministic" : "deterministic = false (float atomics)",
-                placement == Placement::Sorted
+                placement == StandInPlacement::Sorted
                     ? "handed out in spatial order: cells adjacent in index order are adjacent on the chip"
-                : placement == Placement::Piled
+                : placement == StandInPlacement::Piled
                     ? pile
                     : "no locality in index order",
                 reps);

@@ -129,12 +129,16 @@ class ElectrostaticSystem {
   ElectrostaticSystem& operator=(ElectrostaticSystem&&) noexcept;
 
   // One iteration. Pointer type must match options.precision. Host or device pointers:
-  // the CUDA backend uses device pointers directly (no copy) and copies host arrays through
-  // buffers made at construction; the CPU backend rejects device pointers. Host positions are
-  // checked for NaN/Inf (efield::Error); device positions are not inspected (a NaN there cannot
-  // index out of bounds: bin ranges are clamped, its cell contributes nothing).
+  // the CUDA backend uses device pointers directly (no copy); host arrays it copies to the device
+  // and the gradient back: by DMA straight from and to page-locked arrays (cudaMallocHost, or
+  // pinned once with efield::PinnedHostRange: the way for a CPU-side placer), pageable ones
+  // through staging made at construction, in chunks whose host copies overlap the DMA. The CPU
+  // backend rejects device pointers. Host positions are checked for NaN/Inf (efield::Error naming
+  // the cell; the CUDA backend checks its device copy, and the gradient arrays' contents are then
+  // unspecified); device positions are not inspected (a NaN there cannot index out of bounds: bin
+  // ranges are clamped, its cell contributes nothing).
   // Writes (or with options.accumulate adds) the gradient of every movable and filler cell; blocks
-  // until the result is ready.
+  // until the result is ready. Host and device arrays give the same bits.
   EvaluateResult evaluate(const float* x, const float* y, float* grad_x, float* grad_y,
                           const EvaluateOptions& options = {});
   EvaluateResult evaluate(const double* x, const double* y, double* grad_x, double* grad_y,

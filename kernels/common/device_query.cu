@@ -1,9 +1,14 @@
 // CUDA device discovery; every failure (no driver, no device) reads as "no device".
 #include <cuda_runtime.h>
 
+#include <atomic>
+#include <string>
+
 #include "common/cuda_check.cuh"
 #include "common/device_properties.hpp"
 #include "common/device_scope.hpp"
+#include "common/host_pinning.hpp"
+#include "efield/error.hpp"
 #include "efield/device.hpp"
 
 namespace efield {
@@ -22,19 +27,70 @@ int cuda_device_count() noexcept {
   return count;
 }
 
-bool is_device_pointer(const void* ptr) noexcept {
-  if (ptr == nullptr || cuda_device_count() == 0) return false;
+namespace {
+
+std::atomic<std::uint64_t> pinning_generation{0};
+
+// What CUDA knows of `ptr`'s memory; unregistered (plain host memory) when it cannot say.
+cudaMemoryType memory_type(const void* ptr) noexcept {
+  if (ptr == nullptr || cuda_device_count() == 0) return cudaMemoryTypeUnregistered;
   cudaPointerAttributes attr{};
   if (cudaPointerGetAttributes(&attr, ptr) != cudaSuccess) {
     cudaGetLastError();
-    return false;
+    return cudaMemoryTypeUnregistered;
   }
-  return attr.type == cudaMemoryTypeDevice || attr.type == cudaMemoryTypeManaged;
+  return attr.type;
+}
+
+}  // namespace
+
+bool is_device_pointer(const void* ptr) noexcept {
+  const cudaMemoryType type = memory_type(ptr);
+  return type == cudaMemoryTypeDevice || type == cudaMemoryTypeManaged;
+}
+
+bool is_pinned_host_pointer(const void* ptr) noexcept { return memory_type(ptr) == cudaMemoryTypeHost; }
+
+PinnedHostRange::PinnedHostRange(const void* data, std::size_t bytes) {
+  if (data == nullptr || bytes == 0 || cuda_device_count() == 0 || is_pinned_host_pointer(data)) return;
+  void* p = const_cast<void*>(data);  // registering changes no byte of it
+  const cudaError_t e = cudaHostRegister(p, bytes, cudaHostRegisterDefault);
+  if (e == cudaErrorHostMemoryAlreadyRegistered) {  // part of it already is: leave it as it is
+    cudaGetLastError();
+    return;
+  }
+  if (e != cudaSuccess) {
+    cudaGetLastError();
+    throw Error("PinnedHostRange: cudaHostRegister of " + std::to_string(bytes) + " bytes failed: " +
+                cudaGetErrorString(e));
+  }
+  data_ = p;
+  ++pinning_generation;
+}
+
+PinnedHostRange::~PinnedHostRange() { release(); }
+
+PinnedHostRange& PinnedHostRange::operator=(PinnedHostRange&& other) noexcept {
+  if (this != &other) {
+    release();
+    data_ = other.data_;
+    other.data_ = nullptr;
+  }
+  return *this;
+}
+
+void PinnedHostRange::release() noexcept {
+  if (data_ == nullptr) return;
+  cudaHostUnregister(data_);  // cannot throw here; the range was registered by us
+  data_ = nullptr;
+  ++pinning_generation;
 }
 
 }  // namespace efield
 
 namespace efield::detail {
+
+std::uint64_t host_pinning_generation() noexcept { return pinning_generation.load(); }
 
 int current_cuda_device() {
   int device = 0;

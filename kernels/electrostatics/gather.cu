@@ -74,14 +74,19 @@ __device__ __forceinline__ void load_small_field(const GatherArgs<T>& a, const F
   }
 }
 
+// a * b rounded on its own (never fused with a following add into an FMA), so that host arrays,
+// whose gradient the host adds to the caller's, get the same bits as an accumulating gather.
+__device__ __forceinline__ float mul_rounded(float a, float b) { return __fmul_rn(a, b); }
+__device__ __forceinline__ double mul_rounded(double a, double b) { return __dmul_rn(a, b); }
+
 // The gradient of position index i as EvaluateOptions ask, from the sums over the field map: the
 // tiled map carries the weight already (field_tiles); the exact gather (a.e == nullptr) applies it.
 template <typename T>
 __device__ __forceinline__ void store_gradient(const GatherArgs<T>& a, std::int64_t i, T gx, T gy) {
-  if (a.e == nullptr) {
+  if (a.e == nullptr) {  // rounded products: grad += gx adds what a non-accumulating call writes
     const T w = *a.weight;
-    gx *= w;
-    gy *= w;
+    gx = mul_rounded(gx, w);
+    gy = mul_rounded(gy, w);
   }
   if (a.accumulate) {
     a.grad_x[i] += gx;

@@ -12,8 +12,9 @@
 // the result never depends on the choice. With deterministic = false, float rasterizes into
 // float maps with plain float contributions (sums depend on the atomics' order). Double uses
 // 64-bit bins: two accumulator maps on small grids, one on large ones.
-// Device pointers are used directly (graph re-captured when they change); host arrays go through
-// pinned staging buffers whose copies are part of their own graph.
+// Device pointers are used directly (graph re-captured when they change); host arrays travel
+// between the caller's memory and device copies as host_arrays.cuh says, around a graph of their
+// own.
 #include <algorithm>
 #include <chrono>
 #include <cstring>
@@ -30,6 +31,7 @@
 #include "electrostatics/backend.hpp"
 #include "electrostatics/es_buffers.cuh"
 #include "electrostatics/es_kernels.cuh"
+#include "electrostatics/host_arrays.cuh"
 #include "electrostatics/pipeline_layout.hpp"
 #include "electrostatics/pipeline_setup.hpp"
 #include "math/twiddle.hpp"
@@ -213,15 +215,16 @@ class CudaPipeline final : public ElectrostaticBackend {
     weight_ = EsDeviceArray<T>(1);
     upload(weight_.get(), &weight_now_, 1);
 
-    // Host-pointer path: device copies of positions and gradients, pinned staging.
+    // Host-pointer path: device copies of positions and gradients, the staging and its events,
+    // the non-finite flag (mapped, like result_host_).
     dx_ = EsDeviceArray<T>(nc_);
     dy_ = EsDeviceArray<T>(nc_);
     dgx_ = EsDeviceArray<T>(nc_);
     dgy_ = EsDeviceArray<T>(nc_);
-    px_ = EsPinnedArray<T>(nc_);
-    py_ = EsPinnedArray<T>(nc_);
-    pgx_ = EsPinnedArray<T>(nc_);
-    pgy_ = EsPinnedArray<T>(nc_);
+    host_arrays_ = HostArrays<T>(d.num_movable(), d.num_fillers(), d.options.filler_offset);
+    nonfinite_ = EsPinnedArray<int>(1);
+    nonfinite_.get()[0] = 0;
+    EFIELD_CUDA_CHECK(cudaEventCreateWithFlags(&pipeline_done_, cudaEventDisableTiming));
 
     forward_ = make_2d_plan(M_, N_, 1, CufftReal<T>::r2c, stream_);
     fields_ = make_2d_plan(M_, N_, 1, CufftReal<T>::c2c, stream_);
@@ -237,6 +240,7 @@ class CudaPipeline final : public ElectrostaticBackend {
     reset_graphs();
     cudaEventDestroy(caller_done_);
     cudaEventDestroy(done_);
+    cudaEventDestroy(pipeline_done_);
     cudaEventDestroy(fork_);
     cudaEventDestroy(join_);
     if (side_stream_) cudaStreamDestroy(side_stream_);
@@ -248,13 +252,15 @@ class CudaPipeline final : public ElectrostaticBackend {
     const DeviceScope scope(device_);
     const bool on_device = nc_ > 0 && pointer_kinds().valid && pointer_kinds().on_device;  // checked by the caller
     order_after_caller();
-    // Host arrays: the device writes weight * g into its own buffers, and stage_out adds it to
-    // the caller's arrays when accumulating.
-    const bool accumulate = on_device && eo.accumulate;
     set_weight(eo.weight);
-    if (!on_device) stage_in(x, y);
-    run_checked(on_device, x, y, gx, gy, accumulate);
-    if (!on_device) stage_out(gx, gy, eo.accumulate);
+    if (!on_device) return evaluate_host(x, y, gx, gy, eo);
+    Bins bins = bins_for_evaluate();
+    run(true, x, y, gx, gy, bins, eo.accumulate);
+    while (rerun_needed(bins)) {
+      bins = wider_bins(bins);
+      run(true, x, y, gx, gy, bins, eo.accumulate);
+    }
+    last_max_density_ = result_host_.get()[2];
     return host_result();
   }
 
@@ -314,10 +320,8 @@ class CudaPipeline final : public ElectrostaticBackend {
     std::int64_t fo = design_.options.filler_offset;
     const DeviceScope scope(device_);
     for (int i = 0; i < 3; ++i) evaluate(x, y, gx, gy, {});  // warm-up (and graph capture)
-    if (!on_device) {  // stage once; the stages then run on the device copies
-      stage_in(x, y);
-      EFIELD_CUDA_CHECK(cudaMemcpyAsync(dx_.get(), px_.get(), nc_ * sizeof(T), cudaMemcpyHostToDevice, stream_));
-      EFIELD_CUDA_CHECK(cudaMemcpyAsync(dy_.get(), py_.get(), nc_ * sizeof(T), cudaMemcpyHostToDevice, stream_));
+    if (!on_device) {  // upload once; the stages then run on the device copies
+      host_arrays_.upload(x, y, dx_.get(), dy_.get(), stream_);
       px = dx_.get(), py = dy_.get(), pgx = dgx_.get(), pgy = dgy_.get();
       fo = design_.num_movable();
     }
@@ -454,6 +458,52 @@ class CudaPipeline final : public ElectrostaticBackend {
       for (GraphExec& g : pair) g.reset();
   }
 
+  // Whether the latest run, with these bins, flagged an exact float bin (pile-up): evaluate then
+  // runs again with wider_bins. Valid once that run is done.
+  bool rerun_needed(Bins bins) const {
+    if (!checks(bins) || result_host_.get()[kEsRerunSlot] == 0) return false;
+    log().debug("ElectrostaticSystem (CUDA): an exact float bin overflowed (pile-up); evaluating with {}",
+                wider_bins(bins) == Bins::Piled ? "64-bit movable tiles" : "64-bit bins");
+    return true;
+  }
+
+  // Host arrays (host_arrays.cuh): the positions go up while the host still copies the rest, the
+  // pipeline writes weight * g into the device copies, and the gradient comes back chunk by chunk,
+  // written or added (accumulate) on the host as each chunk arrives. The gradient's copies are
+  // enqueued before the host learns whether the run must be repeated or the positions held a
+  // NaN: the usual evaluate waits once.
+  EvaluateResult evaluate_host(const T* x, const T* y, T* gx, T* gy, const EvaluateOptions& eo) {
+    nonfinite_.get()[0] = 0;  // nothing of ours runs now: the previous evaluate waited for its end
+    host_arrays_.upload(x, y, dx_.get(), dy_.get(), stream_);
+    Bins bins = bins_for_evaluate();
+    launch(false, x, y, gx, gy, bins, false);
+    EFIELD_CUDA_CHECK(cudaEventRecord(pipeline_done_, stream_));
+    host_arrays_.enqueue_download(dgx_.get(), dgy_.get(), gx, gy, eo.accumulate, stream_);
+    EFIELD_CUDA_CHECK(cudaEventSynchronize(pipeline_done_));
+    if (nonfinite_.get()[0] != 0) {
+      EFIELD_CUDA_CHECK(cudaStreamSynchronize(stream_));
+      validate_host_positions(design_, x, y);  // throws, naming the cell
+      throw Error("ElectrostaticSystem::evaluate: a position changed to a non-finite value during the call");
+    }
+    while (rerun_needed(bins)) {
+      bins = wider_bins(bins);
+      launch(false, x, y, gx, gy, bins, false);
+      EFIELD_CUDA_CHECK(cudaEventRecord(pipeline_done_, stream_));
+      host_arrays_.enqueue_download(dgx_.get(), dgy_.get(), gx, gy, eo.accumulate, stream_);
+      EFIELD_CUDA_CHECK(cudaEventSynchronize(pipeline_done_));  // its flag decides on another run
+    }
+    last_max_density_ = result_host_.get()[2];
+    host_arrays_.finish_download(gx, gy, eo.accumulate, stream_);
+    EFIELD_CUDA_CHECK(cudaEventRecord(done_, stream_));
+    order_caller_after();
+    const std::int64_t nm = design_.num_movable(), fo = design_.options.filler_offset;
+    if (design_.options.zero_gap_gradient && !eo.accumulate && fo > nm) {  // the device copies have no gap
+      std::fill(gx + nm, gx + fo, T(0));
+      std::fill(gy + nm, gy + fo, T(0));
+    }
+    return host_result();
+  }
+
   struct Pointers {
     const T* x;
     const T* y;
@@ -511,20 +561,6 @@ class CudaPipeline final : public ElectrostaticBackend {
     const std::int64_t per_round = static_cast<std::int64_t>(kEsThreads) * kEsPiledBlocksPerSm * std::max(sms, 1);
     const std::int64_t k = (num_movable + per_round - 1) / per_round;
     return static_cast<int>(std::clamp<std::int64_t>(k, 1, kEsPiledMaxCellsPerThread));
-  }
-
-  // One evaluate: the bins bins_for_evaluate picks, then wider ones while a run's check flags a
-  // bin; remembers the max density for the next evaluate's choice.
-  void run_checked(bool on_device, const T* x, const T* y, T* gx, T* gy, bool accumulate) {
-    Bins bins = bins_for_evaluate();
-    run(on_device, x, y, gx, gy, bins, accumulate);
-    while (checks(bins) && result_host_.get()[kEsRerunSlot] != 0) {
-      bins = wider_bins(bins);
-      log().debug("ElectrostaticSystem (CUDA): an exact float bin overflowed (pile-up); evaluating with {}",
-                  bins == Bins::Piled ? "64-bit movable tiles" : "64-bit bins");
-      run(on_device, x, y, gx, gy, bins, accumulate);
-    }
-    last_max_density_ = result_host_.get()[2];
   }
 
   template <typename U>
@@ -754,51 +790,12 @@ class CudaPipeline final : public ElectrostaticBackend {
     EFIELD_CUDA_CHECK(cudaStreamWaitEvent(stream_, join_, 0));
   }
 
-  // Host arrays: pinned staging -> device copies (compact: fillers right after the movable
-  // cells) -> pipeline -> gradients back to pinned staging.
+  // Host arrays: the device copies (compact: fillers right after the movable cells) are checked
+  // for NaN and infinities (host positions are validated; a device pass costs microseconds, a host
+  // pass over the caller's arrays a good part of the bus time), then the pipeline runs on them.
   void enqueue_host_path(Bins bins) {
-    const size_t bytes = static_cast<size_t>(nc_) * sizeof(T);
-    if (bytes > 0) {
-      EFIELD_CUDA_CHECK(cudaMemcpyAsync(dx_.get(), px_.get(), bytes, cudaMemcpyHostToDevice, stream_));
-      EFIELD_CUDA_CHECK(cudaMemcpyAsync(dy_.get(), py_.get(), bytes, cudaMemcpyHostToDevice, stream_));
-    }
+    launch_flag_nonfinite(dx_.get(), dy_.get(), nc_, nonfinite_.get(), stream_);
     enqueue_pipeline(dx_.get(), dy_.get(), dgx_.get(), dgy_.get(), design_.num_movable(), bins, false);
-    if (bytes > 0) {
-      EFIELD_CUDA_CHECK(cudaMemcpyAsync(pgx_.get(), dgx_.get(), bytes, cudaMemcpyDeviceToHost, stream_));
-      EFIELD_CUDA_CHECK(cudaMemcpyAsync(pgy_.get(), dgy_.get(), bytes, cudaMemcpyDeviceToHost, stream_));
-    }
-  }
-
-  void stage_in(const T* x, const T* y) {
-    const std::int64_t nm = design_.num_movable(), nf = design_.num_fillers(), fo = design_.options.filler_offset;
-    if (nm > 0) {
-      std::memcpy(px_.get(), x, nm * sizeof(T));
-      std::memcpy(py_.get(), y, nm * sizeof(T));
-    }
-    if (nf > 0) {
-      std::memcpy(px_.get() + nm, x + fo, nf * sizeof(T));
-      std::memcpy(py_.get() + nm, y + fo, nf * sizeof(T));
-    }
-  }
-
-  void stage_out(T* gx, T* gy, bool accumulate) const {
-    const std::int64_t nm = design_.num_movable(), nf = design_.num_fillers(), fo = design_.options.filler_offset;
-    const auto put = [accumulate](T* dst, const T* src, std::int64_t n) {
-      if (n <= 0) return;
-      if (!accumulate) {
-        std::memcpy(dst, src, n * sizeof(T));
-        return;
-      }
-      for (std::int64_t k = 0; k < n; ++k) dst[k] += src[k];
-    };
-    put(gx, pgx_.get(), nm);
-    put(gy, pgy_.get(), nm);
-    put(gx + fo, pgx_.get() + nm, nf);
-    put(gy + fo, pgy_.get() + nm, nf);
-    if (design_.options.zero_gap_gradient && !accumulate && fo > nm) {  // the device buffers have no gap
-      std::fill(gx + nm, gx + fo, T(0));
-      std::fill(gy + nm, gy + fo, T(0));
-    }
   }
 
   // A permuted map (every `stride`-th element from device_map) to the natural layout.
@@ -856,8 +853,10 @@ class CudaPipeline final : public ElectrostaticBackend {
   EsDeviceArray<double> part_overflow_, part_energy_;
   EsDeviceArray<T> part_max_;
   EsPinnedArray<double> result_host_;
-  EsDeviceArray<T> dx_, dy_, dgx_, dgy_;
-  EsPinnedArray<T> px_, py_, pgx_, pgy_;
+  EsDeviceArray<T> dx_, dy_, dgx_, dgy_;  // host arrays: the device copies (compact)
+  HostArrays<T> host_arrays_;
+  EsPinnedArray<int> nonfinite_;          // [1] host arrays: 1 when a position was NaN or infinite
+  cudaEvent_t pipeline_done_ = nullptr;   // host arrays: the pipeline ran (the flags are valid)
   CufftPlan forward_, fields_, potential_;
   // [Bins]: 64-bit bins (double, and float after a filler bin's overflow or with the layout
   // hook's wide float bins), float maps (the usual float run, exact or with deterministic =
