@@ -8,7 +8,8 @@
 // --sorted hands the positions out in spatial order (cells adjacent in index order are adjacent
 // on the chip: cache locality for rasterize and gather); --piled puts every movable cell within
 // 1 % of the region's side around its centre (a placer's first iterations: float's exact float
-// bins overflow and evaluate runs again with 64-bit bins); default: uniformly random.
+// bins overflow and evaluate runs again with 64-bit bins); --pile-side sets that fraction (a pile
+// spreading out over a placer's iterations); default: uniformly random.
 // --nondeterministic sets deterministic = false (float atomics into float maps).
 // --layouts also times the CUDA pipeline's accumulation layouts (64-bit bins in one map or in two,
 // and the default) side by side in the same process, through the test and benchmark hook of
@@ -155,14 +156,18 @@ int main(int argc, char** argv) {
   int reps = 100;
   bool no_cpu = false, sorted = false, piled = false, nondeterministic = false;
   bool layouts = false;
+  double pile_side = 0.01;
   app.add_option("--markdown", markdown, "also write the tables to FILE")->type_name("FILE");
   app.add_option("--reps", reps, "timed evaluates per design")->check(efield::bench::at_least(50))->capture_default_str();
   app.add_option("--only", only, "run one design only")->check(CLI::IsMember({"adaptec1", "bigblue4"}));
   app.add_flag("--no-cpu", no_cpu, "skip the CPU backend reference");
   CLI::Option* sorted_opt =
       app.add_flag("--sorted", sorted, "positions in spatial order (cells adjacent in index order are adjacent)");
-  app.add_flag("--piled", piled, "movable cells piled within 1 % of the side around the centre (a placer's start)")
+  app.add_flag("--piled", piled, "movable cells piled around the centre (a placer's start; --pile-side)")
       ->excludes(sorted_opt);
+  app.add_option("--pile-side", pile_side, "with --piled: the pile's side as a fraction of the region's")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
   app.add_flag("--nondeterministic", nondeterministic, "deterministic = false (float atomics into float maps)");
   app.add_flag("--layouts", layouts,
                "also time each accumulation layout of the CUDA pipeline (64-bit bins in one map or two, and the "
@@ -183,15 +188,21 @@ int main(int argc, char** argv) {
   std::vector<Row> rows;
   try {
     if (only.empty() || only == "adaptec1")
-      rows.push_back(run(efield::bench::make_ispd_stand_in("adaptec1", placement), reps, with_cpu, layouts, deterministic));
+      rows.push_back(run(efield::bench::make_ispd_stand_in("adaptec1", placement, pile_side), reps, with_cpu, layouts,
+                         deterministic));
     if (only.empty() || only == "bigblue4")
-      rows.push_back(run(efield::bench::make_ispd_stand_in("bigblue4", placement), reps, with_cpu, layouts, deterministic));
+      rows.push_back(run(efield::bench::make_ispd_stand_in("bigblue4", placement, pile_side), reps, with_cpu, layouts,
+                         deterministic));
   } catch (const std::exception& e) {
     std::fprintf(stderr, "bench_electrostatics: %s\n", e.what());
     return 1;
   }
   std::string md;
   char buf[1024];
+  char pile[160];
+  std::snprintf(pile, sizeof pile,
+                "movable cells piled within %g %% of the side around the centre, as at a placer's start",
+                100 * pile_side);
   std::snprintf(buf, sizeof buf, "# ElectrostaticSystem::evaluate\n\n%s, %s, commit %s. float, %s, "
                 "device pointers, cells at uniformly random positions (%s), median of %d runs after 10 "
                 "warm-up runs (CUDA events around the call; host wall: steady_clock around the call).\n\n",
@@ -201,7 +212,7 @@ int main(int argc, char** argv) {
                 placement == StandInPlacement::Sorted
                     ? "handed out in spatial order: cells adjacent in index order are adjacent on the chip"
                 : placement == StandInPlacement::Piled
-                    ? "movable cells piled within 1 % of the side around the centre, as at a placer's start"
+                    ? pile
                     : "no locality in index order",
                 reps);
   md += buf;

@@ -12,7 +12,8 @@
 namespace efield::bench {
 
 StandInDesign make_stand_in(const std::string& name, int num_movable, int num_fixed, int bins, std::uint64_t seed,
-                            StandInPlacement placement, double fixed_fraction, double utilization) {
+                            StandInPlacement placement, double pile_side, double fixed_fraction,
+                            double utilization) {
   std::mt19937_64 gen(seed);
   auto uni = [&](double a, double b) { return std::uniform_real_distribution<double>(a, b)(gen); };
   std::lognormal_distribution<double> width_dist(std::log(6.0), 0.6);
@@ -53,8 +54,8 @@ StandInDesign make_stand_in(const std::string& name, int num_movable, int num_fi
   }
   if (placement == StandInPlacement::Piled) {
     for (size_t c = 0; c < d.movable.widths.size(); ++c) {
-      d.x[c] = static_cast<float>(side * uni(0.495, 0.505));
-      d.y[c] = static_cast<float>(side * uni(0.495, 0.505));
+      d.x[c] = static_cast<float>(side * uni(0.5 - 0.5 * pile_side, 0.5 + 0.5 * pile_side));
+      d.y[c] = static_cast<float>(side * uni(0.5 - 0.5 * pile_side, 0.5 + 0.5 * pile_side));
     }
   }
   if (placement == StandInPlacement::Sorted) {  // positions handed out in bin order (x column, then y), movable and fillers each
@@ -73,9 +74,9 @@ StandInDesign make_stand_in(const std::string& name, int num_movable, int num_fi
   return d;
 }
 
-StandInDesign make_ispd_stand_in(const std::string& short_name, StandInPlacement placement) {
-  if (short_name == "adaptec1") return make_stand_in("adaptec1-like", 210904, 63, 512, 1, placement);
-  if (short_name == "bigblue4") return make_stand_in("bigblue4-like", 2200000, 400, 2048, 4, placement);
+StandInDesign make_ispd_stand_in(const std::string& short_name, StandInPlacement placement, double pile_side) {
+  if (short_name == "adaptec1") return make_stand_in("adaptec1-like", 210904, 63, 512, 1, placement, pile_side);
+  if (short_name == "bigblue4") return make_stand_in("bigblue4-like", 2200000, 400, 2048, 4, placement, pile_side);
   throw Error("make_ispd_stand_in: no stand-in named '" + short_name + "' (adaptec1, bigblue4)");
 }
 

@@ -15,7 +15,7 @@ namespace efield::bench {
 enum class StandInPlacement {
   Random,  // uniformly random: no locality in index order
   Sorted,  // the same positions handed out in bin order (cells adjacent in index order are adjacent)
-  Piled,   // movable cells within 1 % of the side around the centre (a placer's start)
+  Piled,   // movable cells within pile_side of the side around the centre (a placer's start)
 };
 
 struct StandInDesign {
@@ -30,12 +30,14 @@ struct StandInDesign {
 // Standard cells: row height 12, widths from a skewed mix (many small gates, some wide ones);
 // 0.2% movable blocks of 30..120 x 24..96. The square region is sized so that fixed macros
 // cover about `fixed_fraction` of it and the movable cells `utilization` of the rest (ISPD 2005
-// designs: roughly 40% and 60%); fillers (docs/math.md, td = 1) fill the remainder.
+// designs: roughly 40% and 60%); fillers (docs/math.md, td = 1) fill the remainder. Piled: the
+// pile's side is pile_side times the region's.
 StandInDesign make_stand_in(const std::string& name, int num_movable, int num_fixed, int bins, std::uint64_t seed,
-                            StandInPlacement placement, double fixed_fraction = 0.4, double utilization = 0.6);
+                            StandInPlacement placement, double pile_side = 0.01, double fixed_fraction = 0.4,
+                            double utilization = 0.6);
 
 // The two stand-ins by their short name ("adaptec1", "bigblue4").
-StandInDesign make_ispd_stand_in(const std::string& short_name, StandInPlacement placement);
+StandInDesign make_ispd_stand_in(const std::string& short_name, StandInPlacement placement, double pile_side = 0.01);
 
 // Float options of the CUDA backend for a stand-in (td = 1, its region and bins).
 ElectrostaticOptions stand_in_options(const StandInDesign& d);

@@ -4,7 +4,11 @@
 //                 otherwise):
 //                 launch_rasterize     all cells -> movable and filler float maps (2 x 2-bin tiles)
 //                 launch_density_float maps + F -> rho (R2C input), partials, bins flagged; clears
-//                 64-bit fixed-point bins (double, or float after an exact float bin overflowed),
+//                 piled movable cells (float, deterministic, after a dense evaluate):
+//                 launch_rasterize_piled movable cells -> 64-bit tiles (a block's bins summed in
+//                                      shared memory first), fillers -> the filler float map
+//                 launch_density_float the same pass, the movable map read as 64-bit tiles
+//                 64-bit fixed-point bins (double, or float after a filler float bin overflowed),
 //                 accumulators in the natural layout, two maps on small grids:
 //                 launch_rasterize     all cells -> movable and filler maps
 //                 launch_density_combined maps + F -> overflow/max partials, rho; clears both
@@ -59,9 +63,29 @@ inline constexpr int kEsTotalSlots = 64;
 // are exact in float, so the atomics' order cannot change a bit: as deterministic as integer
 // atomics, with float4 atomics on 2 x 2-bin tiles. A bin holds 2^(24 - kEsExactFloatBits) = 64
 // bin areas of movable or of filler charge exactly; the density pass flags any bin above 2^24 and
-// evaluate then runs the 64-bit pipeline on the same input.
+// evaluate then runs again on the same input with wider bins (pipeline_cuda.cu).
 inline constexpr int kEsExactFloatBits = 18;
 inline constexpr float kEsExactFloatLimit = 16777216.0f;  // 2^24: larger sums may have rounded
+
+// Piled movable cells (a placer's first iterations: thousands of bin areas in a few bins) take
+// the same whole numbers of 2^-kEsExactFloatBits bin areas into 64-bit tiles (es_tile_index),
+// so that no sum rounds and the bits are those of the exact float maps wherever those hold. A
+// block takes kEsThreads * cells_per_thread consecutive movable cells and sums them in a window
+// of at most kEsPiledWindowBins bins in shared memory (32-bit integer atomics, order-free): the
+// bounding box of their footprints where it fits, else the bins around their mean. It adds each
+// non-zero bin of the window to the map with one 64-bit atomic, so a hot bin takes one global
+// atomic per block instead of one per cell, and each contribution outside the window to the map
+// directly. A block's sum in one bin stays below 2^32: at most
+// kEsThreads * kEsPiledMaxCellsPerThread = 8192 contributions of at most 2^18 + 1 each.
+// 8192 bins (32 KB: the cell kernels' 6 blocks an SM still fit; docs/performance.md, "CUDA
+// pipeline: piled cells").
+inline constexpr int kEsPiledWindowBins = 8192;
+inline constexpr int kEsPiledMaxCellsPerThread = 32;
+static_assert(static_cast<double>(kEsThreads) * kEsPiledMaxCellsPerThread * ((1 << kEsExactFloatBits) + 1) <
+                  4294967296.0,
+              "a block's sum in one shared bin must fit 32 bits");
+// Blocks the piled movable cells are spread over, per SM (cells_per_thread follows, capped).
+inline constexpr int kEsPiledBlocksPerSm = 4;
 static_assert(kEsTotalSlots <= kEsThreads, "finalize reads one slot per thread");
 
 // Maps in 2 x 2-bin tiles: tile (i, j) holds bins (2i, 2j), (2i, 2j+1), (2i+1, 2j), (2i+1, 2j+1),
@@ -132,9 +156,17 @@ struct RasterizeArgs {
   int warp_begin, warp_end;    // the ranges of large_cells this launch covers: a warp each,
   int large_begin, large_end;  //   a block each
   EsAccum* outside;            // [2 kEsTotalSlots]: (movable, filler) outside_fixed_point sums, slot pairs
+  // launch_rasterize_piled: movable cells [0, piled_end) as whole numbers (exact) into these
+  // 64-bit tiles, cells_per_thread each; fillers [cell_begin, cell_end) into charge_filler.
+  EsAccum* wide_tiles;
+  std::int64_t piled_end;
+  int cells_per_thread;
 };
 template <typename T>
 void launch_rasterize(const RasterizeArgs<T>& a, cudaStream_t stream);
+// Piled movable cells (float, deterministic; kEsPiledWindowBins); large cells as launch_rasterize.
+template <typename T>
+void launch_rasterize_piled(const RasterizeArgs<T>& a, cudaStream_t stream);
 
 template <typename T>
 struct DensityPassArgs {
@@ -153,6 +185,8 @@ struct DensityPassArgs {
   bool exact;             // density_float: exact float maps (whole numbers, inv_scale applies)
   int blocks;
   const T* fixed_tiles;   // density_float: F / (bx by) in 2 x 2-bin tiles (es_tile_index), else nullptr
+  EsAccum* wide_movable;  // density_float after launch_rasterize_piled: the movable 64-bit tiles
+                          //   (charge unused), cleared after reading; else nullptr
 };
 template <typename T>
 void launch_movable_stats(const DensityPassArgs<T>& a, cudaStream_t stream);
@@ -242,18 +276,24 @@ void launch_field_tiles(const EsVec2<T>* z, EsVec2<T>* e, int M, int N, const T*
 // maps in L2 (the gradients are stored the same way). Fillers of one size (make_fillers' are) read
 // no sizes (CellGeometry::uniform_fillers). Args: RasterizeArgs or
 // GatherArgs.
-template <typename T, typename Args>
+// kStreaming = false: plain loads (the piled rasterize reads each cell twice, the second time
+// from L1).
+template <typename T, typename Args, bool kStreaming = true>
 __device__ __forceinline__ bool load_small_cell(const Args& a, std::int64_t t, std::int64_t* i, Footprint<T>* f) {
+  const auto load = [](const T* p) {
+    if constexpr (kStreaming) return __ldcs(p);
+    else return __ldg(p);
+  };
   T w, h;
   if (a.g.uniform_fillers && t >= a.g.num_movable) {
     w = a.g.filler_w;
     h = a.g.filler_h;
   } else {
-    w = __ldcs(a.w + t);
-    h = __ldcs(a.h + t);
+    w = load(a.w + t);
+    h = load(a.h + t);
   }
   *i = position_index(a.g, t);
-  const T x = __ldcs(a.x + *i), y = __ldcs(a.y + *i);
+  const T x = load(a.x + *i), y = load(a.y + *i);
   if (is_large_cell(a.g, w, h)) return false;
   *f = cell_footprint(a.g, x, y, w, h);
   return true;

@@ -3,9 +3,13 @@
 //   rasterize -> density pass(es) -> R2C -> spectral -> C2C in place (Ex + i Ey) -> field tiles ->
 //   gather -> finalize (es_kernels.cuh).
 // float rasterizes whole numbers of 2^-18 bin areas into float maps with vector atomics (exact
-// sums, so deterministic); when finalize reports a bin that may have rounded (more than 64 bin
-// areas, as at a placer's first iterations), evaluate replays the same pipeline with 64-bit bins,
-// so the result never depends on the choice. With deterministic = false, float rasterizes into
+// sums, so deterministic). After an evaluate whose max density reached kPiledMinDensity (the
+// float maps' limit, passed at a placer's first iterations, when the cells are piled up), the
+// movable cells take the same whole numbers into 64-bit tiles, summed per block in shared memory
+// first (Bins::Piled): the same bits where the float maps hold, without their limit and without
+// thousands of atomics on each of a few hot bins. When finalize reports a bin that may have
+// rounded, evaluate runs again with the next wider bins (float maps -> piled -> 64-bit bins), so
+// the result never depends on the choice. With deterministic = false, float rasterizes into
 // float maps with plain float contributions (sums depend on the atomics' order). Double uses
 // 64-bit bins: two accumulator maps on small grids, one on large ones.
 // Device pointers are used directly (graph re-captured when they change); host arrays travel
@@ -37,8 +41,15 @@ namespace {
 
 // How an evaluate accumulates the density map (rasterize.cu): 64-bit fixed-point bins, or float
 // maps (exact in float when deterministic, plain float atomics otherwise).
-enum class Bins { Wide = 0, Float = 1 };
-constexpr int kBinsKinds = 2;
+enum class Bins { Wide = 0, Float = 1, Piled = 2 };
+constexpr int kBinsKinds = 3;
+
+// Float, deterministic: an evaluate takes Bins::Piled when the previous one's max density (bin
+// areas of movable and fixed charge in one bin) reached this, else the float maps. Both give the
+// same bits where the float maps hold, so this is speed only: the float maps' limit (64 bin
+// areas), below which they measured faster at bigblue4 scale (docs/performance.md, "CUDA
+// pipeline: piled cells").
+constexpr double kPiledMinDensity = 64.0;
 
 // Two accumulator maps (movable, fillers) save a rasterize launch and a density pass but double
 // the accumulator: faster on small grids, slower once the maps no longer stay in L2
@@ -143,6 +154,7 @@ class CudaPipeline final : public ElectrostaticBackend {
     for (cudaEvent_t& e : stage_events_) EFIELD_CUDA_CHECK(cudaEventCreate(&e));
     EFIELD_CUDA_CHECK(cudaEventCreateWithFlags(&done_, cudaEventDisableTiming));
     overlap_ = dependent_launch_supported();
+    piled_cells_per_thread_ = piled_cells_per_thread(d.num_movable());
     exact_ = d.options.gradient_scale == GradientScale::Exact;
     if (!d.options.deterministic && !float_atomics)
       log().debug("ElectrostaticSystem (CUDA): deterministic=false in double runs the fixed-point pipeline");
@@ -164,8 +176,10 @@ class CudaPipeline final : public ElectrostaticBackend {
     // The float movable and filler maps share acc_ with the 64-bit map (each density pass leaves
     // its maps zeroed, so whichever runs next starts from zero; two float maps of float_map_
     // floats take float_map_ words).
+    // Bins::Piled: the movable 64-bit tiles (float_map_ words), then the filler float map.
     std::int64_t acc_words = bins_;
     if (bins_kind_ == Bins::Float) acc_words = std::max(acc_words, float_map_);
+    if (exact_float_) acc_words = std::max(acc_words, float_map_ + float_map_ / 2);
     acc_ = EsDeviceArray<EsAccum>(acc_words);
     EFIELD_CUDA_CHECK(cudaMemset(acc_.get(), 0, acc_.bytes()));
     if (two_maps_) {
@@ -240,8 +254,13 @@ class CudaPipeline final : public ElectrostaticBackend {
     order_after_caller();
     set_weight(eo.weight);
     if (!on_device) return evaluate_host(x, y, gx, gy, eo);
-    run(true, x, y, gx, gy, bins_kind_, eo.accumulate);
-    if (rerun_needed()) run(true, x, y, gx, gy, Bins::Wide, eo.accumulate);
+    Bins bins = bins_for_evaluate();
+    run(true, x, y, gx, gy, bins, eo.accumulate);
+    while (rerun_needed(bins)) {
+      bins = wider_bins(bins);
+      run(true, x, y, gx, gy, bins, eo.accumulate);
+    }
+    last_max_density_ = result_host_.get()[2];
     return host_result();
   }
 
@@ -307,7 +326,7 @@ class CudaPipeline final : public ElectrostaticBackend {
       fo = design_.num_movable();
     }
     std::vector<double> t[6];
-    const Bins bins = bins_kind_;  // the stages of the usual run
+    const Bins bins = bins_for_evaluate();  // the stages of the usual run
     for (int r = 0; r < reps; ++r) {
       cudaEvent_t* e = stage_events_;
       EFIELD_CUDA_CHECK(cudaEventRecord(e[0], stream_));
@@ -439,11 +458,12 @@ class CudaPipeline final : public ElectrostaticBackend {
       for (GraphExec& g : pair) g.reset();
   }
 
-  // Whether the latest run's exact float bins overflowed (pile-up): evaluate then runs again with
-  // 64-bit bins. Valid once that run is done.
-  bool rerun_needed() const {
-    if (!checks_bins() || result_host_.get()[kEsRerunSlot] == 0) return false;
-    log().debug("ElectrostaticSystem (CUDA): an exact float bin overflowed (pile-up); evaluating with 64-bit bins");
+  // Whether the latest run, with these bins, flagged an exact float bin (pile-up): evaluate then
+  // runs again with wider_bins. Valid once that run is done.
+  bool rerun_needed(Bins bins) const {
+    if (!checks(bins) || result_host_.get()[kEsRerunSlot] == 0) return false;
+    log().debug("ElectrostaticSystem (CUDA): an exact float bin overflowed (pile-up); evaluating with {}",
+                wider_bins(bins) == Bins::Piled ? "64-bit movable tiles" : "64-bit bins");
     return true;
   }
 
@@ -455,7 +475,8 @@ class CudaPipeline final : public ElectrostaticBackend {
   EvaluateResult evaluate_host(const T* x, const T* y, T* gx, T* gy, const EvaluateOptions& eo) {
     nonfinite_.get()[0] = 0;  // nothing of ours runs now: the previous evaluate waited for its end
     host_arrays_.upload(x, y, dx_.get(), dy_.get(), stream_);
-    launch(false, x, y, gx, gy, bins_kind_, false);
+    Bins bins = bins_for_evaluate();
+    launch(false, x, y, gx, gy, bins, false);
     EFIELD_CUDA_CHECK(cudaEventRecord(pipeline_done_, stream_));
     host_arrays_.enqueue_download(dgx_.get(), dgy_.get(), gx, gy, eo.accumulate, stream_);
     EFIELD_CUDA_CHECK(cudaEventSynchronize(pipeline_done_));
@@ -464,10 +485,14 @@ class CudaPipeline final : public ElectrostaticBackend {
       validate_host_positions(design_, x, y);  // throws, naming the cell
       throw Error("ElectrostaticSystem::evaluate: a position changed to a non-finite value during the call");
     }
-    if (rerun_needed()) {
-      launch(false, x, y, gx, gy, Bins::Wide, false);
+    while (rerun_needed(bins)) {
+      bins = wider_bins(bins);
+      launch(false, x, y, gx, gy, bins, false);
+      EFIELD_CUDA_CHECK(cudaEventRecord(pipeline_done_, stream_));
       host_arrays_.enqueue_download(dgx_.get(), dgy_.get(), gx, gy, eo.accumulate, stream_);
+      EFIELD_CUDA_CHECK(cudaEventSynchronize(pipeline_done_));  // its flag decides on another run
     }
+    last_max_density_ = result_host_.get()[2];
     host_arrays_.finish_download(gx, gy, eo.accumulate, stream_);
     EFIELD_CUDA_CHECK(cudaEventRecord(done_, stream_));
     order_caller_after();
@@ -518,9 +543,25 @@ class CudaPipeline final : public ElectrostaticBackend {
   }
 
   // Whether a run with these bins checks them (an exact float sum past 2^24: the density pass
-  // writes part_held_, finalize flags it), after which evaluate runs again with 64-bit bins.
-  bool checks(Bins bins) const { return bins == Bins::Float && exact_float_; }
+  // writes part_held_, finalize flags it), after which evaluate runs again with wider_bins.
+  bool checks(Bins bins) const { return (bins == Bins::Float && exact_float_) || bins == Bins::Piled; }
   bool checks_bins() const { return checks(bins_kind_); }
+  // After a flagged run: the float maps -> piled movable cells -> 64-bit bins (only a filler
+  // bin past 64 bin areas goes that far).
+  static Bins wider_bins(Bins bins) { return bins == Bins::Float ? Bins::Piled : Bins::Wide; }
+  // Exact float maps: Bins::Piled after a dense evaluate (kPiledMinDensity).
+  Bins bins_for_evaluate() const {
+    return exact_float_ && last_max_density_ >= kPiledMinDensity ? Bins::Piled : bins_kind_;
+  }
+  // Cells a thread of Bins::Piled's movable blocks takes: enough for kEsPiledBlocksPerSm blocks
+  // per SM, at most kEsPiledMaxCellsPerThread.
+  int piled_cells_per_thread(std::int64_t num_movable) const {
+    int sms = 1;
+    EFIELD_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device_));
+    const std::int64_t per_round = static_cast<std::int64_t>(kEsThreads) * kEsPiledBlocksPerSm * std::max(sms, 1);
+    const std::int64_t k = (num_movable + per_round - 1) / per_round;
+    return static_cast<int>(std::clamp<std::int64_t>(k, 1, kEsPiledMaxCellsPerThread));
+  }
 
   template <typename U>
   static void upload(U* dst, const U* src, size_t n) {
@@ -561,6 +602,12 @@ class CudaPipeline final : public ElectrostaticBackend {
   // bins, one accumulator map: movable cells -> overflow/max partials -> fillers -> rho; two maps:
   // all cells -> partials and rho in one pass (rasterize.cu).
   void enqueue_rasterize(const T* x, const T* y, std::int64_t fo, Bins bins) {
+    if constexpr (std::is_same_v<T, float>) {
+      if (bins == Bins::Piled) {
+        enqueue_rasterize_piled(x, y, fo);
+        return;
+      }
+    }
     const bool floats = bins == Bins::Float;
     const bool exact = floats && exact_float_;
     const std::int64_t nm = design_.num_movable();
@@ -624,6 +671,54 @@ class CudaPipeline final : public ElectrostaticBackend {
     r.large_end = num_large_;
     launch_rasterize(r, stream_);
     launch_density_finish(p, N_, stream_);
+  }
+
+  // Bins::Piled (float): movable cells -> 64-bit tiles at acc_, fillers -> the float map after
+  // them, then density_float over both (rasterize.cu).
+  void enqueue_rasterize_piled(const T* x, const T* y, std::int64_t fo) {
+    const std::int64_t nm = design_.num_movable();
+    EsAccum* wide = acc_.get();
+    T* fillers = reinterpret_cast<T*>(acc_.get() + float_map_);
+    RasterizeArgs<T> r{geometry(fo),
+                       x,
+                       y,
+                       widths_.get(),
+                       heights_.get(),
+                       nullptr,
+                       nullptr,
+                       fillers,  // the float maps' path: charge_map_of picks charge_filler for every filler
+                       fillers,
+                       true,
+                       static_cast<T>(std::ldexp(1.0, kEsExactFloatBits) / (design_.bx * design_.by)),
+                       nm,
+                       nc_,
+                       large_.get(),
+                       0,
+                       num_warp_cells_,
+                       num_warp_cells_,
+                       num_large_,
+                       outside_.get(),
+                       wide,
+                       nm,
+                       piled_cells_per_thread_};
+    launch_rasterize_piled(r, stream_);
+    DensityPassArgs<T> p{bins_,
+                         fixed_rho_.get(),
+                         nullptr,
+                         nullptr,
+                         rho_.get(),
+                         static_cast<T>(std::ldexp(1.0, -kEsExactFloatBits)),
+                         static_cast<T>(design_.options.target_density),
+                         part_overflow_.get(),
+                         part_max_.get(),
+                         part_held_.get(),
+                         nullptr,
+                         fillers,
+                         true,
+                         density_blocks_,
+                         fixed_tiles_.get(),
+                         wide};
+    launch_density_float(p, N_, stream_, overlap_);
   }
 
   FinalizeArgs<T> finalize_args(Bins bins) {
@@ -741,7 +836,9 @@ class CudaPipeline final : public ElectrostaticBackend {
   // starts while the previous one finishes (bench_ispd/results/electrostatics.md).
   bool overlap_ = false;
   Bins bins_kind_ = Bins::Wide;    // how evaluate accumulates
-  bool exact_float_ = false;       // Float bins are exact float maps (may fall back to Wide)
+  bool exact_float_ = false;       // Float bins are exact float maps (may fall back to Piled, Wide)
+  double last_max_density_ = 0;    // the latest evaluate's max density (bins_for_evaluate)
+  int piled_cells_per_thread_ = 1;  // Bins::Piled (piled_cells_per_thread)
   std::int64_t float_map_ = 0;     // floats of one float map (2 x 2-bin tiles)
   EsDeviceArray<EsAccum> acc_, acc_filler_;
   EsDeviceArray<EsAccum> part_held_;  // checks_bins(): bins past the exact float limit, per block
@@ -761,8 +858,9 @@ class CudaPipeline final : public ElectrostaticBackend {
   EsPinnedArray<int> nonfinite_;          // [1] host arrays: 1 when a position was NaN or infinite
   cudaEvent_t pipeline_done_ = nullptr;   // host arrays: the pipeline ran (the flags are valid)
   CufftPlan forward_, fields_, potential_;
-  // [Bins]: 64-bit bins (double, and float after an exact float overflow or with the layout hook's
-  // wide float bins), float maps (the usual float run, exact or with deterministic = false);
+  // [Bins]: 64-bit bins (double, and float after a filler bin's overflow or with the layout
+  // hook's wide float bins), float maps (the usual float run, exact or with deterministic =
+  // false), piled movable cells (exact float maps after a dense evaluate or an overflow);
   // device arrays also [accumulate].
   GraphExec host_graph_[kBinsKinds], device_graph_[kBinsKinds][2];
   Pointers device_pointers_[kBinsKinds][2] = {};

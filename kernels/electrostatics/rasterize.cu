@@ -9,6 +9,7 @@
 // rasterized by one launch and density_combined does stats and rho in one pass.
 #include <cub/block/block_reduce.cuh>
 
+#include <climits>
 #include <type_traits>
 
 #include "common/cuda_check.cuh"
@@ -32,10 +33,15 @@ __device__ __forceinline__ T* charge_map_of(const RasterizeArgs<T>& a, std::int6
   return c >= a.g.num_movable ? a.charge_filler : a.charge;
 }
 
-// Adds one bin's charge.
-template <typename T>
+// Adds one bin's charge (kWideMovable: launch_rasterize_piled, movable cells into the 64-bit tiles).
+template <typename T, bool kWideMovable = false>
 __device__ __forceinline__ void add_charge(const RasterizeArgs<T>& a, EsAccum* acc, T weight, int m, int n,
                                            std::int64_t c) {
+  if (kWideMovable && c < a.g.num_movable) {
+    const T v = exact_float_weight(a, weight);
+    if (v > T(0)) atomicAdd(a.wide_tiles + es_tile_index(m, n, a.g.N), static_cast<EsAccum>(v));
+    return;
+  }
   if (a.charge != nullptr) {  // float maps
     const T v = exact_float_weight(a, weight);
     if (v > T(0)) atomicAdd(charge_map_of(a, c) + es_tile_index(m, n, a.g.N), v);
@@ -143,7 +149,7 @@ __device__ __forceinline__ void rasterize_small(const RasterizeArgs<T>& a, int b
 }
 
 // Large cell c's footprint, its bins split among `lanes` threads (this one is `lane`).
-template <typename T>
+template <typename T, bool kWideMovable = false>
 __device__ __forceinline__ void rasterize_large_cell(const RasterizeArgs<T>& a, int c, int lane, int lanes) {
   const std::int64_t i = position_index(a.g, static_cast<std::int64_t>(c));
   const Footprint<T> f = cell_footprint(a.g, a.x[i], a.y[i], a.w[c], a.h[c]);
@@ -153,22 +159,160 @@ __device__ __forceinline__ void rasterize_large_cell(const RasterizeArgs<T>& a, 
   const std::int64_t count = static_cast<std::int64_t>(f.m1 - f.m0 + 1) * cols;
   for (std::int64_t k = lane; k < count; k += lanes) {
     const int m = f.m0 + static_cast<int>(k / cols), n = f.n0 + static_cast<int>(k % cols);
-    add_charge(a, acc, footprint_weight(f, a.g, m, n), m, n, c);
+    add_charge<T, kWideMovable>(a, acc, footprint_weight(f, a.g, m, n), m, n, c);
   }
 }
 
 // One warp per large cell of up to kWarpCellSpan bins a side.
-template <typename T>
+template <typename T, bool kWideMovable = false>
 __device__ __forceinline__ void rasterize_warp_cell(const RasterizeArgs<T>& a, int block) {
   const int k = a.warp_begin + block * kEsWarpsPerBlock + static_cast<int>(threadIdx.x / 32);
-  if (k < a.warp_end) rasterize_large_cell(a, a.large_cells[k], static_cast<int>(threadIdx.x % 32), 32);
+  if (k < a.warp_end)
+    rasterize_large_cell<T, kWideMovable>(a, a.large_cells[k], static_cast<int>(threadIdx.x % 32), 32);
 }
 
 // One block per large cell beyond kWarpCellSpan bins a side.
-template <typename T>
+template <typename T, bool kWideMovable = false>
 __device__ __forceinline__ void rasterize_large(const RasterizeArgs<T>& a, int block) {
-  rasterize_large_cell(a, a.large_cells[a.large_begin + block], static_cast<int>(threadIdx.x),
-                       static_cast<int>(blockDim.x));
+  rasterize_large_cell<T, kWideMovable>(a, a.large_cells[a.large_begin + block], static_cast<int>(threadIdx.x),
+                                        static_cast<int>(blockDim.x));
+}
+
+// The bin range [m0, m1] x [n0, n1] of a block's footprints and the sums of their first bins
+// (m_sum, n_sum over `cells` footprints): min, max and sums over its threads. Every thread calls
+// it; cells = 0 when the block has none.
+struct BinBox {
+  int m0, m1, n0, n1;
+  float m_sum, n_sum;  // only place the window: float sums do
+  int cells;
+};
+__device__ __forceinline__ BinBox block_bin_box(BinBox b) {
+  __shared__ BinBox warps[kEsWarpsPerBlock];
+  for (int d = 16; d > 0; d /= 2) {
+    b.m0 = min(b.m0, __shfl_xor_sync(0xffffffffu, b.m0, d));
+    b.m1 = max(b.m1, __shfl_xor_sync(0xffffffffu, b.m1, d));
+    b.n0 = min(b.n0, __shfl_xor_sync(0xffffffffu, b.n0, d));
+    b.n1 = max(b.n1, __shfl_xor_sync(0xffffffffu, b.n1, d));
+    b.m_sum += __shfl_xor_sync(0xffffffffu, b.m_sum, d);
+    b.n_sum += __shfl_xor_sync(0xffffffffu, b.n_sum, d);
+    b.cells += __shfl_xor_sync(0xffffffffu, b.cells, d);
+  }
+  if (threadIdx.x % 32 == 0) warps[threadIdx.x / 32] = b;
+  __syncthreads();
+  BinBox out = warps[0];
+  for (int w = 1; w < kEsWarpsPerBlock; ++w) {
+    out.m0 = min(out.m0, warps[w].m0);
+    out.m1 = max(out.m1, warps[w].m1);
+    out.n0 = min(out.n0, warps[w].n0);
+    out.n1 = max(out.n1, warps[w].n1);
+    out.m_sum += warps[w].m_sum;
+    out.n_sum += warps[w].n_sum;
+    out.cells += warps[w].cells;
+  }
+  return out;
+}
+
+// The block's shared window: bins [m0, m0 + rows) x [n0, n0 + cols), its whole box where that
+// fits kEsPiledWindowBins, else that many bins (as square as the box allows) around the mean of
+// its footprints' first bins (a pile wider than the window: the bins nearest its centre).
+struct BinWindow {
+  int m0, n0, rows, cols;
+  bool whole;  // the whole box
+  __device__ __forceinline__ bool holds(int m, int n) const {
+    return static_cast<unsigned>(m - m0) < static_cast<unsigned>(rows) &&
+           static_cast<unsigned>(n - n0) < static_cast<unsigned>(cols);
+  }
+};
+__device__ __forceinline__ int window_start(int mean, int length, int lo, int hi) {
+  const int start = mean - length / 2;
+  return start < lo ? lo : start + length - 1 > hi ? hi - length + 1 : start;
+}
+constexpr int square_side(int bins) {
+  int side = 1;
+  while ((side + 1) * (side + 1) <= bins) ++side;
+  return side;
+}
+__device__ __forceinline__ BinWindow block_window(const BinBox& box) {
+  constexpr int kSide = square_side(kEsPiledWindowBins);
+  const int box_rows = box.m1 - box.m0 + 1, box_cols = box.n1 - box.n0 + 1;
+  if (static_cast<std::int64_t>(box_rows) * box_cols <= kEsPiledWindowBins)
+    return {box.m0, box.n0, box_rows, box_cols, true};
+  const int rows = box_rows <= kSide ? box_rows : box_cols <= kSide ? kEsPiledWindowBins / box_cols : kSide;
+  const int cols = kEsPiledWindowBins / rows < box_cols ? kEsPiledWindowBins / rows : box_cols;
+  const int mean_m = static_cast<int>(box.m_sum / static_cast<float>(box.cells));
+  const int mean_n = static_cast<int>(box.n_sum / static_cast<float>(box.cells));
+  return {window_start(mean_m, rows, box.m0, box.m1), window_start(mean_n, cols, box.n0, box.n1), rows, cols, false};
+}
+
+// The charge of piled cells [first, last) (this thread's share) into the shared window, those
+// outside it (kWhole: none) straight into the map. Contributions are those of the exact float
+// maps (exact_float_weight of the same weights: small_footprint's for a 3 x 3 footprint, else
+// footprint_weight), so the sums are the same integers.
+template <bool kWhole, typename T>
+__device__ __forceinline__ void add_piled_cells(const RasterizeArgs<T>& a, std::int64_t first, std::int64_t last,
+                                                const BinWindow& win, unsigned int* window) {
+  const auto add = [&](T weight, int m, int n) {
+    const T v = exact_float_weight(a, weight);
+    if (!(v > T(0))) return;
+    if (kWhole || win.holds(m, n))
+      atomicAdd(window + (m - win.m0) * win.cols + (n - win.n0), static_cast<unsigned int>(v));
+    else atomicAdd(a.wide_tiles + es_tile_index(m, n, a.g.N), static_cast<EsAccum>(v));
+  };
+  for (std::int64_t c = first + threadIdx.x; c < last; c += kEsThreads) {
+    std::int64_t i;
+    Footprint<T> f;
+    if (!load_small_cell<T, RasterizeArgs<T>, false>(a, c, &i, &f)) continue;
+    add_outside(a, f, c);
+    if (is_small_footprint(f)) {
+      const SmallFootprint<T> s = small_footprint(f, a.g);
+#pragma unroll
+      for (int p = 0; p < 3; ++p)
+#pragma unroll
+        for (int q = 0; q < 3; ++q)
+          if (f.m0 + p <= f.m1 && f.n0 + q <= f.n1) add(s.weight(p, q), f.m0 + p, f.n0 + q);
+      continue;
+    }
+    for (int m = f.m0; m <= f.m1; ++m)
+      for (int n = f.n0; n <= f.n1; ++n) add(footprint_weight(f, a.g, m, n), m, n);
+  }
+}
+
+// Piled movable cells: the block's run of cells (es_kernels.cuh, kEsPiledWindowBins), read twice
+// (the bounding box and window, then the charge).
+template <typename T>
+__device__ __forceinline__ void rasterize_piled_block(const RasterizeArgs<T>& a, int block) {
+  static_assert(kEsThreads % 32 == 0, "whole warps");
+  __shared__ unsigned int window[kEsPiledWindowBins];
+  const std::int64_t run = static_cast<std::int64_t>(kEsThreads) * a.cells_per_thread;
+  const std::int64_t first = static_cast<std::int64_t>(block) * run;
+  const std::int64_t last = first + run < a.piled_end ? first + run : a.piled_end;
+  BinBox mine{INT_MAX, INT_MIN, INT_MAX, INT_MIN, 0.f, 0.f, 0};
+  for (std::int64_t c = first + threadIdx.x; c < last; c += kEsThreads) {
+    std::int64_t i;
+    Footprint<T> f;
+    if (!load_small_cell<T, RasterizeArgs<T>, false>(a, c, &i, &f)) continue;
+    mine.m0 = min(mine.m0, f.m0);
+    mine.m1 = max(mine.m1, f.m1);
+    mine.n0 = min(mine.n0, f.n0);
+    mine.n1 = max(mine.n1, f.n1);
+    mine.m_sum += static_cast<float>(f.m0);
+    mine.n_sum += static_cast<float>(f.n0);
+    ++mine.cells;
+  }
+  const BinBox box = block_bin_box(mine);
+  if (box.cells == 0) return;  // no small cells (uniform across the block)
+  const BinWindow win = block_window(box);
+  const int window_bins = win.rows * win.cols;
+  for (int k = threadIdx.x; k < window_bins; k += kEsThreads) window[k] = 0u;
+  __syncthreads();
+  if (win.whole) add_piled_cells<true>(a, first, last, win, window);
+  else add_piled_cells<false>(a, first, last, win, window);
+  __syncthreads();
+  for (int k = threadIdx.x; k < window_bins; k += kEsThreads) {
+    const unsigned int v = window[k];
+    if (v != 0u)
+      atomicAdd(a.wide_tiles + es_tile_index(win.m0 + k / win.cols, win.n0 + k % win.cols, a.g.N), EsAccum{v});
+  }
 }
 
 // One launch for all cells: the first blocks take one cell per thread, the next kEsWarpsPerBlock
@@ -182,6 +326,22 @@ __global__ void __launch_bounds__(kEsThreads, kEsCellKernelMinBlocks<T>) rasteri
   if (b < small_blocks) rasterize_small(a, b);
   else if (b < small_blocks + warp_blocks) rasterize_warp_cell(a, b - small_blocks);
   else rasterize_large(a, b - small_blocks - warp_blocks);
+}
+
+// launch_rasterize_piled: piled movable blocks, then the fillers a thread each, then the large
+// cells (movable ones into the 64-bit tiles) as in rasterize_cells.
+template <typename T>
+__global__ void __launch_bounds__(kEsThreads, kEsCellKernelMinBlocks<T>) rasterize_piled_cells(RasterizeArgs<T> a,
+                                                                                                int piled_blocks,
+                                                                                                int small_blocks,
+                                                                                                int warp_blocks) {
+  let_next_kernel_start();
+  const int b = static_cast<int>(blockIdx.x);
+  if (b < piled_blocks) rasterize_piled_block(a, b);
+  else if (b < piled_blocks + small_blocks) rasterize_small(a, b - piled_blocks);
+  else if (b < piled_blocks + small_blocks + warp_blocks)
+    rasterize_warp_cell<T, true>(a, b - piled_blocks - small_blocks);
+  else rasterize_large<T, true>(a, b - piled_blocks - small_blocks - warp_blocks);
 }
 
 template <typename T>
@@ -257,8 +417,9 @@ __global__ void density_combined(DensityPassArgs<T> a, int N) {
 // both choices: bench_ispd/results/electrostatics.md). Exact maps hold whole numbers, converted
 // exactly to integers and scaled like fixed-point bins; a bin above 2^24 is counted (its sum may
 // have rounded) and finalize reports it. Launched with overlap after rasterize, which it waits
-// for before anything else.
-template <typename T>
+// for before anything else. kWideMovable: the movable map is launch_rasterize_piled's 64-bit
+// tiles (exact whole numbers, nothing to flag).
+template <typename T, bool kWideMovable>
 __global__ void density_float(DensityPassArgs<T> a, int N) {
   static_assert(std::is_same_v<T, float>, "float maps are float only");
   wait_for_previous_kernel();
@@ -273,6 +434,7 @@ __global__ void density_float(DensityPassArgs<T> a, int N) {
     const std::int64_t row_first = static_cast<std::int64_t>(ti) * tiles_n;
     for (int j0 = static_cast<int>(threadIdx.x); j0 < tiles_n; j0 += kBatch * static_cast<int>(blockDim.x)) {
       float4 movable[kBatch], filler[kBatch], fixed[kBatch];
+      [[maybe_unused]] longlong2 wide[kBatch][2];  // kWideMovable: the movable tile's four counts
       int col[kBatch];  // the tile's first column
 #pragma unroll
       for (int i = 0; i < kBatch; ++i) {
@@ -280,7 +442,13 @@ __global__ void density_float(DensityPassArgs<T> a, int N) {
         if (j >= tiles_n) break;
         const std::int64_t k = row_first + j;
         col[i] = 2 * j;
-        movable[i] = __ldcs(reinterpret_cast<const float4*>(a.charge + 4 * k));
+        if constexpr (kWideMovable) {
+          wide[i][0] = __ldcs(reinterpret_cast<const longlong2*>(a.wide_movable + 4 * k));
+          wide[i][1] = __ldcs(reinterpret_cast<const longlong2*>(a.wide_movable + 4 * k + 2));
+          movable[i] = make_float4(0.f, 0.f, 0.f, 0.f);  // unused
+        } else {
+          movable[i] = __ldcs(reinterpret_cast<const float4*>(a.charge + 4 * k));
+        }
         filler[i] = __ldcs(reinterpret_cast<const float4*>(a.charge_filler + 4 * k));
         fixed[i] = __ldcs(reinterpret_cast<const float4*>(a.fixed_tiles + 4 * k));
       }
@@ -289,7 +457,12 @@ __global__ void density_float(DensityPassArgs<T> a, int N) {
         const int j = j0 + i * static_cast<int>(blockDim.x);
         if (j >= tiles_n) break;
         const std::int64_t k = row_first + j;
-        __stcs(reinterpret_cast<float4*>(a.charge + 4 * k), make_float4(0.f, 0.f, 0.f, 0.f));
+        if constexpr (kWideMovable) {
+          __stcs(reinterpret_cast<longlong2*>(a.wide_movable + 4 * k), make_longlong2(0, 0));
+          __stcs(reinterpret_cast<longlong2*>(a.wide_movable + 4 * k + 2), make_longlong2(0, 0));
+        } else {
+          __stcs(reinterpret_cast<float4*>(a.charge + 4 * k), make_float4(0.f, 0.f, 0.f, 0.f));
+        }
         __stcs(reinterpret_cast<float4*>(a.charge_filler + 4 * k), make_float4(0.f, 0.f, 0.f, 0.f));
         const T mv[4] = {movable[i].x, movable[i].y, movable[i].z, movable[i].w};
         const T fl[4] = {filler[i].x, filler[i].y, filler[i].z, filler[i].w};
@@ -299,7 +472,12 @@ __global__ void density_float(DensityPassArgs<T> a, int N) {
           const int m = m0 + h / 2, n = col[i] + h % 2;
           if (m >= M || n >= N) continue;
           BinDensity<T> b;
-          if (a.exact) {
+          if constexpr (kWideMovable) {
+            const long long counts[4] = {wide[i][0].x, wide[i][0].y, wide[i][1].x, wide[i][1].y};
+            flagged += fl[h] > kEsExactFloatLimit ? 1u : 0u;
+            b = bin_density(static_cast<std::int64_t>(counts[h]), static_cast<std::int64_t>(fl[h]), fx[h],
+                            a.inv_scale);
+          } else if (a.exact) {
             flagged += (mv[h] > kEsExactFloatLimit || fl[h] > kEsExactFloatLimit) ? 1u : 0u;
             b = bin_density(static_cast<std::int64_t>(mv[h]), static_cast<std::int64_t>(fl[h]), fx[h],
                             a.inv_scale);
@@ -330,6 +508,18 @@ void launch_rasterize(const RasterizeArgs<T>& a, cudaStream_t stream) {
 }
 
 template <typename T>
+void launch_rasterize_piled(const RasterizeArgs<T>& a, cudaStream_t stream) {
+  const std::int64_t run = static_cast<std::int64_t>(kEsThreads) * a.cells_per_thread;
+  const int piled_blocks = static_cast<int>((a.piled_end + run - 1) / run);
+  const int small_blocks = a.cell_end > a.cell_begin ? es_blocks_for(a.cell_end - a.cell_begin) : 0;
+  const int warp_blocks = es_blocks_for_warps(a.warp_end - a.warp_begin);
+  const int blocks = piled_blocks + small_blocks + warp_blocks + (a.large_end - a.large_begin);
+  if (blocks == 0) return;
+  rasterize_piled_cells<T><<<blocks, kEsThreads, 0, stream>>>(a, piled_blocks, small_blocks, warp_blocks);
+  EFIELD_CUDA_CHECK_LAUNCH();
+}
+
+template <typename T>
 void launch_movable_stats(const DensityPassArgs<T>& a, cudaStream_t stream) {
   movable_stats<T><<<a.blocks, kEsThreads, 0, stream>>>(a);
   EFIELD_CUDA_CHECK_LAUNCH();
@@ -349,11 +539,13 @@ void launch_density_combined(const DensityPassArgs<T>& a, int N, cudaStream_t st
 
 template <typename T>
 void launch_density_float(const DensityPassArgs<T>& a, int N, cudaStream_t stream, bool overlap) {
-  launch_kernel(overlap, density_float<T>, a.blocks, kEsThreads, 0, stream, a, N);
+  if (a.wide_movable != nullptr) launch_kernel(overlap, density_float<T, true>, a.blocks, kEsThreads, 0, stream, a, N);
+  else launch_kernel(overlap, density_float<T, false>, a.blocks, kEsThreads, 0, stream, a, N);
 }
 
 template void launch_rasterize<float>(const RasterizeArgs<float>&, cudaStream_t);
 template void launch_rasterize<double>(const RasterizeArgs<double>&, cudaStream_t);
+template void launch_rasterize_piled<float>(const RasterizeArgs<float>&, cudaStream_t);
 template void launch_movable_stats<float>(const DensityPassArgs<float>&, cudaStream_t);
 template void launch_movable_stats<double>(const DensityPassArgs<double>&, cudaStream_t);
 template void launch_density_finish<float>(const DensityPassArgs<float>&, int, cudaStream_t);

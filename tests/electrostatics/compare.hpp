@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -72,6 +73,28 @@ inline void expect_matches_reference(const SystemOutput& s, const ReferenceResul
       << "overflow " << s.result.overflow << " vs " << r.overflow;
   EXPECT_LE(rel_scalar(s.result.max_density, r.max_density), tol)
       << "max density " << s.result.max_density << " vs " << r.max_density;
+}
+
+// Another backend's or layout's output within `tol` (maps and gradients relative L2, scalars
+// relative).
+inline void expect_close(const SystemOutput& s, const SystemOutput& ref, double tol) {
+  EXPECT_LE(relative_l2(s.rho, ref.rho), tol);
+  EXPECT_LE(relative_l2(s.ex, ref.ex), tol);
+  EXPECT_LE(relative_l2(s.ey, ref.ey), tol);
+  EXPECT_LE(relative_l2(s.gx, ref.gx), tol);
+  EXPECT_LE(relative_l2(s.gy, ref.gy), tol);
+  EXPECT_LE(rel_scalar(s.result.energy, ref.result.energy), tol);
+  EXPECT_LE(rel_scalar(s.result.overflow, ref.result.overflow), tol);
+  EXPECT_LE(rel_scalar(s.result.max_density, ref.result.max_density), tol);
+}
+
+// Bitwise the same result, gradients and density map.
+inline void expect_same_bits(const SystemOutput& a, const SystemOutput& b, const std::string& what) {
+  SCOPED_TRACE(what);
+  EXPECT_EQ(std::memcmp(&a.result, &b.result, sizeof(EvaluateResult)), 0);
+  EXPECT_EQ(a.rho, b.rho);
+  EXPECT_EQ(a.gx, b.gx);
+  EXPECT_EQ(a.gy, b.gy);
 }
 
 inline ReferenceResult reference_of(const TestDesign& d) {

@@ -13,6 +13,7 @@
 #include "efield/electrostatic_system.hpp"
 #include "efield/error.hpp"
 #include "electrostatics/compare.hpp"
+#include "electrostatics/cuda_runs.hpp"
 #include "electrostatics/pipeline_layout.hpp"
 #include "support/device_array.hpp"
 #include "support/gpu.hpp"
@@ -23,15 +24,6 @@
 
 namespace efield::test {
 namespace {
-
-// Evaluate with device pointers in the caller's layout; gradients per cell.
-template <typename T>
-SystemOutput run_device(ElectrostaticSystem& es, const TestDesign& d) {
-  DeviceArray<T> x(d.array<T>(d.cx)), y(d.array<T>(d.cy));
-  DeviceArray<T> gx(poisoned<T>(d.array_size)), gy(poisoned<T>(d.array_size));
-  const EvaluateResult result = es.evaluate(x.get(), y.get(), gx.get(), gy.get());
-  return collect_output(es, d, result, gx.download(), gy.download());
-}
 
 // One design on CUDA, float and double, device pointers, against its float64 reference.
 void expect_both_precisions_match(const TestDesign& d, const ReferenceResult& ref) {
@@ -104,15 +96,8 @@ TEST(ElectrostaticCuda, AgreesWithCpuOnALargerDesign) {
     const SystemOutput b = f ? run_device<float>(gpu, d) : run_device<double>(gpu, d);
     const double tol = f ? 1e-5 : 1e-12;
     SCOPED_TRACE(f ? "float" : "double");
-    EXPECT_LE(relative_l2(b.rho, a.rho), tol);
-    EXPECT_LE(relative_l2(b.ex, a.ex), tol);
-    EXPECT_LE(relative_l2(b.ey, a.ey), tol);
+    expect_close(b, a, tol);
     EXPECT_LE(relative_l2(b.phi, a.phi), tol);
-    EXPECT_LE(relative_l2(b.gx, a.gx), tol);
-    EXPECT_LE(relative_l2(b.gy, a.gy), tol);
-    EXPECT_LE(rel_scalar(b.result.energy, a.result.energy), tol);
-    EXPECT_LE(rel_scalar(b.result.overflow, a.result.overflow), tol);
-    EXPECT_LE(rel_scalar(b.result.max_density, a.result.max_density), tol);
   }
 }
 
@@ -160,13 +145,7 @@ TEST(ElectrostaticCuda, GraphAndDirectLaunchesAgreeBitwise) {
     outs.push_back(run_host<float>(es, d));
   }
   expect_matches_reference(outs[0], reference_of(d), 1e-4, "direct launches");
-  for (size_t k = 1; k < outs.size(); ++k) {
-    SCOPED_TRACE("variant " + std::to_string(k));
-    EXPECT_EQ(std::memcmp(&outs[0].result, &outs[k].result, sizeof(EvaluateResult)), 0);
-    EXPECT_EQ(outs[0].gx, outs[k].gx);
-    EXPECT_EQ(outs[0].gy, outs[k].gy);
-    EXPECT_EQ(outs[0].rho, outs[k].rho);
-  }
+  for (size_t k = 1; k < outs.size(); ++k) expect_same_bits(outs[0], outs[k], "variant " + std::to_string(k));
 }
 
 // DREAMPlace: one device array pos = [x of all nodes, y of all nodes] with movable cells first,
@@ -259,22 +238,6 @@ TEST(ElectrostaticCuda, ProfileStagesReportsEveryStage) {
   expect_matches_reference(run_device<float>(es, d), reference_of(d), 1e-4, "after profiling");
 }
 
-// The CUDA pipeline's accumulation layouts (src/electrostatics/pipeline_layout.hpp: one or two
-// 64-bit accumulator maps, and in float exact float maps or 64-bit bins), forced for the systems
-// made while this guard lives.
-using Maps = detail::EsPipelineLayout::Maps;
-class ScopedLayout {
- public:
-  explicit ScopedLayout(Maps maps, bool wide_float_bins = false)
-      : before_(detail::set_es_pipeline_layout(detail::EsPipelineLayout{maps, wide_float_bins})) {}
-  ~ScopedLayout() { detail::set_es_pipeline_layout(before_); }
-  ScopedLayout(const ScopedLayout&) = delete;
-  ScopedLayout& operator=(const ScopedLayout&) = delete;
-
- private:
-  detail::EsPipelineLayout before_;
-};
-
 // Every layout: 64-bit bins in one map or in two (float too), and the default (exact float maps in
 // float; double picks its maps by grid size).
 struct NamedLayout {
@@ -339,11 +302,7 @@ TEST(ElectrostaticCuda, EveryPipelineLayoutMatchesReference) {
       ElectrostaticSystem ef(with(d.options, Backend::Cuda, Precision::Float), d.movable, d.fillers, d.fixed);
       const SystemOutput a = run_device<float>(ef, d);
       expect_matches_reference(a, refs[k], 1e-4, "cuda float, device pointers");
-      const SystemOutput b = run_host<float>(ef, d);
-      EXPECT_EQ(std::memcmp(&a.result, &b.result, sizeof(EvaluateResult)), 0);
-      EXPECT_EQ(a.gx, b.gx);
-      EXPECT_EQ(a.gy, b.gy);
-      EXPECT_EQ(a.rho, b.rho);
+      expect_same_bits(a, run_host<float>(ef, d), "host pointers");
       ElectrostaticSystem ed(with(d.options, Backend::Cuda, Precision::Double), d.movable, d.fillers, d.fixed);
       expect_matches_reference(run_device<double>(ed, d), refs[k], 1e-10, "cuda double, device pointers");
     }
@@ -395,14 +354,7 @@ TEST(ElectrostaticCuda, EveryPipelineLayoutAgreesWithCpu) {
       if (pass == 2) gpu.update_fixed_cells(other_fixed.fixed);
       const SystemOutput& ref = pass == 0 ? a : pass == 1 ? a_sorted : a2;
       const SystemOutput b = run_device<float>(gpu, pass == 1 ? sorted : d);
-      EXPECT_LE(relative_l2(b.rho, ref.rho), 1e-5);
-      EXPECT_LE(relative_l2(b.ex, ref.ex), 1e-5);
-      EXPECT_LE(relative_l2(b.ey, ref.ey), 1e-5);
-      EXPECT_LE(relative_l2(b.gx, ref.gx), 1e-5);
-      EXPECT_LE(relative_l2(b.gy, ref.gy), 1e-5);
-      EXPECT_LE(rel_scalar(b.result.energy, ref.result.energy), 1e-5);
-      EXPECT_LE(rel_scalar(b.result.overflow, ref.result.overflow), 1e-5);
-      EXPECT_LE(rel_scalar(b.result.max_density, ref.result.max_density), 1e-5);
+      expect_close(b, ref, 1e-5);
       if (pass == 2 || !l.wide_float_bins) continue;
       // Exact accumulation, the same field values and the same summation order: two maps give
       // the bits of one.
@@ -410,32 +362,9 @@ TEST(ElectrostaticCuda, EveryPipelineLayoutAgreesWithCpu) {
         one_map.push_back(b);
         continue;
       }
-      const SystemOutput& o = one_map[pass];
-      EXPECT_EQ(std::memcmp(&o.result, &b.result, sizeof(EvaluateResult)), 0);
-      EXPECT_EQ(o.gx, b.gx);
-      EXPECT_EQ(o.gy, b.gy);
-      EXPECT_EQ(o.rho, b.rho);
+      expect_same_bits(one_map[pass], b, "two maps against one");
     }
   }
-}
-
-// 1000 cells of at least one bin (3.7 bin areas on average) on a 17 x 24 grid: spread out, at
-// most about 25 bin areas a bin (exact float maps hold 64), and with their corners on one spot
-// about 580 bin areas in the bin there; measured over 20 seeds.
-DesignSpec pile_up_spec() {
-  DesignSpec spec = reference_specs()[1];
-  spec.num_movable = 1000;
-  spec.min_size_bins = 1.0;
-  return spec;
-}
-
-// Every movable cell's corner at the region's centre, as at a placer's first iteration.
-TestDesign piled_up(TestDesign d) {
-  for (size_t c = 0; c < d.movable.widths.size(); ++c) {
-    d.cx[c] = 0.5 * (d.options.xl + d.options.xh);
-    d.cy[c] = 0.5 * (d.options.yl + d.options.yh);
-  }
-  return d;
 }
 
 // deterministic = false (float): float atomics into float maps. Against the float64 reference on
@@ -469,73 +398,6 @@ TEST(ElectrostaticCuda, NonDeterministicFloatAtomicsMatchReference) {
   o.deterministic = false;
   ElectrostaticSystem es(o, piled.movable, piled.fillers, piled.fixed);
   expect_matches_reference(run_device<float>(es, piled), reference_of(piled), 1e-4, "float atomics, pile-up");
-}
-
-// Exact float maps hold 64 bin areas. A pile-up (every movable cell on one spot, as at a placer's
-// first iteration) exceeds that; evaluate must notice and give exactly the 64-bit pipeline's
-// result, with graphs and without, host and device pointers, and the next evaluate of a
-// spread-out placement must be exact float again with nothing left over from the pile-up.
-TEST(ElectrostaticCuda, ExactFloatMapsFallBackToWideBinsOnAPileUp) {
-  EFIELD_REQUIRE_GPU();
-  const TestDesign spread = make_random_design(pile_up_spec(), next_seed());
-  const TestDesign piled = piled_up(spread);
-  const ReferenceResult ref = reference_of(piled);
-  for (bool graph : {true, false}) {
-    SCOPED_TRACE(graph ? "graph" : "no graph");
-    ElectrostaticOptions o = with(spread.options, Backend::Cuda, Precision::Float);
-    o.use_cuda_graph = graph;
-    // [64-bit bins, exact float maps]: spread, piled (device), piled (host), spread
-    std::vector<SystemOutput> out[2];
-    for (int k = 0; k < 2; ++k) {
-      const ScopedLayout layout(Maps::BySize, /*wide_float_bins=*/k == 0);
-      ElectrostaticSystem es(o, spread.movable, spread.fillers, spread.fixed);
-      out[k].push_back(run_device<float>(es, spread));
-      out[k].push_back(run_device<float>(es, piled));
-      out[k].push_back(run_host<float>(es, piled));
-      out[k].push_back(run_device<float>(es, spread));
-    }
-    EXPECT_LT(out[0][0].result.max_density, 60.0);  // the design is what the comments say
-    EXPECT_GT(out[0][1].result.max_density, 300.0);
-    expect_matches_reference(out[1][1], ref, 1e-4, "pile-up");
-    for (int k : {1, 2}) {  // the pile-up: the 64-bit pipeline's bits
-      EXPECT_EQ(std::memcmp(&out[0][k].result, &out[1][k].result, sizeof(EvaluateResult)), 0) << k;
-      EXPECT_EQ(out[0][k].rho, out[1][k].rho) << k;
-      EXPECT_EQ(out[0][k].gx, out[1][k].gx) << k;
-      EXPECT_EQ(out[0][k].gy, out[1][k].gy) << k;
-    }
-    // Spread out: exact float maps round at 2^-18 bin areas instead of 2^-32, so the bits differ
-    // from the 64-bit run (the float path really ran), and the second run repeats the first exactly.
-    EXPECT_NE(out[0][0].rho, out[1][0].rho);
-    EXPECT_LE(relative_l2(out[1][0].rho, out[0][0].rho), 2e-5);
-    EXPECT_EQ(std::memcmp(&out[1][0].result, &out[1][3].result, sizeof(EvaluateResult)), 0);
-    EXPECT_EQ(out[1][0].rho, out[1][3].rho);
-    EXPECT_EQ(out[1][0].gx, out[1][3].gx);
-  }
-}
-
-// Between spread out and piled up: 200 of the cells on one spot put about 120 bin areas into a
-// bin. Exact float maps (64) must notice and give the 64-bit bits.
-TEST(ElectrostaticCuda, ExactFloatMapsFallBackAboveSixtyFourBinAreas) {
-  EFIELD_REQUIRE_GPU();
-  TestDesign d = make_random_design(pile_up_spec(), next_seed());
-  for (size_t c = 0; c < 200; ++c) {
-    d.cx[c] = 0.5 * (d.options.xl + d.options.xh);
-    d.cy[c] = 0.5 * (d.options.yl + d.options.yh);
-  }
-  const ElectrostaticOptions o = with(d.options, Backend::Cuda, Precision::Float);
-  SystemOutput out[2];  // 64-bit bins, exact float maps
-  for (int k = 0; k < 2; ++k) {
-    const ScopedLayout layout(Maps::BySize, /*wide_float_bins=*/k == 0);
-    ElectrostaticSystem es(o, d.movable, d.fillers, d.fixed);
-    out[k] = run_device<float>(es, d);
-  }
-  EXPECT_GT(out[0].result.max_density, 80.0);  // the design is what the comment says
-  EXPECT_LT(out[0].result.max_density, 200.0);
-  expect_matches_reference(out[1], reference_of(d), 1e-4, "exact float maps");
-  EXPECT_EQ(std::memcmp(&out[0].result, &out[1].result, sizeof(EvaluateResult)), 0);  // the 64-bit run
-  EXPECT_EQ(out[0].rho, out[1].rho);
-  EXPECT_EQ(out[0].gx, out[1].gx);
-  EXPECT_EQ(out[0].gy, out[1].gy);
 }
 
 }  // namespace
