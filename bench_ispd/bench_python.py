@@ -81,16 +81,30 @@ def per_call_us(fn, device, iters, warmup=5, repeats=5):
 
 
 class _EnergyOnly(torch.autograd.Function):
-    """What the op's forward costs without efield: a custom autograd Function that makes its 0-d
-    output on pos's device, as the op does (torch.empty; efield copies the energy into it)."""
+    """What the op's forward costs without efield: a custom autograd Function that makes a 0-d
+    output like `like` (on pos's device), as the op does (efield copies the energy into it)."""
 
     @staticmethod
-    def forward(ctx, pos):
-        return torch.empty((), dtype=pos.dtype, device=pos.device)
+    def forward(ctx, pos, like):
+        return torch.empty_like(like)
 
     @staticmethod
     def backward(ctx, grad_output):
-        return None
+        return None, None
+
+
+_energy_only_apply = super(torch.autograd.Function, _EnergyOnly).apply  # the C++ apply, as the op calls it
+
+
+class _EnergyOnlyModule(torch.nn.Module):
+    """The op's whole shape without efield: a Module whose forward calls _EnergyOnly's C++ apply."""
+
+    def __init__(self, like):
+        super().__init__()
+        self.like = like
+
+    def forward(self, pos):
+        return _energy_only_apply(pos, self.like)
 
 
 def make_op(f, asynchronous):
@@ -114,8 +128,11 @@ def measure(f, iters):
     stream = torch.cuda.current_stream(device).cuda_stream if device.type == "cuda" else 0
     stages = system.profile(p, p + step, g, g + step, stream, 50)
     row["cpp_evaluate_us"] = stages["total_ms"] * 1e3
-    row["extension_call_us"] = per_call_us(
-        lambda: system.evaluate_pointers(p, p + step, g, g + step, stream), device, iters)
+    row["extension_call_us"] = per_call_us(lambda: system.evaluate_flat(p, g, step, stream, 0, 0, False), device, iters)
+    like = torch.empty((), dtype=pos.dtype, device=device)
+    e = like.data_ptr()
+    row["extension_call_energy_us"] = per_call_us(lambda: system.evaluate_flat(p, g, step, stream, e, 0, False), device,
+                                                  iters)
 
     # 2. The op: forward only, forward + backward; blocking and asynchronous.
     leaf = pos.clone().requires_grad_(True)
@@ -131,13 +148,19 @@ def measure(f, iters):
     row["op_forward_backward_blocking_us"] = per_call_us(lambda: forward_backward(blocking), device, iters)
     row["op_forward_async_us"] = per_call_us(lambda: forward(asynchronous), device, iters)
 
-    def energy_only():
-        with torch.no_grad():
-            _EnergyOnly.apply(leaf)
+    def no_grad(fn):
+        def call():
+            with torch.no_grad():
+                fn(leaf)
+        return call
 
-    # Where the forward's overhead goes: PyTorch's own costs of a custom Function and a 0-d tensor.
-    row["torch_empty_us"] = per_call_us(lambda: torch.empty((), dtype=pos.dtype, device=device), device, iters)
-    row["autograd_function_us"] = per_call_us(energy_only, device, iters)
+    # Where the forward's overhead goes: PyTorch's own costs of a custom Function and a 0-d tensor,
+    # through Function.apply (with PyTorch 2's Python wrapper) and as the op calls it.
+    module = _EnergyOnlyModule(like)
+    row["torch_empty_us"] = per_call_us(lambda: torch.empty_like(like), device, iters)
+    row["autograd_function_us"] = per_call_us(no_grad(lambda x: _EnergyOnly.apply(x, like)), device, iters)
+    row["autograd_function_c_us"] = per_call_us(no_grad(lambda x: _energy_only_apply(x, like)), device, iters)
+    row["torch_floor_us"] = per_call_us(no_grad(module), device, iters)
     row["op_forward_backward_async_us"] = per_call_us(lambda: forward_backward(asynchronous), device, iters)
 
     # 3. The pure-PyTorch baseline, and how far its results are from the op's.
@@ -155,6 +178,7 @@ def measure(f, iters):
     ga, gb = a.grad.double(), b.grad.double()
     row["gradient_cosine"] = float((ga @ gb) / (ga.norm() * gb.norm()))
     row["overhead_forward_us"] = row["op_forward_blocking_us"] - row["cpp_evaluate_us"]
+    row["overhead_beyond_floor_us"] = row["overhead_forward_us"] - row["torch_floor_us"]
     row["overhead_forward_backward_us"] = row["op_forward_backward_blocking_us"] - row["cpp_evaluate_us"]
     row["speedup_vs_torch"] = row["torch_forward_backward_us"] / row["op_forward_backward_async_us"]
     return row
@@ -168,19 +192,22 @@ def markdown(rows, args, device):
            f"{datetime.date.today()}, {name}, PyTorch {torch.__version__}, Python {platform.python_version()}, "
            f"{args.dtype}, target density {args.target_density}. Times per call in microseconds (median of 5 "
            f"loops; one sync after each loop).", ""]
-    out += ["| design | cells + fillers | bins | C++ evaluate | extension call | op forward (blocking) | "
-            "overhead | op fwd+bwd (blocking) | overhead | op fwd+bwd (async) | pure PyTorch fwd+bwd | "
-            "PyTorch / op |",
-            "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    out += ["| design | cells + fillers | bins | C++ evaluate | extension call | ext. call + energy | "
+            "op forward (blocking) | overhead | op fwd+bwd (blocking) | overhead | op fwd+bwd (async) | "
+            "pure PyTorch fwd+bwd | PyTorch / op |",
+            "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for r in rows:
         out.append(f"| {r['design']} | {r['cells']:,} + {r['fillers']:,} | {r['bins']}² | {r['cpp_evaluate_us']:.1f} | "
-                   f"{r['extension_call_us']:.1f} | {r['op_forward_blocking_us']:.1f} | "
+                   f"{r['extension_call_us']:.1f} | {r['extension_call_energy_us']:.1f} | "
+                   f"{r['op_forward_blocking_us']:.1f} | "
                    f"{r['overhead_forward_us']:+.1f} | {r['op_forward_backward_blocking_us']:.1f} | "
                    f"{r['overhead_forward_backward_us']:+.1f} | {r['op_forward_backward_async_us']:.1f} | "
                    f"{r['torch_forward_backward_us']:.1f} | {r['speedup_vs_torch']:.1f}x |")
-    out += ["", "PyTorch's share of the forward's overhead, measured alone: "
-            + "; ".join(f"{r['design']}: a custom autograd.Function returning a new 0-d tensor "
-                        f"{r['autograd_function_us']:.1f} us (torch.empty alone {r['torch_empty_us']:.1f} us)"
+    out += ["", "PyTorch's share of the forward's overhead, measured alone (us): "
+            + "; ".join(f"{r['design']}: a Module calling the C++ apply of a custom autograd.Function that returns a "
+                        f"new 0-d tensor {r['torch_floor_us']:.1f} (the Function alone {r['autograd_function_c_us']:.1f}, "
+                        f"through Function.apply {r['autograd_function_us']:.1f}; torch.empty_like alone "
+                        f"{r['torch_empty_us']:.1f}); the op's overhead beyond it {r['overhead_beyond_floor_us']:+.1f}"
                         for r in rows) + "."]
     out += ["", "Agreement of the op with the pure-PyTorch baseline (same inputs): "
             + "; ".join(f"{r['design']}: energy {r['energy_relative_difference']:.1e} relative, gradient cosine "
