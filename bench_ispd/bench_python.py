@@ -80,17 +80,54 @@ def per_call_us(fn, device, iters, warmup=5, repeats=5):
     return statistics.median(times)
 
 
+def interleaved_us(fns, device, iters, rounds, timed=None, warmup=5):
+    """Microseconds per call of each of `fns` (name -> callable), median over `rounds` rounds; a
+    round times one loop of `iters` calls of every fn in turn (one sync after each loop), so that a
+    slow stretch of the host weighs on all of them alike. `timed` (name -> callable returning its
+    own microseconds per call) are called once per round."""
+    timed = timed or {}
+    for fn in fns.values():
+        for _ in range(warmup):
+            fn()
+    sync(device)
+    times = {name: [] for name in (*timed, *fns)}
+    for _ in range(rounds):
+        for name, fn in timed.items():
+            times[name].append(fn())
+        for name, fn in fns.items():
+            t0 = time.perf_counter()
+            for _ in range(iters):
+                fn()
+            sync(device)
+            times[name].append((time.perf_counter() - t0) / iters * 1e6)
+    return {name: statistics.median(t) for name, t in times.items()}
+
+
 class _EnergyOnly(torch.autograd.Function):
-    """What the op's forward costs without efield: a custom autograd Function that makes its 0-d
-    output on pos's device, as the op does (torch.empty; efield copies the energy into it)."""
+    """What the op's forward costs without efield: a custom autograd Function that makes a 0-d
+    output like `like` (on pos's device), as the op does (efield copies the energy into it)."""
 
     @staticmethod
-    def forward(ctx, pos):
-        return torch.empty((), dtype=pos.dtype, device=pos.device)
+    def forward(ctx, pos, like):
+        return torch.empty_like(like)
 
     @staticmethod
     def backward(ctx, grad_output):
-        return None
+        return None, None
+
+
+_energy_only_apply = super(torch.autograd.Function, _EnergyOnly).apply  # the C++ apply, as the op calls it
+
+
+class _EnergyOnlyModule(torch.nn.Module):
+    """The op's whole shape without efield: a Module whose forward calls _EnergyOnly's C++ apply."""
+
+    def __init__(self, like):
+        super().__init__()
+        self.like = like
+
+    def forward(self, pos):
+        return _energy_only_apply(pos, self.like)
 
 
 def make_op(f, asynchronous):
@@ -99,46 +136,58 @@ def make_op(f, asynchronous):
                              f["td"], pos=f["pos"], asynchronous=asynchronous)
 
 
-def measure(f, iters):
+def measure(f, iters, rounds):
     pos = f["pos"]
     device = pos.device
     n = len(f["size_x"])
     row = {"design": f["name"], "cells": f["nm"], "fillers": f["nf"], "bins": f["bins"]}
     blocking, asynchronous = make_op(f, False), make_op(f, True)
 
-    # 1. The C++ evaluate (no Python in the loop), and the extension call from Python.
+    # 1. The C++ evaluate (no Python in the loop: profile_stages' median of `iters` evaluates), the
+    # extension call from Python without and with the energy's copy into a device tensor, and the
+    # op: forward only, forward + backward; blocking and asynchronous.
     system = blocking.system._system
     grad = torch.zeros_like(pos)
     step = n * pos.element_size()
     p, g = pos.data_ptr(), grad.data_ptr()
     stream = torch.cuda.current_stream(device).cuda_stream if device.type == "cuda" else 0
-    stages = system.profile(p, p + step, g, g + step, stream, 50)
-    row["cpp_evaluate_us"] = stages["total_ms"] * 1e3
-    row["extension_call_us"] = per_call_us(
-        lambda: system.evaluate_pointers(p, p + step, g, g + step, stream), device, iters)
-
-    # 2. The op: forward only, forward + backward; blocking and asynchronous.
+    like = torch.empty((), dtype=pos.dtype, device=device)
+    e = like.data_ptr()
     leaf = pos.clone().requires_grad_(True)
 
-    def forward(op):
-        with torch.no_grad():
-            op(leaf)
+    def no_grad(fn):
+        def call():
+            with torch.no_grad():
+                fn(leaf)
+        return call
 
-    def forward_backward(op):
-        op(leaf).backward()
+    # 2. Where the forward's overhead goes: PyTorch's own costs of a custom Function and a 0-d
+    # tensor, through Function.apply (with PyTorch 2's Python wrapper) and as the op calls it (the
+    # C++ apply inside a Module's forward), alone and after each evaluate.
+    module = _EnergyOnlyModule(like)
+    floor = no_grad(module)
 
-    row["op_forward_blocking_us"] = per_call_us(lambda: forward(blocking), device, iters)
-    row["op_forward_backward_blocking_us"] = per_call_us(lambda: forward_backward(blocking), device, iters)
-    row["op_forward_async_us"] = per_call_us(lambda: forward(asynchronous), device, iters)
+    def floor_after_evaluate():
+        system.evaluate_flat(p, g, step, stream, e, 0, False)
+        floor()
 
-    def energy_only():
-        with torch.no_grad():
-            _EnergyOnly.apply(leaf)
+    timed = {"cpp_evaluate_us": lambda: system.profile(p, p + step, g, g + step, stream, iters)["total_ms"] * 1e3}
+    fns = {
+        "extension_call_us": lambda: system.evaluate_flat(p, g, step, stream, 0, 0, False),
+        "extension_call_energy_us": lambda: system.evaluate_flat(p, g, step, stream, e, 0, False),
+        "op_forward_blocking_us": no_grad(blocking),
+        "op_forward_backward_blocking_us": lambda: blocking(leaf).backward(),
+        "op_forward_async_us": no_grad(asynchronous),
+        "op_forward_backward_async_us": lambda: asynchronous(leaf).backward(),
+        "torch_empty_us": lambda: torch.empty_like(like),
+        "autograd_function_us": no_grad(lambda x: _EnergyOnly.apply(x, like)),
+        "autograd_function_c_us": no_grad(lambda x: _energy_only_apply(x, like)),
+        "torch_floor_us": floor,
+        "floor_after_evaluate_us": floor_after_evaluate,
+    }
 
-    # Where the forward's overhead goes: PyTorch's own costs of a custom Function and a 0-d tensor.
-    row["torch_empty_us"] = per_call_us(lambda: torch.empty((), dtype=pos.dtype, device=device), device, iters)
-    row["autograd_function_us"] = per_call_us(energy_only, device, iters)
-    row["op_forward_backward_async_us"] = per_call_us(lambda: forward_backward(asynchronous), device, iters)
+    row.update(interleaved_us(fns, device, iters, rounds, timed))
+    row["torch_floor_in_situ_us"] = row["floor_after_evaluate_us"] - row["extension_call_energy_us"]
 
     # 3. The pure-PyTorch baseline, and how far its results are from the op's.
     xl, yl, xh, yh = f["region"]
@@ -155,6 +204,7 @@ def measure(f, iters):
     ga, gb = a.grad.double(), b.grad.double()
     row["gradient_cosine"] = float((ga @ gb) / (ga.norm() * gb.norm()))
     row["overhead_forward_us"] = row["op_forward_blocking_us"] - row["cpp_evaluate_us"]
+    row["overhead_beyond_floor_us"] = row["op_forward_blocking_us"] - row["floor_after_evaluate_us"]
     row["overhead_forward_backward_us"] = row["op_forward_backward_blocking_us"] - row["cpp_evaluate_us"]
     row["speedup_vs_torch"] = row["torch_forward_backward_us"] / row["op_forward_backward_async_us"]
     return row
@@ -166,21 +216,27 @@ def markdown(rows, args, device):
                                                                capture_output=True, text=True).stdout.strip()
     out = [f"`bench_ispd/bench_python.py {' '.join(sys.argv[1:])}` at {commit or 'unknown'}, "
            f"{datetime.date.today()}, {name}, PyTorch {torch.__version__}, Python {platform.python_version()}, "
-           f"{args.dtype}, target density {args.target_density}. Times per call in microseconds (median of 5 "
-           f"loops; one sync after each loop).", ""]
-    out += ["| design | cells + fillers | bins | C++ evaluate | extension call | op forward (blocking) | "
-            "overhead | op fwd+bwd (blocking) | overhead | op fwd+bwd (async) | pure PyTorch fwd+bwd | "
-            "PyTorch / op |",
-            "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+           f"{args.dtype}, target density {args.target_density}. Times per call in microseconds: median of "
+           f"{args.rounds} rounds, each timing a loop of {args.iters} calls of every measurement in turn (one sync "
+           f"after each loop); the pure-PyTorch baseline: median of 5 loops.", ""]
+    out += ["| design | cells + fillers | bins | C++ evaluate | extension call | ext. call + energy | "
+            "op forward (blocking) | overhead | op fwd+bwd (blocking) | overhead | op fwd+bwd (async) | "
+            "pure PyTorch fwd+bwd | PyTorch / op |",
+            "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for r in rows:
         out.append(f"| {r['design']} | {r['cells']:,} + {r['fillers']:,} | {r['bins']}² | {r['cpp_evaluate_us']:.1f} | "
-                   f"{r['extension_call_us']:.1f} | {r['op_forward_blocking_us']:.1f} | "
+                   f"{r['extension_call_us']:.1f} | {r['extension_call_energy_us']:.1f} | "
+                   f"{r['op_forward_blocking_us']:.1f} | "
                    f"{r['overhead_forward_us']:+.1f} | {r['op_forward_backward_blocking_us']:.1f} | "
                    f"{r['overhead_forward_backward_us']:+.1f} | {r['op_forward_backward_async_us']:.1f} | "
                    f"{r['torch_forward_backward_us']:.1f} | {r['speedup_vs_torch']:.1f}x |")
-    out += ["", "PyTorch's share of the forward's overhead, measured alone: "
-            + "; ".join(f"{r['design']}: a custom autograd.Function returning a new 0-d tensor "
-                        f"{r['autograd_function_us']:.1f} us (torch.empty alone {r['torch_empty_us']:.1f} us)"
+    out += ["", "PyTorch's share of the forward's overhead, measured alone (us): "
+            + "; ".join(f"{r['design']}: a Module calling the C++ apply of a custom autograd.Function that returns a "
+                        f"new 0-d tensor {r['torch_floor_us']:.1f} (the Function alone {r['autograd_function_c_us']:.1f}, "
+                        f"through Function.apply {r['autograd_function_us']:.1f}; torch.empty_like alone "
+                        f"{r['torch_empty_us']:.1f}); after each evaluate it costs {r['torch_floor_in_situ_us']:.1f}; "
+                        f"the op's overhead beyond the evaluate with the energy's copy and the floor after it "
+                        f"{r['overhead_beyond_floor_us']:+.1f}"
                         for r in rows) + "."]
     out += ["", "Agreement of the op with the pure-PyTorch baseline (same inputs): "
             + "; ".join(f"{r['design']}: energy {r['energy_relative_difference']:.1e} relative, gradient cosine "
@@ -195,14 +251,15 @@ def main(argv=None):
     ap.add_argument("--designs", default="adaptec1,bigblue4",
                     help="comma-separated: adaptec1, bigblue4 (stand-ins) or synthetic:CELLS:BINS")
     ap.add_argument("--target-density", type=float, default=1.0)
-    ap.add_argument("--iters", type=int, default=50)
+    ap.add_argument("--iters", type=int, default=50, help="calls per timed loop")
+    ap.add_argument("--rounds", type=int, default=15, help="timed loops of each measurement, interleaved")
     ap.add_argument("--markdown", default="", help="write the table here too")
     args = ap.parse_args(argv)
     device = torch.device(args.device)
     rows = []
     for spec in args.designs.split(","):
         f = flat_design(spec, args.target_density, device, getattr(torch, args.dtype))
-        rows.append(measure(f, args.iters))
+        rows.append(measure(f, args.iters, args.rounds))
         print(rows[-1], flush=True)
         del f
         if device.type == "cuda":

@@ -41,28 +41,91 @@ __all__ = ["ElectricPotential"]
 _IGNORED_DREAMPLACE_ARGS = ("bin_center_x", "bin_center_y", "sorted_node_map", "fast_mode")
 
 
-# The current stream's handle and whether it is capturing, through PyTorch's private bindings
-# where present (no Python stream object per call), else its public API.
+# The current stream's handle through PyTorch's private binding where present (no Python stream
+# object per call), else its public API.
 _raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream",
                       lambda device: torch.cuda.current_stream(device).cuda_stream)
-_capturing = getattr(torch._C, "_cuda_isCurrentStreamCapturing", lambda: torch.cuda.is_current_stream_capturing())
+_functorch_active = getattr(torch._C, "_are_functorch_transforms_active", lambda: False)
+
+
+class _Evaluator:
+    """What one forward needs, made at the op's build: a plain object, since every attribute set
+    on a torch.nn.Module goes through its Python __setattr__."""
+
+    __slots__ = ("system", "dtype", "device_index", "numel", "grad", "grad_ptr", "half", "asynchronous",
+                 "energy_like", "results", "results_ptr", "result_energy", "generation", "last_async")
+
+    def __init__(self, system, pos, num_nodes, asynchronous):
+        self.system = system
+        self.dtype = pos.dtype
+        self.device_index = pos.get_device()  # the CUDA ordinal, -1 on the CPU
+        self.numel = pos.numel()
+        # Zero once: entries the system never writes (terminals, terminal_NIs) stay zero.
+        self.grad = torch.zeros_like(pos, memory_format=torch.contiguous_format).detach()
+        self.grad_ptr = self.grad.data_ptr()
+        self.half = num_nodes * pos.element_size()  # bytes from x to y in pos and in the gradient
+        self.asynchronous = asynchronous and self.device_index >= 0
+        self.energy_like = torch.empty((), dtype=pos.dtype, device=pos.device)  # each output's template
+        # CUDA: energy, overflow, max_density, two outside areas of an asynchronous evaluate,
+        # written on the stream.
+        self.results = self.result_energy = None
+        self.results_ptr = 0
+        if self.device_index >= 0:
+            self.results = torch.zeros(5, dtype=torch.float64, device=pos.device)
+            self.results_ptr = self.results.data_ptr()
+            self.result_energy = self.results[0]
+        self.generation = 0
+        self.last_async = False
+
+    def __call__(self, pos):
+        if (pos.dtype is not self.dtype or pos.get_device() != self.device_index or pos.numel() != self.numel
+                or not pos.is_contiguous()):
+            return None  # the op names the problem
+        self.generation += 1
+        device = self.device_index
+        # The blocking evaluate writes the energy into the output on the stream (no kernel of
+        # PyTorch's); the asynchronous one (asked for, or inside CUDA graph capture) leaves it in
+        # the results, copied from there on the stream.
+        energy = torch.empty_like(self.energy_like)
+        self.last_async = self.system.evaluate_flat(pos.data_ptr(), self.grad_ptr, self.half,
+                                                    _raw_stream(device) if device >= 0 else 0, energy.data_ptr(),
+                                                    self.results_ptr, self.asynchronous)
+        if self.last_async:
+            energy.copy_(self.result_energy)
+        return energy
+
+    def scalar(self, index, name):
+        if self.generation == 0:
+            return math.nan
+        if self.last_async:
+            return float(self.results[index])  # waits for the stream to reach it
+        return getattr(self.system.wait_result(), name)  # the latest blocking evaluate's
 
 
 class _ElectricPotentialFunction(torch.autograd.Function):
     @staticmethod
     def forward(ctx, pos, op):
-        energy = op._evaluate(pos)
-        ctx.op = op
-        ctx.generation = op._generation
+        evaluator = op._evaluator
+        energy = evaluator(pos)
+        if energy is None:
+            op._refuse(pos)
+        ctx.evaluator = evaluator
+        ctx.generation = evaluator.generation
         return energy
 
     @staticmethod
     def backward(ctx, grad_output):
-        op = ctx.op
-        if ctx.generation != op._generation:
+        evaluator = ctx.evaluator
+        if ctx.generation != evaluator.generation:
             raise RuntimeError("efield.torch.ElectricPotential: backward of an older forward; the op keeps the "
                                "gradient of its latest forward only (run backward before the next forward)")
-        return grad_output * op._grad, None
+        return grad_output * evaluator.grad, None
+
+
+# Function.apply's C++ implementation. PyTorch 2 wraps it in Python for functorch transforms (vmap,
+# grad, ...: the op takes the wrapper while one is active) and for tensors that escaped a finished
+# transform; outside them the wrapper only costs time.
+_apply = super(torch.autograd.Function, _ElectricPotentialFunction).apply
 
 
 class ElectricPotential(torch.nn.Module):
@@ -124,11 +187,7 @@ class ElectricPotential(torch.nn.Module):
         self.gradient_scale = str(gradient_scale)
         self.asynchronous = bool(asynchronous)
         self._es = None
-        self._system = None
-        self._grad = None
-        self._results = None
-        self._generation = 0
-        self._last = None
+        self._evaluator = None
         if pos is not None:
             self._build(pos)
 
@@ -171,68 +230,31 @@ class ElectricPotential(torch.nn.Module):
         self.dtype = pos.dtype
         self.device = pos.device
         device = pos.get_device()  # the CUDA ordinal, -1 on the CPU
-        self._device_index = device
         self._es = ElectrostaticSystem(
             (self.size_x[:nm], self.size_y[:nm]), fillers, fixed, xl=self.xl, yl=self.yl, xh=self.xh, yh=self.yh,
             num_bins_x=self.num_bins_x, num_bins_y=self.num_bins_y, target_density=self.target_density,
             dtype=_arrays.dtype_name(pos.dtype), device=device, deterministic=self.deterministic,
             cpu_threads=self.cpu_threads, filler_offset=fo if nf else -1, gradient_scale=self.gradient_scale,
             stream=_raw_stream(device) if device >= 0 else 0)
-        self._system = self._es._system  # forward calls the extension directly
-        # Zero once: entries the system never writes (terminals, terminal_NIs) stay zero.
-        self._grad = torch.zeros_like(pos, memory_format=torch.contiguous_format).detach()
-        self._grad_ptr = self._grad.data_ptr()
-        self._step = self.num_nodes * pos.element_size()
-        self._numel = pos.numel()
-        self._async = self.asynchronous and device >= 0
-        # CUDA: energy, overflow, max_density, two outside areas of an asynchronous evaluate,
-        # written on the stream.
-        if device >= 0:
-            self._results = torch.zeros(5, dtype=torch.float64, device=pos.device)
-            self._results_ptr = self._results.data_ptr()
-            self._energy = self._results[0]
+        self._evaluator = _Evaluator(self._es._system, pos, self.num_nodes, self.asynchronous)
 
-    def _evaluate(self, pos):
-        if self._system is None:
-            self._build(pos)
-        elif (pos.dtype is not self.dtype or pos.get_device() != self._device_index or pos.numel() != self._numel
-              or not pos.is_contiguous()):
-            self._check(pos)  # raises naming the problem
-            if pos.dtype != self.dtype:
-                raise TypeError(f"pos has dtype {pos.dtype} but the op was made for {self.dtype}")
-            raise ValueError(f"pos is on {pos.device} but the op was made for {self.device}")
-        step = self._step
-        p = pos.data_ptr()
-        g = self._grad_ptr
-        device = self._device_index
-        self._generation += 1
-        if device < 0:
-            energy = torch.empty((), dtype=pos.dtype, device="cpu")
-            self._last = self._system.evaluate_pointers(p, p + step, g, g + step, 0, 1.0, False, False, 0,
-                                                        energy.data_ptr())
-            return energy
-        stream = _raw_stream(device)
-        # A blocking evaluate cannot run inside CUDA graph capture: capture the asynchronous one.
-        if self._async or _capturing():
-            self._system.evaluate_pointers(p, p + step, g, g + step, stream, 1.0, False, True, self._results_ptr, 0)
-            self._last = None
-            return self._energy.to(pos.dtype, copy=True)
-        # The energy goes straight into the output on the stream (no fill kernel).
-        energy = torch.empty((), dtype=pos.dtype, device=pos.device)
-        self._last = self._system.evaluate_pointers(p, p + step, g, g + step, stream, 1.0, False, False, 0,
-                                                    energy.data_ptr())
-        return energy
+    def _refuse(self, pos):
+        """Raises naming what makes pos unfit for the op as built."""
+        self._check(pos)
+        if pos.dtype != self.dtype:
+            raise TypeError(f"pos has dtype {pos.dtype} but the op was made for {self.dtype}")
+        raise ValueError(f"pos is on {pos.device} but the op was made for {self.device}")
 
     def forward(self, pos):
         """The energy E = sum phi rho of the placement pos, as a 0-d tensor of pos's dtype."""
-        return _ElectricPotentialFunction.apply(pos, self)
+        if self._evaluator is None:
+            self._build(pos)
+        if _functorch_active():
+            return _ElectricPotentialFunction.apply(pos, self)
+        return _apply(pos, self)
 
     def _scalar(self, index, name):
-        if self._generation == 0:
-            return math.nan
-        if self._last is None:
-            return float(self._results[index])  # waits for the stream to reach it
-        return getattr(self._last, name)
+        return math.nan if self._evaluator is None else self._evaluator.scalar(index, name)
 
     @property
     def overflow(self):

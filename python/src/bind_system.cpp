@@ -99,17 +99,27 @@ class System {
     return run(views[0].data, views[1].data, views[2].data, views[3].data, stream, {weight, accumulate}, async, 0);
   }
 
-  // The fast path of efield.torch: pointers the caller has checked already. With async, the five
-  // result values are copied on the stream into `results` (device memory of kResultValues doubles).
-  // Without, `energy` (0 = none; memory of the system's device, one value of its dtype) receives
-  // the energy on the stream: the op's output without a kernel of PyTorch's.
-  EvaluateResult evaluate_pointers(std::uintptr_t x, std::uintptr_t y, std::uintptr_t gx, std::uintptr_t gy,
-                                   std::uintptr_t stream, double weight, bool accumulate, bool async,
-                                   std::uintptr_t results, std::uintptr_t energy) {
-    EvaluateResult r = run(reinterpret_cast<void*>(x), reinterpret_cast<void*>(y), reinterpret_cast<void*>(gx),
-                           reinterpret_cast<void*>(gy), stream, {weight, accumulate}, async, results);
+  // The fast path of efield.torch on a flat pos = [x..., y...] and its gradient buffer of the same
+  // layout (pointers the caller has checked; the y halves start `half` bytes in). Runs the blocking
+  // evaluate and writes its energy into `energy` (0 = nowhere; else one value of the system's dtype
+  // in its device's memory, written on the stream, or host memory on the CPU). With `async`, or
+  // while the stream is capturing a CUDA graph (a blocking evaluate cannot be captured), runs
+  // evaluate_async instead, copies the five result values on the stream into `results` (device
+  // memory of kResultValues doubles) and leaves `energy` alone. Returns whether it ran
+  // evaluate_async. One lock, one device switch and no Python object made per call.
+  bool evaluate_flat(std::uintptr_t pos, std::uintptr_t grad, std::uintptr_t half, std::uintptr_t stream,
+                     std::uintptr_t energy, std::uintptr_t results, bool async) {
+    auto* p = reinterpret_cast<char*>(pos);
+    auto* g = reinterpret_cast<char*>(grad);
+    py::gil_scoped_release release;
+    std::lock_guard<std::mutex> lock(mutex_);
+    DeviceGuard guard(device_);
+    const Stream caller = stream_from_protocol(stream);
+    async = device_ >= 0 && (async || stream_capturing(caller));
+    follow(caller);
+    const EvaluateResult r = run_locked(p, p + half, g, g + half, {}, async, results);
     if (energy && !async) write_energy(reinterpret_cast<void*>(energy), r.energy);
-    return r;
+    return async;
   }
 
   // profile_stages on arrays the caller has checked (benchmarks): median milliseconds per stage.
@@ -202,6 +212,12 @@ class System {
     std::lock_guard<std::mutex> lock(mutex_);
     DeviceGuard guard(device_);
     follow(stream_from_protocol(stream_value));
+    return run_locked(x, y, gx, gy, eo, async, results);
+  }
+
+  // run() with the lock held and the system's device current, on the caller's stream.
+  EvaluateResult run_locked(void* x, void* y, void* gx, void* gy, EvaluateOptions eo, bool async,
+                            std::uintptr_t results) {
     const bool f = dtype_ == DType::Float32;
     if (!async) {
       return f ? system_->evaluate(static_cast<const float*>(x), static_cast<const float*>(y), static_cast<float*>(gx),
@@ -218,17 +234,15 @@ class System {
     return EvaluateResult{};
   }
 
-  // After a blocking evaluate the last copy from the pinned slot has run (the evaluate waited for
-  // the stream it was queued on, or, after a change of stream, for the one that follows it).
+  // With the lock held and the device current, after a blocking evaluate: the last copy from the
+  // pinned slot has run (the evaluate waited for the stream it was queued on, or, after a change
+  // of stream, for the one that follows it).
   void write_energy(void* energy, double value) {
     const std::size_t bytes = dtype_ == DType::Float32 ? sizeof(float) : sizeof(double);
-    std::lock_guard<std::mutex> lock(mutex_);
     void* host = device_ >= 0 ? slot_->get() : energy;
     if (dtype_ == DType::Float32) *static_cast<float*>(host) = static_cast<float>(value);
     else *static_cast<double*>(host) = value;
-    if (device_ < 0) return;
-    DeviceGuard guard(device_);
-    copy_async(energy, host, bytes, stream_);
+    if (device_ >= 0) copy_async(energy, host, bytes, stream_);
   }
 
   int device_;
@@ -261,9 +275,8 @@ void bind_system(py::module_& m) {
            py::arg("filler_h"), py::arg("fixed_w"), py::arg("fixed_h"), py::arg("fixed_x"), py::arg("fixed_y"))
       .def("evaluate", &System::evaluate, py::arg("x"), py::arg("y"), py::arg("grad_x"), py::arg("grad_y"),
            py::arg("stream") = 0, py::arg("weight") = 1.0, py::arg("accumulate") = false, py::arg("async_") = false)
-      .def("evaluate_pointers", &System::evaluate_pointers, py::arg("x"), py::arg("y"), py::arg("grad_x"),
-           py::arg("grad_y"), py::arg("stream") = 0, py::arg("weight") = 1.0, py::arg("accumulate") = false,
-           py::arg("async_") = false, py::arg("results") = 0, py::arg("energy") = 0)
+      .def("evaluate_flat", &System::evaluate_flat, py::arg("pos"), py::arg("grad"), py::arg("half"),
+           py::arg("stream"), py::arg("energy"), py::arg("results"), py::arg("async_"))
       .def("wait_result", &System::wait_result)
       .def("profile", &System::profile, py::arg("x"), py::arg("y"), py::arg("grad_x"), py::arg("grad_y"),
            py::arg("stream"), py::arg("repetitions"),

@@ -24,6 +24,10 @@ using DeviceGuard = detail::DeviceScope;
 // default stream; any other value is a cudaStream_t. 0 (no stream named) reads as the legacy one.
 Stream stream_from_protocol(std::uintptr_t value);
 
+// Whether `stream` (the library's name: nullptr is the legacy default stream) is capturing a CUDA
+// graph, as torch.cuda.is_current_stream_capturing asks it of the current stream.
+bool stream_capturing(Stream stream);
+
 // Makes work enqueued later on `consumer` wait for what is enqueued on `producer` so far
 // (an event, no host synchronisation). Does nothing when the two are the same stream.
 void order_after(Stream producer, Stream consumer);

@@ -35,6 +35,12 @@ Stream stream_from_protocol(std::uintptr_t value) {
   return reinterpret_cast<Stream>(value);
 }
 
+bool stream_capturing(Stream stream) {
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+  check(cudaStreamIsCapturing(static_cast<cudaStream_t>(stream), &status), "cudaStreamIsCapturing");
+  return status != cudaStreamCaptureStatusNone;
+}
+
 void order_after(Stream producer, Stream consumer) {
   if (producer == consumer) return;
   cudaEvent_t event = nullptr;
