@@ -161,6 +161,9 @@ struct RasterizeArgs {
   EsAccum* wide_tiles;
   std::int64_t piled_end;
   int cells_per_thread;
+  // Bins that check (exact float maps, piled): the run's "a bin may have rounded" flag, cleared
+  // by the first thread of the launch (the density pass sets it after this grid has ended).
+  EsAccum* rerun_flag = nullptr;
 };
 template <typename T>
 void launch_rasterize(const RasterizeArgs<T>& a, cudaStream_t stream);
@@ -187,6 +190,7 @@ struct DensityPassArgs {
   const T* fixed_tiles;   // density_float: F / (bx by) in 2 x 2-bin tiles (es_tile_index), else nullptr
   EsAccum* wide_movable;  // density_float after launch_rasterize_piled: the movable 64-bit tiles
                           //   (charge unused), cleared after reading; else nullptr
+  EsAccum* rerun_flag = nullptr;  // with part_held: set to 1 by a block that flagged a bin
 };
 template <typename T>
 void launch_movable_stats(const DensityPassArgs<T>& a, cudaStream_t stream);
@@ -251,6 +255,10 @@ struct GatherArgs {
   int num_large;
   const T* weight;   // device: EvaluateOptions::weight (field_tiles applies it to the tiled map)
   bool accumulate;   // EvaluateOptions::accumulate (part of the captured graph)
+  // Bins that check: the density pass's rerun flag. When it is set the gather writes nothing: the
+  // evaluate runs again with wider bins, and an accumulating caller's gradient must receive one
+  // run's gradient, not two.
+  const EsAccum* rerun_flag = nullptr;
 };
 template <typename T>
 void launch_gather(const GatherArgs<T>& a, cudaStream_t stream, bool overlap);
@@ -305,11 +313,20 @@ void launch_finalize(const FinalizeArgs<T>& a, cudaStream_t stream);
 // The block's sum of `value` (fixed-order CUB reduction) into partials[blockIdx.x], for finalize
 // to sum in a fixed order. Every thread of the block calls it.
 template <typename U>
-__device__ __forceinline__ void es_write_block_sum(U value, U* partials) {
+__device__ __forceinline__ void es_write_block_sum(U value, U* partials, U* nonzero_flag = nullptr) {
   using Reduce = cub::BlockReduce<U, kEsThreads>;
   __shared__ typename Reduce::TempStorage storage;
   const U block_value = Reduce(storage).Sum(value);
-  if (threadIdx.x == 0) partials[blockIdx.x] = block_value;
+  if (threadIdx.x == 0) {
+    partials[blockIdx.x] = block_value;
+    if (nonzero_flag != nullptr && block_value != U(0)) *nonzero_flag = U(1);  // the same value from any block
+  }
+}
+
+// Whether a gather must skip its writes (GatherArgs::rerun_flag).
+template <typename Args>
+__device__ __forceinline__ bool es_gather_skipped(const Args& a) {
+  return a.rerun_flag != nullptr && *a.rerun_flag != 0;
 }
 
 inline int es_blocks_for(std::int64_t items) {

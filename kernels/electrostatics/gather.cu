@@ -178,6 +178,7 @@ template <typename T>
 __global__ void __launch_bounds__(kEsThreads, kEsCellKernelMinBlocks<T>) gather_cells(GatherArgs<T> a,
                                                                                        int small_blocks,
                                                                                        int warp_blocks) {
+  if (es_gather_skipped(a)) return;
   const int b = static_cast<int>(blockIdx.x);
   if (b < small_blocks) gather_small(a, b);
   else if (b < small_blocks + warp_blocks) gather_warp_cell(a, b - small_blocks);
@@ -241,7 +242,7 @@ __global__ void field_tiles(const EsVec2<T>* z, EsVec2<T>* e, int M, int N, cons
 template <typename T>
 __global__ void gather_exact(GatherArgs<T> a, const T* phi) {
   const std::int64_t c = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (c >= a.num_cells) return;
+  if (c >= a.num_cells || es_gather_skipped(a)) return;
   const std::int64_t i = position_index(a.g, c);
   const Footprint<T> f = cell_footprint(a.g, a.x[i], a.y[i], a.w[c], a.h[c]);
   const int M = a.g.M, N = a.g.N;

@@ -205,7 +205,10 @@ class CudaPipeline final : public ElectrostaticBackend {
     part_overflow_ = EsDeviceArray<double>(density_blocks_);
     part_max_ = EsDeviceArray<T>(density_blocks_);
     part_energy_ = EsDeviceArray<double>(spectral_blocks_);
-    if (checks_bins()) part_held_ = EsDeviceArray<EsAccum>(density_blocks_);
+    if (checks_bins()) {
+      part_held_ = EsDeviceArray<EsAccum>(density_blocks_);
+      rerun_flag_ = EsDeviceArray<EsAccum>(std::vector<EsAccum>{0});
+    }
     // Pinned memory is mapped into the device's address space (unified addressing): finalize
     // writes the three results straight into it, so no copy node follows the last kernel.
     result_host_ = EsPinnedArray<double>(kEsResultSlots);
@@ -338,7 +341,7 @@ class CudaPipeline final : public ElectrostaticBackend {
       EFIELD_CUDA_CHECK(cudaEventRecord(e[3], stream_));
       EFIELD_CUFFT_CHECK(CufftReal<T>::exec_c2c(fields_.get(), z_.get(), z_.get(), CUFFT_INVERSE));
       EFIELD_CUDA_CHECK(cudaEventRecord(e[4], stream_));
-      enqueue_gather(px, py, pgx, pgy, fo, false);
+      enqueue_gather(px, py, pgx, pgy, fo, bins, false);
       launch_finalize(finalize_args(bins), stream_);
       EFIELD_CUDA_CHECK(cudaEventRecord(e[5], stream_));
       EFIELD_CUDA_CHECK(cudaEventSynchronize(e[5]));
@@ -636,6 +639,7 @@ class CudaPipeline final : public ElectrostaticBackend {
                        num_warp_cells_,
                        two_maps ? num_large_ : large_movable_,
                        outside_.get()};
+    if (checks(bins)) r.rerun_flag = rerun_flag_.get();
     launch_rasterize(r, stream_);
     DensityPassArgs<T> p{bins_,
                          fixed_rho_.get(),
@@ -652,6 +656,7 @@ class CudaPipeline final : public ElectrostaticBackend {
                          exact,
                          density_blocks_,
                          fixed_tiles_.get()};
+    if (checks(bins)) p.rerun_flag = rerun_flag_.get();
     if constexpr (std::is_same_v<T, float>) {  // float bins are float only
       if (floats) {
         launch_density_float(p, N_, stream_, overlap_);
@@ -700,7 +705,8 @@ class CudaPipeline final : public ElectrostaticBackend {
                        outside_.get(),
                        wide,
                        nm,
-                       piled_cells_per_thread_};
+                       piled_cells_per_thread_,
+                       rerun_flag_.get()};
     launch_rasterize_piled(r, stream_);
     DensityPassArgs<T> p{bins_,
                          fixed_rho_.get(),
@@ -717,7 +723,8 @@ class CudaPipeline final : public ElectrostaticBackend {
                          true,
                          density_blocks_,
                          fixed_tiles_.get(),
-                         wide};
+                         wide,
+                         rerun_flag_.get()};
     launch_density_float(p, N_, stream_, overlap_);
   }
 
@@ -747,7 +754,7 @@ class CudaPipeline final : public ElectrostaticBackend {
     launch_spectral_fields(a, stream_, overlap_);
   }
 
-  void enqueue_gather(const T* x, const T* y, T* gx, T* gy, std::int64_t fo, bool accumulate) {
+  void enqueue_gather(const T* x, const T* y, T* gx, T* gy, std::int64_t fo, Bins bins, bool accumulate) {
     if (!exact_) {  // the exact gather reads phi instead
       const EsVec2<T>* z = reinterpret_cast<const EsVec2<T>*>(z_.get());  // the same layout
       launch_field_tiles(z, e_map_.get(), M_, N_, weight_.get(), stream_, overlap_);
@@ -765,7 +772,8 @@ class CudaPipeline final : public ElectrostaticBackend {
                     num_warp_cells_,
                     num_large_,
                     weight_.get(),
-                    accumulate};
+                    accumulate,
+                    checks(bins) ? rerun_flag_.get() : nullptr};
     if (exact_) launch_gather_exact(a, y_phi_.get(), stream_);
     else launch_gather(a, stream_, overlap_);
     const std::int64_t gap_begin = design_.num_movable(), gap_end = fo;
@@ -786,7 +794,7 @@ class CudaPipeline final : public ElectrostaticBackend {
     EFIELD_CUDA_CHECK(cudaEventRecord(join_, side_stream_));
     if (exact_) enqueue_potential();
     EFIELD_CUFFT_CHECK(CufftReal<T>::exec_c2c(fields_.get(), z_.get(), z_.get(), CUFFT_INVERSE));
-    enqueue_gather(x, y, gx, gy, fo, accumulate);
+    enqueue_gather(x, y, gx, gy, fo, bins, accumulate);
     EFIELD_CUDA_CHECK(cudaStreamWaitEvent(stream_, join_, 0));
   }
 
@@ -842,6 +850,7 @@ class CudaPipeline final : public ElectrostaticBackend {
   std::int64_t float_map_ = 0;     // floats of one float map (2 x 2-bin tiles)
   EsDeviceArray<EsAccum> acc_, acc_filler_;
   EsDeviceArray<EsAccum> part_held_;  // checks_bins(): bins past the exact float limit, per block
+  EsDeviceArray<EsAccum> rerun_flag_;  // checks_bins(): set when a bin was flagged (the gather skips)
   EsDeviceArray<EsVec2<T>> e_map_;
   EsDeviceArray<T> fixed_rho_, rho_, y_phi_;
   EsDeviceArray<T> fixed_tiles_;  // float maps: F / (bx by) in 2 x 2-bin tiles (density_float)

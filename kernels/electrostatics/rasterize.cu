@@ -323,6 +323,7 @@ __global__ void __launch_bounds__(kEsThreads, kEsCellKernelMinBlocks<T>) rasteri
                                                                                          int warp_blocks) {
   let_next_kernel_start();  // the density pass waits for the whole grid anyway
   const int b = static_cast<int>(blockIdx.x);
+  if (b == 0 && threadIdx.x == 0 && a.rerun_flag != nullptr) *a.rerun_flag = 0;
   if (b < small_blocks) rasterize_small(a, b);
   else if (b < small_blocks + warp_blocks) rasterize_warp_cell(a, b - small_blocks);
   else rasterize_large(a, b - small_blocks - warp_blocks);
@@ -337,6 +338,7 @@ __global__ void __launch_bounds__(kEsThreads, kEsCellKernelMinBlocks<T>) rasteri
                                                                                                 int warp_blocks) {
   let_next_kernel_start();
   const int b = static_cast<int>(blockIdx.x);
+  if (b == 0 && threadIdx.x == 0 && a.rerun_flag != nullptr) *a.rerun_flag = 0;
   if (b < piled_blocks) rasterize_piled_block(a, b);
   else if (b < piled_blocks + small_blocks) rasterize_small(a, b - piled_blocks);
   else if (b < piled_blocks + small_blocks + warp_blocks)
@@ -492,7 +494,7 @@ __global__ void density_float(DensityPassArgs<T> a, int N) {
     }
   }
   write_partials(a, overflow, mx);
-  if (a.exact) es_write_block_sum(flagged, a.part_held);  // the bin check: bins flagged
+  if (a.exact) es_write_block_sum(flagged, a.part_held, a.rerun_flag);  // the bin check: bins flagged
 }
 
 }  // namespace
