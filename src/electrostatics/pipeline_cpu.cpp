@@ -1,6 +1,6 @@
 // The CPU electrostatic pipeline (FFTW + efield's thread pool), stage for stage the CUDA one:
-//   rasterize (cells sorted by row, fixed-point sums into per-thread bands of rows:
-//   cpu_density_bands.hpp) -> density pass (rho, overflow, max density, into the permuted layout)
+//   rasterize (a band of rows per thread, each reading every cell and adding the rows in its band,
+//   fixed-point sums: cpu_density_bands.hpp) -> density pass (rho, overflow, max density, into the permuted layout)
 //   -> 2D R2C -> spectral step -> batched 2D C2R (Ex, Ey) -> gather (cells in index order, the
 //   fields read from a natural-layout copy).
 // Deterministic by construction: integer sums are order-free, every floating-point reduction
