@@ -21,6 +21,7 @@
 
 #include "cpu/thread_pool.hpp"
 #include "electrostatics/cell_layout.hpp"
+#include "electrostatics/cpu_block_footprints.hpp"
 
 namespace efield::detail {
 
@@ -79,15 +80,18 @@ class DensityBands {
   }
 
  private:
-  // Cells whose rows are found in one vectorized loop before the ones touching the band are added.
-  static constexpr int kBlock = 256;
+  // How many cells ahead the rasterize loads the map's lines of a cell.
+  static constexpr int kAhead = 8;
 
   // Band b: rows [band_begin_[b], band_begin_[b + 1]) of every cell, movable cells then fillers.
   void add_band(int b, const T* x, const T* y, T to_fixed) {
     const int lo = band_begin_[b], hi = band_begin_[b + 1];
     std::int64_t outside[2] = {0, 0};
     if (lo < hi) {
+      BlockFootprints<T> fp;
       std::int32_t hit[kBlock];
+      const std::size_t N = static_cast<std::size_t>(g_.N);
+      const T outside_scale = static_cast<T>(1 << kOutsideFractionBits);
       for (int filler = 0; filler < 2; ++filler) {
         const std::int64_t c_begin = filler ? g_.num_movable : 0, c_end = filler ? g_.num_cells : g_.num_movable;
         // Array index of cell c is c + shift (position_index).
@@ -95,15 +99,21 @@ class DensityBands {
         std::int64_t* map = (filler ? filler_ : movable_).data();
         for (std::int64_t c0 = c_begin; c0 < c_end; c0 += kBlock) {
           const int count = static_cast<int>(std::min<std::int64_t>(kBlock, c_end - c0));
-          const int hits = band_hits(lo, hi, x + c0 + shift, widths_ + c0, count, hit);
+          block_footprints(g_, x + c0 + shift, y + c0 + shift, widths_ + c0, heights_ + c0, count, fp);
+          const int hits = band_hits(fp, lo, hi, count, hit);
           for (int k = 0; k < hits; ++k) {
-            const std::int64_t c = c0 + hit[k];
-            const Footprint<T> f = stretched_footprint(g_, stretched(c, x, y));
-            if (f.m0 < lo || f.m0 >= hi) {
-              if (f.m1 < lo || f.m0 >= hi) continue;  // let through by band_hits' margin
-            } else {
-              outside[filler] += outside_fixed_point(f, g_);  // the band of the first row counts it
+            if (k + kAhead < hits) {
+              // The map's lines of a cell a few ahead: the adds below then rarely wait on memory.
+              const int j = hit[k + kAhead];
+              const int r0 = std::max(fp.m0[j], lo), r1 = std::min(fp.m1[j], hi - 1);
+              __builtin_prefetch(map + r0 * N + fp.n0[j], 1);
+              __builtin_prefetch(map + std::min(r0 + 1, r1) * N + fp.n0[j], 1);
+              __builtin_prefetch(map + r1 * N + fp.n0[j], 1);
             }
+            const int i = hit[k];
+            // The band of the first row counts the area outside the region.
+            if (fp.m0[i] >= lo) outside[filler] += to_fixed_point(fp.outside[i], outside_scale);
+            const Footprint<T> f = fp[i];
             if (misses_grid(f, g_)) continue;
             const int m_begin = std::max(f.m0, lo), m_end = std::min(f.m1, hi - 1);
             add_rows(map, f, to_fixed, m_begin, m_end);
@@ -116,25 +126,13 @@ class DensityBands {
     band_outside_[2 * b + 1] = outside[1];
   }
 
-  // The cells among `count` (positions px, widths pw) whose rows may meet [lo, hi): their numbers
-  // in the block into hit, returns how many. The rows are stretch_cell's and bin_range's, taken
-  // with one row of margin on each side (a compiler may round this vectorized copy differently:
-  // the footprint computed afterwards decides).
-  int band_hits(int lo, int hi, const T* px, const T* pw, int count, std::int32_t* hit) const {
-    const T top = static_cast<T>(g_.M - 1);
-    std::int32_t meets[kBlock];
-    for (int i = 0; i < count; ++i) {
-      const T w = pw[i], ws = w > g_.min_w ? w : g_.min_w;
-      const T x0 = (px[i] - g_.xl) + (w - ws) * T(0.5);
-      const T x1 = x0 + ws;
-      const int m0 = static_cast<int>(clamp_to_bins(x0 * g_.inv_bx, top));
-      const int m1 = static_cast<int>(clamp_to_bins(x1 * g_.inv_bx, top));
-      meets[i] = (m1 + 1 >= lo) & (m0 - 1 < hi);
-    }
+  // The cells of a block whose rows meet [lo, hi): their numbers in the block into hit, returns
+  // how many.
+  static int band_hits(const BlockFootprints<T>& fp, int lo, int hi, int count, std::int32_t* hit) {
     int hits = 0;
     for (int i = 0; i < count; ++i) {
       hit[hits] = i;
-      hits += meets[i];
+      hits += (fp.m1[i] >= lo) & (fp.m0[i] < hi);
     }
     return hits;
   }
