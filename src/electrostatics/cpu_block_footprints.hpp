@@ -15,7 +15,6 @@ template <typename T>
 struct BlockFootprints {
   T x0[kBlock], x1[kBlock], y0[kBlock], y1[kBlock], charge[kBlock];
   std::int32_t m0[kBlock], m1[kBlock], n0[kBlock], n1[kBlock];
-  T outside[kBlock];  // outside_bin_areas
 
   Footprint<T> operator[](int i) const {
     return {x0[i], x1[i], y0[i], y1[i], charge[i], m0[i], m1[i], n0[i], n1[i]};
@@ -32,9 +31,13 @@ void block_footprints(const CellGeometry<T>& geometry, const T* px, const T* py,
     out.x0[i] = f.x0, out.x1[i] = f.x1, out.y0[i] = f.y0, out.y1[i] = f.y1, out.charge[i] = f.charge;
     out.m0[i] = f.m0, out.m1[i] = f.m1, out.n0[i] = f.n0, out.n1[i] = f.n1;
   }
-  for (int i = 0; i < count; ++i) {
-    out.outside[i] = outside_bin_areas(out[i], g);
-  }
+}
+
+// outside_bin_areas of the block's footprints (the rasterize's).
+template <typename T>
+void block_outside(const CellGeometry<T>& geometry, const BlockFootprints<T>& fp, int count, T* outside) {
+  const CellGeometry<T> g = geometry;
+  for (int i = 0; i < count; ++i) outside[i] = outside_bin_areas(fp[i], g);
 }
 
 }  // namespace efield::detail

@@ -90,6 +90,7 @@ class DensityBands {
     if (lo < hi) {
       BlockFootprints<T> fp;
       std::int32_t hit[kBlock];
+      T cell_outside[kBlock];
       const std::size_t N = static_cast<std::size_t>(g_.N);
       const T outside_scale = static_cast<T>(1 << kOutsideFractionBits);
       for (int filler = 0; filler < 2; ++filler) {
@@ -100,6 +101,7 @@ class DensityBands {
         for (std::int64_t c0 = c_begin; c0 < c_end; c0 += kBlock) {
           const int count = static_cast<int>(std::min<std::int64_t>(kBlock, c_end - c0));
           block_footprints(g_, x + c0 + shift, y + c0 + shift, widths_ + c0, heights_ + c0, count, fp);
+          block_outside(g_, fp, count, cell_outside);
           const int hits = band_hits(fp, lo, hi, count, hit);
           for (int k = 0; k < hits; ++k) {
             if (k + kAhead < hits) {
@@ -112,7 +114,7 @@ class DensityBands {
             }
             const int i = hit[k];
             // The band of the first row counts the area outside the region.
-            if (fp.m0[i] >= lo) outside[filler] += to_fixed_point(fp.outside[i], outside_scale);
+            if (fp.m0[i] >= lo) outside[filler] += to_fixed_point(cell_outside[i], outside_scale);
             const Footprint<T> f = fp[i];
             if (misses_grid(f, g_)) continue;
             const int m_begin = std::max(f.m0, lo), m_end = std::min(f.m1, hi - 1);
