@@ -42,6 +42,9 @@ class DensityBands {
     const std::size_t bins = static_cast<std::size_t>(g.M) * g.N;
     movable_.assign(bins, 0);
     filler_.assign(bins, 0);
+    zeros_.assign(g.N, 0);
+    touched_[0].assign(g.M, 0);
+    touched_[1].assign(g.M, 0);
   }
 
   // The cells' sizes (movable cells first, then fillers), held by the caller, which calls again
@@ -71,12 +74,15 @@ class DensityBands {
   // The movable and filler fixed-point charge of natural row m (N values each, natural column
   // order). Call once per row after rasterize, then clear_row(m) (zero for the next rasterize).
   void take_row(int m, const std::int64_t** movable, const std::int64_t** filler) const {
-    *movable = movable_.data() + static_cast<std::size_t>(m) * g_.N;
-    *filler = filler_.data() + static_cast<std::size_t>(m) * g_.N;
+    const std::size_t row = static_cast<std::size_t>(m) * g_.N;
+    *movable = touched_[0][m] ? movable_.data() + row : zeros_.data();
+    *filler = touched_[1][m] ? filler_.data() + row : zeros_.data();
   }
   void clear_row(int m) {
-    std::memset(movable_.data() + static_cast<std::size_t>(m) * g_.N, 0, sizeof(std::int64_t) * g_.N);
-    std::memset(filler_.data() + static_cast<std::size_t>(m) * g_.N, 0, sizeof(std::int64_t) * g_.N);
+    const std::size_t row = static_cast<std::size_t>(m) * g_.N;
+    if (touched_[0][m]) std::memset(movable_.data() + row, 0, sizeof(std::int64_t) * g_.N);
+    if (touched_[1][m]) std::memset(filler_.data() + row, 0, sizeof(std::int64_t) * g_.N);
+    touched_[0][m] = touched_[1][m] = 0;
   }
 
  private:
@@ -98,6 +104,7 @@ class DensityBands {
         // Array index of cell c is c + shift (position_index).
         const std::int64_t shift = filler ? g_.filler_offset - g_.num_movable : 0;
         std::int64_t* map = (filler ? filler_ : movable_).data();
+        std::uint8_t* touched = touched_[filler].data();
         for (std::int64_t c0 = c_begin; c0 < c_end; c0 += kBlock) {
           const int count = static_cast<int>(std::min<std::int64_t>(kBlock, c_end - c0));
           block_footprints(g_, x + c0 + shift, y + c0 + shift, widths_ + c0, heights_ + c0, count, fp);
@@ -119,6 +126,7 @@ class DensityBands {
             if (misses_grid(f, g_)) continue;
             const int m_begin = std::max(f.m0, lo), m_end = std::min(f.m1, hi - 1);
             add_rows(map, f, to_fixed, m_begin, m_end);
+            for (int m = m_begin; m <= m_end; ++m) touched[m] = 1;
             row_work_[m_begin] += kCellWork + (m_end - m_begin + 1) * (f.n1 - f.n0 + 1);
           }
         }
@@ -191,6 +199,10 @@ class DensityBands {
   std::vector<std::int64_t> row_work_;          // per row: the last rasterize's work (cut_bands)
   std::vector<std::int64_t> band_outside_;      // [band][movable, filler]
   std::vector<std::int64_t> movable_, filler_;  // fixed-point charge [M][N], natural layout
+  // Per row of movable_ and filler_: whether the rasterize added to it (else it is zero and the
+  // density pass reads zeros_ instead, and clears nothing).
+  std::vector<std::uint8_t> touched_[2];
+  std::vector<std::int64_t> zeros_;
 };
 
 }  // namespace efield::detail

@@ -192,19 +192,25 @@ class CpuPipeline final : public ElectrostaticBackend {
         const int m = makhoul_source(static_cast<int>(r), M_);
         const std::int64_t *acc_m, *acc_f;
         bands_.take_row(m, &acc_m, &acc_f);
-        double overflow = 0;
-        T mx = T(0);
-        for (int j = 0; j < N_; ++j) {
-          const size_t k = static_cast<size_t>(r) * N_ + j;
+        T* rho = rho_.get() + static_cast<size_t>(r) * N_;
+        const T* fixed = fixed_rho_.data() + static_cast<size_t>(r) * N_;
+        // Bin j's rho; its overflow and movable density into the sums of lane j % 4 (four
+        // independent chains instead of one: the loop waits on no addition).
+        double overflow[4] = {0, 0, 0, 0};
+        T mx[4] = {T(0), T(0), T(0), T(0)};
+        const auto bin = [&](int j, int lane) {
           const int n = makhoul_source(j, N_);
-          const BinDensity<T> b = bin_density(acc_m[n], acc_f[n], fixed_rho_[k], inv_scale_);
-          rho_.get()[k] = b.rho;
-          overflow += static_cast<double>(bin_overflow(b.movable_rho, td));
-          mx = std::max(mx, b.movable_rho);
-        }
+          const BinDensity<T> b = bin_density(acc_m[n], acc_f[n], fixed[j], inv_scale_);
+          rho[j] = b.rho;
+          overflow[lane] += static_cast<double>(bin_overflow(b.movable_rho, td));
+          mx[lane] = std::max(mx[lane], b.movable_rho);
+        };
+        int j = 0;
+        for (; j + 4 <= N_; j += 4) bin(j, 0), bin(j + 1, 1), bin(j + 2, 2), bin(j + 3, 3);
+        for (; j < N_; ++j) bin(j, j & 3);
         bands_.clear_row(m);
-        row_overflow_[r] = overflow;
-        row_max_[r] = mx;
+        row_overflow_[r] = (overflow[0] + overflow[1]) + (overflow[2] + overflow[3]);
+        row_max_[r] = std::max(std::max(mx[0], mx[1]), std::max(mx[2], mx[3]));
       }
     });
   }
