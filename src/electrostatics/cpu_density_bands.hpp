@@ -96,7 +96,7 @@ class DensityBands {
     if (lo < hi) {
       BlockFootprints<T> fp;
       std::int32_t hit[kBlock];
-      T cell_outside[kBlock];
+      T cell_outside[kBlock], hx[kBlock], hy[kBlock], hw[kBlock], hh[kBlock];
       const std::size_t N = static_cast<std::size_t>(g_.N);
       const T outside_scale = static_cast<T>(1 << kOutsideFractionBits);
       for (int filler = 0; filler < 2; ++filler) {
@@ -106,24 +106,36 @@ class DensityBands {
         std::int64_t* map = (filler ? filler_ : movable_).data();
         std::uint8_t* touched = touched_[filler].data();
         for (std::int64_t c0 = c_begin; c0 < c_end; c0 += kBlock) {
-          const int count = static_cast<int>(std::min<std::int64_t>(kBlock, c_end - c0));
-          block_footprints(g_, x + c0 + shift, y + c0 + shift, widths_ + c0, heights_ + c0, count, fp);
+          const T *px = x + c0 + shift, *py = y + c0 + shift, *pw = widths_ + c0, *ph = heights_ + c0;
+          int count = static_cast<int>(std::min<std::int64_t>(kBlock, c_end - c0));
+          if (bands_ > 1) {
+            // Only the cells that may meet the band get footprints: their positions and sizes, copied.
+            count = band_cells(lo, hi, px, pw, count, hit);
+            for (int k = 0; k < count; ++k) {
+              const int i = hit[k];
+              hx[k] = px[i], hy[k] = py[i], hw[k] = pw[i], hh[k] = ph[i];
+            }
+            px = hx, py = hy, pw = hw, ph = hh;
+          }
+          block_footprints(g_, px, py, pw, ph, count, fp);
           block_outside(g_, fp, count, cell_outside);
-          const int hits = band_hits(fp, lo, hi, count, hit);
-          for (int k = 0; k < hits; ++k) {
-            if (k + kAhead < hits) {
+          for (int k = 0; k < count; ++k) {
+            if (k + kAhead < count) {
               // The map's lines of a cell a few ahead: the adds below then rarely wait on memory.
-              const int j = hit[k + kAhead];
-              const int r0 = std::max(fp.m0[j], lo), r1 = std::min(fp.m1[j], hi - 1);
+              const int j = k + kAhead;
+              const int r0 = std::min(std::max(fp.m0[j], lo), hi - 1), r1 = std::max(std::min(fp.m1[j], hi - 1), r0);
               __builtin_prefetch(map + r0 * N + fp.n0[j], 1);
               __builtin_prefetch(map + std::min(r0 + 1, r1) * N + fp.n0[j], 1);
               __builtin_prefetch(map + r1 * N + fp.n0[j], 1);
             }
-            const int i = hit[k];
-            // The band of the first row counts the area outside the region.
-            if (fp.m0[i] >= lo) outside[filler] += to_fixed_point(cell_outside[i], outside_scale);
-            const Footprint<T> f = fp[i];
-            if (misses_grid(f, g_)) continue;
+            const Footprint<T> f = fp[k];
+            if (f.m1 < lo || f.m0 >= hi) continue;  // let through by band_cells' margin
+            const bool first_band = f.m0 >= lo;     // counts the area outside the region
+            if (first_band) outside[filler] += to_fixed_point(cell_outside[k], outside_scale);
+            if (misses_grid(f, g_)) {
+              if (first_band) row_work_[f.m0] += kMissWork;
+              continue;
+            }
             const int m_begin = std::max(f.m0, lo), m_end = std::min(f.m1, hi - 1);
             add_rows(map, f, to_fixed, m_begin, m_end);
             for (int m = m_begin; m <= m_end; ++m) touched[m] = 1;
@@ -136,13 +148,24 @@ class DensityBands {
     band_outside_[2 * b + 1] = outside[1];
   }
 
-  // The cells of a block whose rows meet [lo, hi): their numbers in the block into hit, returns
-  // how many.
-  static int band_hits(const BlockFootprints<T>& fp, int lo, int hi, int count, std::int32_t* hit) {
+  // The cells among `count` (positions px, widths pw) whose rows may meet [lo, hi): their numbers
+  // into hit, returns how many. The rows are stretch_cell's and bin_range's along x (a vectorized
+  // loop), taken with one row of margin on each side: a compiler may round this copy differently,
+  // and the footprint computed afterwards decides.
+  int band_cells(int lo, int hi, const T* px, const T* pw, int count, std::int32_t* hit) const {
+    const T xl = g_.xl, min_w = g_.min_w, inv_bx = g_.inv_bx, top = static_cast<T>(g_.M - 1);
+    std::int32_t meets[kBlock];
+    for (int i = 0; i < count; ++i) {
+      const T w = pw[i], ws = w > min_w ? w : min_w;
+      const T x0 = (px[i] - xl) + (w - ws) * T(0.5);
+      const int m0 = static_cast<int>(clamp_to_bins(x0 * inv_bx, top));
+      const int m1 = static_cast<int>(clamp_to_bins((x0 + ws) * inv_bx, top));
+      meets[i] = (m1 + 1 >= lo) & (m0 - 1 < hi);
+    }
     int hits = 0;
     for (int i = 0; i < count; ++i) {
       hit[hits] = i;
-      hits += (fp.m1[i] >= lo) & (fp.m0[i] < hi);
+      hits += meets[i];
     }
     return hits;
   }
@@ -188,8 +211,9 @@ class DensityBands {
     std::fill(row_work_.begin(), row_work_.end(), 0);
   }
 
-  // Work units of a cell apart from its bins (its footprint, the outside area).
-  static constexpr std::int64_t kCellWork = 8;
+  // Work units of a cell apart from its bins (its footprint, the outside area), and of a cell
+  // that misses the grid.
+  static constexpr std::int64_t kCellWork = 8, kMissWork = 1;
 
   CellGeometry<T> g_;
   int bands_ = 1;
