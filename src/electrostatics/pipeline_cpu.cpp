@@ -1,6 +1,6 @@
 // The CPU electrostatic pipeline (FFTW + efield's thread pool), stage for stage the CUDA one:
-//   rasterize (a band of rows per thread, each reading every cell and adding the rows in its band,
-//   fixed-point sums: cpu_density_bands.hpp) -> density pass (rho, overflow, max density, into the permuted layout)
+//   rasterize (chunks of cells claimed by the threads, each thread adding into its own copy of the
+//   fixed-point maps: cpu_density_copies.hpp) -> density pass (rho, overflow, max density, into the permuted layout)
 //   -> 2D R2C -> spectral step -> batched 2D C2R (Ex, Ey) -> gather (cells in index order, the
 //   fields read from a natural-layout copy).
 // Deterministic by construction: integer sums are order-free, every floating-point reduction
@@ -18,7 +18,7 @@
 #include "electrostatics/backend.hpp"
 #include "cpu/fftw.hpp"
 #include "cpu/thread_pool.hpp"
-#include "electrostatics/cpu_density_bands.hpp"
+#include "electrostatics/cpu_density_copies.hpp"
 #include "electrostatics/pipeline_setup.hpp"
 #include "math/twiddle.hpp"
 
@@ -41,7 +41,7 @@ class CpuPipeline final : public ElectrostaticBackend {
     threads_ = d.options.cpu_threads > 0 ? d.options.cpu_threads : omp_get_max_threads();
     pool_ = std::make_unique<ThreadPool>(threads_);
     geom_ = make_cell_geometry<T>(d);
-    bands_.configure(geom_, threads_);
+    density_.configure(geom_, threads_);
     grid_ = make_spectral_grid<T>(d);
     tw_m_ = quarter_twiddles<T>(M_);
     tw_n_ = quarter_twiddles<T>(N_);
@@ -160,7 +160,7 @@ class CpuPipeline final : public ElectrostaticBackend {
       widths_[c] = static_cast<T>(d.width(c));
       heights_[c] = static_cast<T>(d.height(c));
     }
-    bands_.set_sizes(widths_.data(), heights_.data());
+    density_.set_sizes(widths_.data(), heights_.data());
   }
 
   // phi (permuted) from the spectrum of the latest evaluate (nothing else writes spectrum_).
@@ -177,7 +177,7 @@ class CpuPipeline final : public ElectrostaticBackend {
   // How many cells ahead the gather loads the field lines of a cell.
   static constexpr int kAhead = 8;
 
-  void rasterize(const T* x, const T* y) { bands_.rasterize(*pool_, x, y, bin_cell_, outside_fixed_); }
+  void rasterize(const T* x, const T* y) { density_.rasterize(*pool_, x, y, bin_cell_, outside_fixed_); }
 
   // Rows of about 2048 bins per chunk of a row loop (at least one row): tens of microseconds of
   // work, and enough chunks for 16 threads at 512 x 512 (the spectral loop has M/2 + 1 rows).
@@ -191,7 +191,7 @@ class CpuPipeline final : public ElectrostaticBackend {
         // Permuted row r holds natural row m; its column j natural column makhoul_source(j).
         const int m = makhoul_source(static_cast<int>(r), M_);
         const std::int64_t *acc_m, *acc_f;
-        bands_.take_row(m, &acc_m, &acc_f);
+        density_.take_row(m, &acc_m, &acc_f);
         T* rho = rho_.get() + static_cast<size_t>(r) * N_;
         const T* fixed = fixed_rho_.data() + static_cast<size_t>(r) * N_;
         // Bin j's rho; its overflow and movable density into the sums of lane j % 4 (four
@@ -208,7 +208,7 @@ class CpuPipeline final : public ElectrostaticBackend {
         int j = 0;
         for (; j + 4 <= N_; j += 4) bin(j, 0), bin(j + 1, 1), bin(j + 2, 2), bin(j + 3, 3);
         for (; j < N_; ++j) bin(j, j & 3);
-        bands_.clear_row(m);
+        density_.clear_row(m);
         row_overflow_[r] = (overflow[0] + overflow[1]) + (overflow[2] + overflow[3]);
         row_max_[r] = std::max(std::max(mx[0], mx[1]), std::max(mx[2], mx[3]));
       }
@@ -304,7 +304,7 @@ class CpuPipeline final : public ElectrostaticBackend {
       return;
     }
     const int cols = f.n1 - f.n0 + 1;
-    constexpr int kSpan = DensityBands<T>::kSpan;
+    constexpr int kSpan = DensityCopies<T>::kSpan;
     if (cols <= kSpan) {
       T oy[kSpan];
       for (int j = 0; j < cols; ++j) oy[j] = bin_overlap(f.y0, f.y1, f.n0 + j, g.by);
@@ -360,7 +360,7 @@ class CpuPipeline final : public ElectrostaticBackend {
   std::vector<Cpx> tw_m_, tw_n_;
   std::vector<T> widths_, heights_;
   std::unique_ptr<ThreadPool> pool_;
-  DensityBands<T> bands_;
+  DensityCopies<T> density_;
   std::vector<T> fields_natural_;  // (Ex, Ey) per bin, natural layout [M][N] (natural_fields)
   std::vector<double> row_overflow_, row_energy_;
   std::vector<T> row_max_;

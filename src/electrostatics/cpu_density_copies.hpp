@@ -19,7 +19,7 @@
 namespace efield::detail {
 
 template <typename T>
-class DensityBands {
+class DensityCopies {
  public:
   // Footprints up to this many columns keep their column overlaps on the stack.
   static constexpr int kSpan = 8;
