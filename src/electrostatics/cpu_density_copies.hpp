@@ -30,7 +30,9 @@ class DensityCopies {
     copies_ = std::max(1, threads);
     bins_ = static_cast<std::size_t>(g.M) * g.N;
     maps_.assign(static_cast<std::size_t>(copies_) * 2 * bins_, 0);
-    touched_.assign(static_cast<std::size_t>(copies_) * 2 * g.M, 0);
+    // Apart by at least a cache line: each copy's flags are written by one thread at a time.
+    touched_stride_ = (static_cast<std::size_t>(g.M) + 63) / 64 * 64 + 64;
+    touched_.assign(static_cast<std::size_t>(copies_) * 2 * touched_stride_, 0);
     base_.assign(2 * static_cast<std::size_t>(g.M), -1);
     zeros_.assign(g.N, 0);
     chunks_ = (g.num_cells + kCellsPerChunk - 1) / kCellsPerChunk;
@@ -83,7 +85,7 @@ class DensityCopies {
     return maps_.data() + (static_cast<std::size_t>(copy) * 2 + kind) * bins_ + static_cast<std::size_t>(m) * g_.N;
   }
   std::uint8_t* touched(int copy, int kind) {
-    return touched_.data() + (static_cast<std::size_t>(copy) * 2 + kind) * g_.M;
+    return touched_.data() + (static_cast<std::size_t>(copy) * 2 + kind) * touched_stride_;
   }
 
   // Row m of the maps of `kind` (0 movable, 1 filler), summed into the first copy that has it.
@@ -111,7 +113,9 @@ class DensityCopies {
     T cell_outside[kBlock];
     const std::size_t N = static_cast<std::size_t>(g_.N);
     const T outside_scale = static_cast<T>(1 << kOutsideFractionBits);
-    out[0] = out[1] = 0;
+    // Summed here and stored once: neighbouring chunks' sums share cache lines, and chunks next
+    // to each other run on different threads at the same time.
+    std::int64_t outside[2] = {0, 0};
     for (std::int64_t c0 = c_begin; c0 < c_end;) {
       const int filler = c0 < g_.num_movable ? 0 : 1;
       const std::int64_t c1 = std::min({c_end, c0 + kBlock, filler ? c_end : g_.num_movable});
@@ -129,7 +133,7 @@ class DensityCopies {
           __builtin_prefetch(map + std::min(m0 + 1, m1) * N + fp.n0[j], 1);
           __builtin_prefetch(map + m1 * N + fp.n0[j], 1);
         }
-        out[filler] += to_fixed_point(cell_outside[k], outside_scale);
+        outside[filler] += to_fixed_point(cell_outside[k], outside_scale);
         const Footprint<T> f = fp[k];
         if (misses_grid(f, g_)) continue;
         add_rows(map, f, to_fixed, f.m0, f.m1);
@@ -137,6 +141,8 @@ class DensityCopies {
       }
       c0 = c1;
     }
+    out[0] = outside[0];
+    out[1] = outside[1];
   }
 
   // Adds the cell's fixed-point charge in rows [m_begin, m_end] of its footprint. The weight of
@@ -165,11 +171,12 @@ class DensityCopies {
   CellGeometry<T> g_;
   int copies_ = 1;
   std::size_t bins_ = 0;
+  std::size_t touched_stride_ = 0;
   std::int64_t chunks_ = 0;
   const T* widths_ = nullptr;  // per cell (the caller's)
   const T* heights_ = nullptr;
   std::vector<std::int64_t> maps_;          // [copy][movable, filler][M][N] fixed-point charge, natural layout
-  std::vector<std::uint8_t> touched_;       // [copy][movable, filler][M]: the copy's row was added to
+  std::vector<std::uint8_t> touched_;       // [copy][movable, filler][touched_stride_]: the copy's row m was added to
   std::vector<int> base_;                   // [M][movable, filler]: the copy take_row summed into, or -1
   std::vector<std::int64_t> zeros_;         // a row of zeros (no copy has the row)
   std::vector<std::int64_t> chunk_outside_; // [chunk][movable, filler]
