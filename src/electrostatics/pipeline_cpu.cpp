@@ -1,8 +1,9 @@
 // The CPU electrostatic pipeline (FFTW + efield's thread pool), stage for stage the CUDA one:
 //   rasterize (chunks of cells claimed by the threads, each thread adding into its own copy of the
 //   fixed-point maps: cpu_density_copies.hpp) -> density pass (the copies summed; rho, overflow,
-//   max density, into the permuted layout) -> 2D R2C -> spectral step -> batched 2D C2R (Ex, Ey) -> gather (cells in index order, the
-//   fields read from a natural-layout copy).
+//   max density, into the permuted layout) -> 2D R2C -> spectral step -> batched 2D C2R (Ex, Ey)
+//   -> gather (cells in index order, the fields read from a natural-layout copy; footprints a
+//   block at a time: cpu_block_footprints.hpp).
 // Deterministic by construction: integer sums are order-free, every floating-point reduction
 // is a per-row partial summed in row order, and each gradient is summed by one thread; the
 // results are bitwise the same for every thread count. The loops run on a ThreadPool whose
