@@ -9,10 +9,13 @@
 // (movable cells where the .pl file puts them; DREAMPlace's grid for ISPD2005 names). Times are
 // the best of --reps runs (the minimum: the machine may be shared). Also checks that the
 // gradients are bitwise the same at every thread count. Writes a markdown table.
+// With --pin, each thread count t runs on t CPUs of distinct physical cores (the first CPU of each
+// core, in CPU order; hyperthread siblings only past the number of cores), as `taskset` would.
 //   bench_cpu_density [--aux FILE]... [--threads 1,2,16] [--reps 20] [--precision f32|f64]
-//                     [--no-default] [--markdown FILE]
+//                     [--pin] [--no-default] [--markdown FILE]
 #include <CLI/CLI.hpp>
 #include <fftw3.h>
+#include <sched.h>
 
 #include <algorithm>
 #include <chrono>
@@ -22,6 +25,8 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <map>
+#include <set>
 #include <limits>
 #include <sstream>
 #include <string>
@@ -50,6 +55,45 @@ double best_ms(const std::function<void()>& fn, int reps) {
     best = std::min(best, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
   }
   return best;
+}
+
+// The CPUs this process may run on, the first CPU of each physical core first (CPU order), then
+// the other hyperthreads; and how many physical cores they span.
+struct CpuOrder {
+  std::vector<int> cpus;
+  int cores = 0;
+};
+CpuOrder cpu_order() {
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) throw Error("--pin: sched_getaffinity failed");
+  CpuOrder order;
+  std::vector<int> siblings;
+  std::set<std::pair<int, int>> seen;  // (package, core)
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+    if (!CPU_ISSET(cpu, &allowed)) continue;
+    const std::string topo = "/sys/devices/system/cpu/cpu" + std::to_string(cpu) + "/topology/";
+    int package = 0, core = cpu;
+    std::ifstream(topo + "physical_package_id") >> package;
+    std::ifstream(topo + "core_id") >> core;
+    if (seen.insert({package, core}).second) order.cpus.push_back(cpu);
+    else siblings.push_back(cpu);
+  }
+  order.cores = static_cast<int>(order.cpus.size());
+  order.cpus.insert(order.cpus.end(), siblings.begin(), siblings.end());
+  return order;
+}
+// Restricts this thread (and the threads it starts afterwards) to the first `count` CPUs of order.
+std::string pin_to(const CpuOrder& order, int count) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  std::string list;
+  for (int k = 0; k < count && k < static_cast<int>(order.cpus.size()); ++k) {
+    CPU_SET(order.cpus[k], &set);
+    list += (list.empty() ? "" : ",") + std::to_string(order.cpus[k]);
+  }
+  if (sched_setaffinity(0, sizeof set, &set) != 0) throw Error("--pin: sched_setaffinity failed");
+  return list;
 }
 
 // A design made ready for the density system: sizes, options, positions.
@@ -89,6 +133,7 @@ Setup make_setup(const BenchDesign& bd, InitialPlacement placement) {
 
 struct Row {
   int threads = 0;
+  std::string cpus;           // --pin: the CPUs it ran on
   StageTimes stages;          // best of the repetitions, stage by stage
   double call_ms = 0;         // ElectrostaticSystem::evaluate, the whole call (input checks included)
   double fftw_dct2_ms = 0;    // FFTW r2r REDFT10 x REDFT10
@@ -220,7 +265,7 @@ StageTimes best_stages(const std::function<StageTimes()>& profile_once, int reps
 }
 
 template <typename T>
-DesignResult run_design(const Setup& s, const std::vector<int>& thread_counts, int reps) {
+DesignResult run_design(const Setup& s, const std::vector<int>& thread_counts, int reps, const CpuOrder* pin) {
   DesignResult d;
   d.label = s.label;
   d.placement = s.placement;
@@ -231,6 +276,7 @@ DesignResult run_design(const Setup& s, const std::vector<int>& thread_counts, i
   d.cells = static_cast<std::int64_t>(n);
   std::vector<T> reference_gx, reference_gy;
   for (const int t : thread_counts) {
+    const std::string cpus = pin ? pin_to(*pin, t) : "";
     ElectrostaticOptions o = s.options;
     o.precision = sizeof(T) == 4 ? Precision::Float : Precision::Double;
     o.cpu_threads = t;
@@ -238,6 +284,7 @@ DesignResult run_design(const Setup& s, const std::vector<int>& thread_counts, i
     std::vector<T> gx(n), gy(n);
     Row row;
     row.threads = t;
+    row.cpus = cpus;
     row.call_ms = std::numeric_limits<double>::infinity();
     const auto profile_once = [&] {
       row.call_ms = std::min(row.call_ms, best_ms([&] { es.evaluate(x.data(), y.data(), gx.data(), gy.data()); }, 1));
@@ -314,10 +361,16 @@ std::string with_speedup(double v, double one) {
   return fmt(v) + b;
 }
 
-std::string markdown(const std::vector<DesignResult>& results, const std::string& precision, int reps) {
+std::string markdown(const std::vector<DesignResult>& results, const std::string& precision, int reps,
+                     const CpuOrder* pin) {
   std::ostringstream md;
   md << "Machine: " << cpu_description() << ". Commit " << source_commit() << ", " << today() << ". Precision " << precision
-     << ". Best of " << reps << " runs, in ms (speed-up over one thread in parentheses).\n\n";
+     << ". Best of " << reps << " runs, in ms (speed-up over one thread in parentheses).";
+  if (pin) {
+    md << " Pinned (--pin): " << pin->cores << " physical cores among " << pin->cpus.size() << " CPUs;";
+    for (const Row& r : results.front().rows) md << " " << r.threads << " thread(s) on CPU " << r.cpus << ";";
+  }
+  md << "\n\n";
   md << "| design | cells | bins | threads | plain scatter | rasterize | plain gather | gather | forward FFT | "
         "FFTW dct2 | spectral | inverse FFT | FFTW inverse pair | stages | evaluate() |\n";
   md << "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
@@ -353,22 +406,30 @@ int run(int argc, char** argv) {
   std::vector<int> threads{1, 2};
   int reps = 20;
   std::string precision = "f32", markdown_path;
-  bool no_default = false;
+  bool no_default = false, pin = false;
   app.add_option("--aux", aux, "Bookshelf .aux of a design to add (skipped with a message when absent)");
   app.add_option("--threads", threads, "thread counts, the first is the reference for speed-ups")->delimiter(',');
   app.add_option("--reps", reps, "timed runs per measurement (the best is reported)")->check(CLI::PositiveNumber);
   app.add_option("--precision", precision, "f32 or f64")->check(CLI::IsMember({"f32", "f64"}));
+  app.add_flag("--pin", pin, "run each thread count on that many CPUs of distinct physical cores");
   app.add_flag("--no-default", no_default, "leave out the embedded default design");
   app.add_option("--markdown", markdown_path, "write the table to this file (default: stdout)");
   CLI11_PARSE(app, argc, argv);
   for (const int t : threads)
     if (t < 1) throw Error("--threads: every count must be >= 1");
 
+  const CpuOrder order = pin ? cpu_order() : CpuOrder{};
+  const CpuOrder* pin_order = pin ? &order : nullptr;
+  if (pin)
+    for (const int t : threads)
+      if (t > static_cast<int>(order.cpus.size())) throw Error("--pin: " + std::to_string(t) + " threads, " +
+                                                                std::to_string(order.cpus.size()) + " CPUs");
   std::vector<DesignResult> results;
   const auto measure = [&](const BenchDesign& bd, InitialPlacement placement) {
     std::fprintf(stderr, "%s: setting up\n", bd.label.c_str());
     const Setup s = make_setup(bd, placement);
-    results.push_back(precision == "f32" ? run_design<float>(s, threads, reps) : run_design<double>(s, threads, reps));
+    results.push_back(precision == "f32" ? run_design<float>(s, threads, reps, pin_order)
+                                          : run_design<double>(s, threads, reps, pin_order));
   };
   if (!no_default) measure(generate_design(default_synthetic_spec()), InitialPlacement::Center);
   for (const std::string& path : aux) {
@@ -379,7 +440,8 @@ int run(int argc, char** argv) {
     measure(load_design(path), InitialPlacement::File);
   }
   if (results.empty()) throw Error("no design to measure");
-  const std::string md = markdown(results, precision, reps);
+  if (pin) pin_to(order, static_cast<int>(order.cpus.size()));
+  const std::string md = markdown(results, precision, reps, pin_order);
   if (markdown_path.empty()) {
     std::fputs(md.c_str(), stdout);
   } else {

@@ -30,7 +30,7 @@ std::uint64_t pack(std::uint64_t generation, std::uint64_t count, std::uint64_t 
 ThreadPool::ThreadPool(int threads) {
   if (threads < 1) throw Error("ThreadPool: " + std::to_string(threads) + " threads (need >= 1)");
   workers_.reserve(static_cast<std::size_t>(threads - 1));
-  for (int t = 1; t < threads; ++t) workers_.emplace_back([this] { worker(); });
+  for (int t = 1; t < threads; ++t) workers_.emplace_back([this, t] { worker(t); });
 }
 
 ThreadPool::~ThreadPool() {
@@ -42,16 +42,16 @@ ThreadPool::~ThreadPool() {
   for (std::thread& t : workers_) t.join();
 }
 
-void ThreadPool::run_chunk(std::int64_t k) {
+void ThreadPool::run_chunk(std::int64_t k, int thread) {
   try {
-    fn_(body_, k);
+    fn_(body_, k, thread);
   } catch (...) {
     std::lock_guard<std::mutex> lock(mutex_);
     if (!error_) error_ = std::current_exception();
   }
 }
 
-bool ThreadPool::work() {
+bool ThreadPool::work(int thread) {
   bool any = false;
   std::uint64_t c = claim_.load(std::memory_order_acquire);
   for (;;) {
@@ -59,7 +59,7 @@ bool ThreadPool::work() {
     if (next >= count) return any;
     if (!claim_.compare_exchange_weak(c, c + 1, std::memory_order_acq_rel, std::memory_order_acquire)) continue;
     // The claim succeeded on this job's state: the job is not finished, so fn_ and body_ are its own.
-    run_chunk(static_cast<std::int64_t>(next));
+    run_chunk(static_cast<std::int64_t>(next), thread);
     any = true;
     if (done_.fetch_add(1, std::memory_order_acq_rel) + 1 == static_cast<std::int64_t>(count)) {
       // Tagged with the job: the caller may have seen done_ already and be on its next job.
@@ -73,18 +73,18 @@ bool ThreadPool::work() {
   }
 }
 
-void ThreadPool::worker() {
+void ThreadPool::worker(int thread) {
   for (;;) {
     // Work, and look briefly for the next job of the same evaluate before blocking.
     for (int spin = 0; spin < kSpins; ++spin) {
-      if (work()) spin = 0;
+      if (work(thread)) spin = 0;
       EFIELD_PAUSE();
     }
     std::unique_lock<std::mutex> lock(mutex_);
     if (stop_) return;
     const std::uint64_t seen = generation_;
     lock.unlock();
-    if (work()) continue;  // published between the spin and the lock
+    if (work(thread)) continue;  // published between the spin and the lock
     lock.lock();
     wake_.wait(lock, [&] { return stop_ || generation_ != seen; });
     if (stop_) return;
@@ -94,7 +94,7 @@ void ThreadPool::worker() {
 void ThreadPool::run(std::int64_t chunks, Trampoline fn, void* body) {
   if (chunks <= 0) return;
   if (workers_.empty() || chunks == 1) {
-    for (std::int64_t k = 0; k < chunks; ++k) fn(body, k);
+    for (std::int64_t k = 0; k < chunks; ++k) fn(body, k, 0);
     return;
   }
   if (chunks > static_cast<std::int64_t>(kField)) throw Error("ThreadPool: more than 2^24 - 1 chunks in one loop");
@@ -109,7 +109,7 @@ void ThreadPool::run(std::int64_t chunks, Trampoline fn, void* body) {
     claim_.store(pack(generation, static_cast<std::uint64_t>(chunks), 0), std::memory_order_release);
   }
   wake_.notify_all();
-  work();
+  work(0);
   // Wait for the chunks other threads hold: briefly spinning, then blocking.
   for (int spin = 0; spin < kSpins && done_.load(std::memory_order_acquire) < chunks; ++spin) EFIELD_PAUSE();
   std::exception_ptr error;

@@ -34,7 +34,13 @@ class ThreadPool {
   // run; an exception from a body is rethrown here (the other chunks still run).
   template <typename Body>
   void for_chunks(std::int64_t chunks, Body&& body) {
-    run(chunks, [](void* b, std::int64_t k) { (*static_cast<std::remove_reference_t<Body>*>(b))(k); }, &body);
+    run(chunks, [](void* b, std::int64_t k, int) { (*static_cast<std::remove_reference_t<Body>*>(b))(k); }, &body);
+  }
+  // The same with body(k, thread): thread in [0, threads()) is the thread running the chunk (0:
+  // the caller), for per-thread scratch; which thread runs which chunk is left to timing.
+  template <typename Body>
+  void for_chunks_on_threads(std::int64_t chunks, Body&& body) {
+    run(chunks, [](void* b, std::int64_t k, int t) { (*static_cast<std::remove_reference_t<Body>*>(b))(k, t); }, &body);
   }
 
   // body(begin, end) over [0, count) cut into chunks of `grain` items (the last one shorter).
@@ -46,12 +52,12 @@ class ThreadPool {
   }
 
  private:
-  using Trampoline = void (*)(void*, std::int64_t);
+  using Trampoline = void (*)(void*, std::int64_t, int);
   void run(std::int64_t chunks, Trampoline fn, void* body);
-  void worker();
-  // Claims and runs chunks of the job in `claim_` while any is left; false when none was.
-  bool work();
-  void run_chunk(std::int64_t k);
+  void worker(int thread);
+  // Claims and runs chunks of the job in `claim_` while any is left (as `thread`); false when none was.
+  bool work(int thread);
+  void run_chunk(std::int64_t k, int thread);
 
   // The job being handed out, packed so that one compare-and-swap claims a chunk of exactly
   // this job: generation (16 bits) | chunk count (24 bits) | next chunk (24 bits).

@@ -86,12 +86,14 @@ EFIELD_HD bool misses_grid(const Footprint<T>& f, const CellGeometry<T>& g) {
 template <typename T>
 EFIELD_HD T outside_bin_areas(const Footprint<T>& f, const CellGeometry<T>& g) {
   const T width = static_cast<T>(g.M) * g.bx, height = static_cast<T>(g.N) * g.by;
-  if (f.x0 >= T(0) && f.x1 <= width && f.y0 >= T(0) && f.y1 <= height) return T(0);
+  // Without branches (bitwise & of the comparisons): the CPU computes this in vectorized loops.
+  const bool inside = (f.x0 >= T(0)) & (f.x1 <= width) & (f.y0 >= T(0)) & (f.y1 <= height);
   // fmax(0, fmin(x1, width) - fmax(x0, 0)) in comparisons (density.hpp: a NaN end is dropped).
   const T in_x = positive_part((f.x1 < width ? f.x1 : width) - positive_part(f.x0));
   const T in_y = positive_part((f.y1 < height ? f.y1 : height) - positive_part(f.y0));
   const T outside = f.charge * ((f.x1 - f.x0) * (f.y1 - f.y0) - in_x * in_y) * g.inv_bx * g.inv_by;
-  return outside == outside ? outside : T(0);  // a NaN position contributes nothing, as to the map
+  // A NaN position contributes nothing, as to the map.
+  return inside | (outside != outside) ? T(0) : outside;
 }
 // ... as 64-bit fixed point with kOutsideFractionBits fractional bits, so that sums over cells are
 // exact in any order (the same integer on every thread schedule and every backend's reduction).

@@ -1,8 +1,9 @@
 // The CPU electrostatic pipeline (FFTW + efield's thread pool), stage for stage the CUDA one:
-//   rasterize (cells sorted by row, fixed-point sums into per-thread bands of rows:
-//   cpu_density_bands.hpp) -> density pass (rho, overflow, max density, into the permuted layout)
-//   -> 2D R2C -> spectral step -> batched 2D C2R (Ex, Ey) -> gather (cells in index order, the
-//   fields read from a natural-layout copy).
+//   rasterize (chunks of cells claimed by the threads, each thread adding into its own copy of the
+//   fixed-point maps: cpu_density_copies.hpp) -> density pass (the copies summed; rho, overflow,
+//   max density, into the permuted layout) -> 2D R2C -> spectral step -> batched 2D C2R (Ex, Ey)
+//   -> gather (cells in index order, the fields read from a natural-layout copy; footprints a
+//   block at a time: cpu_block_footprints.hpp).
 // Deterministic by construction: integer sums are order-free, every floating-point reduction
 // is a per-row partial summed in row order, and each gradient is summed by one thread; the
 // results are bitwise the same for every thread count. The loops run on a ThreadPool whose
@@ -18,7 +19,7 @@
 #include "electrostatics/backend.hpp"
 #include "cpu/fftw.hpp"
 #include "cpu/thread_pool.hpp"
-#include "electrostatics/cpu_density_bands.hpp"
+#include "electrostatics/cpu_density_copies.hpp"
 #include "electrostatics/pipeline_setup.hpp"
 #include "math/twiddle.hpp"
 
@@ -41,7 +42,7 @@ class CpuPipeline final : public ElectrostaticBackend {
     threads_ = d.options.cpu_threads > 0 ? d.options.cpu_threads : omp_get_max_threads();
     pool_ = std::make_unique<ThreadPool>(threads_);
     geom_ = make_cell_geometry<T>(d);
-    bands_.configure(geom_, threads_);
+    density_.configure(geom_, threads_);
     grid_ = make_spectral_grid<T>(d);
     tw_m_ = quarter_twiddles<T>(M_);
     tw_n_ = quarter_twiddles<T>(N_);
@@ -160,7 +161,7 @@ class CpuPipeline final : public ElectrostaticBackend {
       widths_[c] = static_cast<T>(d.width(c));
       heights_[c] = static_cast<T>(d.height(c));
     }
-    bands_.set_sizes(widths_.data(), heights_.data());
+    density_.set_sizes(widths_.data(), heights_.data());
   }
 
   // phi (permuted) from the spectrum of the latest evaluate (nothing else writes spectrum_).
@@ -174,7 +175,10 @@ class CpuPipeline final : public ElectrostaticBackend {
     Api::execute(potential_);
   }
 
-  void rasterize(const T* x, const T* y) { bands_.rasterize(*pool_, x, y, bin_cell_, outside_fixed_); }
+  // How many cells ahead the gather loads the field lines of a cell.
+  static constexpr int kAhead = 8;
+
+  void rasterize(const T* x, const T* y) { density_.rasterize(*pool_, x, y, bin_cell_, outside_fixed_); }
 
   // Rows of about 2048 bins per chunk of a row loop (at least one row): tens of microseconds of
   // work, and enough chunks for 16 threads at 512 x 512 (the spectral loop has M/2 + 1 rows).
@@ -188,20 +192,26 @@ class CpuPipeline final : public ElectrostaticBackend {
         // Permuted row r holds natural row m; its column j natural column makhoul_source(j).
         const int m = makhoul_source(static_cast<int>(r), M_);
         const std::int64_t *acc_m, *acc_f;
-        bands_.take_row(m, &acc_m, &acc_f);
-        double overflow = 0;
-        T mx = T(0);
-        for (int j = 0; j < N_; ++j) {
-          const size_t k = static_cast<size_t>(r) * N_ + j;
+        density_.take_row(m, &acc_m, &acc_f);
+        T* rho = rho_.get() + static_cast<size_t>(r) * N_;
+        const T* fixed = fixed_rho_.data() + static_cast<size_t>(r) * N_;
+        // Bin j's rho; its overflow and movable density into the sums of lane j % 4 (four
+        // independent chains instead of one: the loop waits on no addition).
+        double overflow[4] = {0, 0, 0, 0};
+        T mx[4] = {T(0), T(0), T(0), T(0)};
+        const auto bin = [&](int j, int lane) {
           const int n = makhoul_source(j, N_);
-          const BinDensity<T> b = bin_density(acc_m[n], acc_f[n], fixed_rho_[k], inv_scale_);
-          rho_.get()[k] = b.rho;
-          overflow += static_cast<double>(bin_overflow(b.movable_rho, td));
-          mx = std::max(mx, b.movable_rho);
-        }
-        bands_.clear_row(m);
-        row_overflow_[r] = overflow;
-        row_max_[r] = mx;
+          const BinDensity<T> b = bin_density(acc_m[n], acc_f[n], fixed[j], inv_scale_);
+          rho[j] = b.rho;
+          overflow[lane] += static_cast<double>(bin_overflow(b.movable_rho, td));
+          mx[lane] = std::max(mx[lane], b.movable_rho);
+        };
+        int j = 0;
+        for (; j + 4 <= N_; j += 4) bin(j, 0), bin(j + 1, 1), bin(j + 2, 2), bin(j + 3, 3);
+        for (; j < N_; ++j) bin(j, j & 3);
+        density_.clear_row(m);
+        row_overflow_[r] = (overflow[0] + overflow[1]) + (overflow[2] + overflow[3]);
+        row_max_[r] = std::max(std::max(mx[0], mx[1]), std::max(mx[2], mx[3]));
       }
     });
   }
@@ -227,12 +237,30 @@ class CpuPipeline final : public ElectrostaticBackend {
     if (!exact_) natural_fields();
     constexpr std::int64_t kCellsPerChunk = 2048;
     pool_->for_range(g.num_cells, kCellsPerChunk, [&](std::int64_t c0, std::int64_t c1) {
-      for (std::int64_t c = c0; c < c1; ++c) {
-        const std::int64_t i = position_index(g, c);
-        T dx, dy;
-        cell_gradient(stretched_footprint(g, bands_.stretched(c, x, y)), &dx, &dy);
-        gx[i] = write.value(gx + i, dx);
-        gy[i] = write.value(gy + i, dy);
+      BlockFootprints<T> fp;
+      const T* fields = fields_natural_.data();
+      const std::size_t N = static_cast<std::size_t>(g.N);
+      // Blocks of cells whose positions are consecutive (movable cells, then fillers).
+      for (std::int64_t b0 = c0; b0 < c1;) {
+        const std::int64_t b1 = std::min({c1, b0 + kBlock, b0 < g.num_movable ? g.num_movable : c1});
+        const std::int64_t i0 = position_index(g, b0);
+        const int count = static_cast<int>(b1 - b0);
+        block_footprints(g, x + i0, y + i0, widths_.data() + b0, heights_.data() + b0, count, fp);
+        for (int k = 0; k < count; ++k) {
+          if (!exact_ && k + kAhead < count) {
+            // The field lines of a cell a few ahead: the sums below then rarely wait on memory.
+            const int j = k + kAhead, m0 = fp.m0[j], m1 = fp.m1[j];
+            __builtin_prefetch(fields + 2 * (static_cast<std::size_t>(m0) * N + fp.n0[j]));
+            __builtin_prefetch(fields + 2 * (static_cast<std::size_t>(std::min(m0 + 1, m1)) * N + fp.n0[j]));
+            __builtin_prefetch(fields + 2 * (static_cast<std::size_t>(m1) * N + fp.n0[j]));
+          }
+          const std::int64_t i = i0 + k;
+          T dx, dy;
+          cell_gradient(fp[k], &dx, &dy);
+          gx[i] = write.value(gx + i, dx);
+          gy[i] = write.value(gy + i, dy);
+        }
+        b0 = b1;
       }
     });
     const std::int64_t gap_begin = g.num_movable, gap_end = g.filler_offset;
@@ -277,7 +305,7 @@ class CpuPipeline final : public ElectrostaticBackend {
       return;
     }
     const int cols = f.n1 - f.n0 + 1;
-    constexpr int kSpan = DensityBands<T>::kSpan;
+    constexpr int kSpan = DensityCopies<T>::kSpan;
     if (cols <= kSpan) {
       T oy[kSpan];
       for (int j = 0; j < cols; ++j) oy[j] = bin_overlap(f.y0, f.y1, f.n0 + j, g.by);
@@ -333,7 +361,7 @@ class CpuPipeline final : public ElectrostaticBackend {
   std::vector<Cpx> tw_m_, tw_n_;
   std::vector<T> widths_, heights_;
   std::unique_ptr<ThreadPool> pool_;
-  DensityBands<T> bands_;
+  DensityCopies<T> density_;
   std::vector<T> fields_natural_;  // (Ex, Ey) per bin, natural layout [M][N] (natural_fields)
   std::vector<double> row_overflow_, row_energy_;
   std::vector<T> row_max_;

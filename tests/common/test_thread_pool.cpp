@@ -24,6 +24,24 @@ TEST(ThreadPool, EveryChunkRunsOnce) {
   }
 }
 
+TEST(ThreadPool, ThreadIndicesAreInRangeAndNeverShared) {
+  // for_chunks_on_threads: thread t's scratch is used by one chunk at a time (the rasterize's map
+  // copies rely on it), and t < threads().
+  for (const int threads : {1, 2, 4}) {
+    ThreadPool pool(threads);
+    std::vector<std::atomic<int>> busy(static_cast<std::size_t>(threads));
+    std::vector<std::atomic<int>> runs(2000);
+    std::atomic<int> bad{0};
+    pool.for_chunks_on_threads(2000, [&](std::int64_t k, int t) {
+      if (t < 0 || t >= threads || busy[static_cast<std::size_t>(t)].fetch_add(1) != 0) ++bad;
+      runs[static_cast<std::size_t>(k)]++;
+      if (t >= 0 && t < threads) busy[static_cast<std::size_t>(t)]--;
+    });
+    EXPECT_EQ(bad.load(), 0) << threads << " threads";
+    for (std::size_t k = 0; k < runs.size(); ++k) ASSERT_EQ(runs[k].load(), 1) << threads << " threads, chunk " << k;
+  }
+}
+
 TEST(ThreadPool, RangesCoverTheCountOnce) {
   ThreadPool pool(3);
   for (const std::int64_t count : {1, 7, 4096, 4097}) {

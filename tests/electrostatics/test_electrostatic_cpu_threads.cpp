@@ -1,8 +1,9 @@
-// The CPU pipeline gives bitwise the same results for every thread count (its rasterize splits
-// cells sorted by row into per-thread bands of rows and sums them in fixed point; its gather
-// sums each cell on one thread): gradients, maps and scalars at 1, 2, 3 and 5 threads, on designs
-// with macros spanning many rows and columns, cells outside the region, a pile-up of every
-// movable cell in a few bins, and DREAMPlace's flat layout.
+// The CPU pipeline gives bitwise the same results for every thread count (its rasterize adds
+// chunks of cells, claimed by whichever thread is free, into per-thread copies of the maps in
+// fixed point and sums the copies; its gather sums each cell on one thread): gradients, maps and
+// scalars at 1, 2, 3 and 5 threads, on designs with macros spanning many rows and columns, cells
+// outside the region, a pile-up of every movable cell in a few bins, DREAMPlace's flat layout,
+// and many chunks per thread after the cells moved.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -16,11 +17,13 @@
 namespace efield::test {
 namespace {
 
-// One system at `threads` threads: evaluate twice (the second starts from bands the first used),
-// then everything it hands out (compare.hpp).
+// One system at `threads` threads: evaluate at `before` positions when given, then twice at
+// (cx, cy) (the second starts from copies the first wrote and cleared), then everything it hands
+// out (compare.hpp).
 template <typename T>
 SystemOutput run(const TestDesign& d, int threads, const std::vector<double>& cx, const std::vector<double>& cy,
-                 GradientScale scale, const EvaluateOptions& eo) {
+                 GradientScale scale, const EvaluateOptions& eo,
+                 const std::pair<std::vector<double>, std::vector<double>>* before = nullptr) {
   ElectrostaticOptions o = d.options;
   o.backend = Backend::Cpu;
   o.precision = sizeof(T) == 4 ? Precision::Float : Precision::Double;
@@ -30,6 +33,11 @@ SystemOutput run(const TestDesign& d, int threads, const std::vector<double>& cx
   const std::vector<T> x = d.array<T>(cx), y = d.array<T>(cy);
   EvaluateResult result;
   std::vector<T> gx, gy;
+  if (before) {
+    const std::vector<T> bx = d.array<T>(before->first), by = d.array<T>(before->second);
+    gx.assign(bx.size(), T(0)), gy.assign(bx.size(), T(0));
+    es.evaluate(bx.data(), by.data(), gx.data(), gy.data());
+  }
   for (int k = 0; k < 2; ++k) {
     gx = d.array<T>(std::vector<double>(cx.size(), 0.25));
     gy = d.array<T>(std::vector<double>(cx.size(), -0.5));
@@ -46,11 +54,12 @@ bool same_bits(const V& a, const V& b) {
 template <typename T>
 void expect_same_for_every_thread_count(const TestDesign& d, const std::vector<double>& cx,
                                         const std::vector<double>& cy, const std::string& what,
-                                        GradientScale scale = GradientScale::DreamPlace, EvaluateOptions eo = {}) {
+                                        GradientScale scale = GradientScale::DreamPlace, EvaluateOptions eo = {},
+                                        const std::pair<std::vector<double>, std::vector<double>>* before = nullptr) {
   const SystemOutput one = run<T>(d, 1, cx, cy, scale, eo);
   for (const int threads : {2, 3, 5}) {
     SCOPED_TRACE(what + ", " + std::to_string(threads) + " threads");
-    const SystemOutput t = run<T>(d, threads, cx, cy, scale, eo);
+    const SystemOutput t = run<T>(d, threads, cx, cy, scale, eo, before);
     // The gradients as doubles converted from T: bitwise equal exactly when the T values are.
     EXPECT_TRUE(same_bits(one.gx, t.gx));
     EXPECT_TRUE(same_bits(one.gy, t.gy));
@@ -127,6 +136,18 @@ TEST(ElectrostaticCpuThreads, FlatLayoutAndFewCellsAreBitwiseTheSame) {
     const TestDesign l = make_random_design(line, 7);
     expect_same_for_every_thread_count<float>(l, l.cx, l.cy, std::to_string(M) + " x " + std::to_string(N) + " bins");
   }
+}
+
+TEST(ElectrostaticCpuThreads, ManyChunksAfterCellsMovedAreBitwiseTheSame) {
+  // Enough cells for several chunks per thread; the systems with several threads first evaluate
+  // other positions (every cell elsewhere, rows written that the second placement leaves empty).
+  DesignSpec s = big_spec();
+  s.num_movable = 30000, s.num_fillers = 12000;
+  const TestDesign d = make_random_design(s, 8);
+  std::pair<std::vector<double>, std::vector<double>> before{d.cx, d.cy};
+  for (std::size_t c = 0; c < d.cx.size(); ++c) before.first[c] = 640 - d.cx[c], before.second[c] = 0.3 * d.cy[c];
+  expect_same_for_every_thread_count<float>(d, d.cx, d.cy, "moved, float", GradientScale::DreamPlace, {}, &before);
+  expect_same_for_every_thread_count<double>(d, d.cx, d.cy, "moved, double", GradientScale::DreamPlace, {}, &before);
 }
 
 }  // namespace

@@ -1,0 +1,43 @@
+#pragma once
+// The stretched footprints of a block of cells, a block at a time in a loop the compiler
+// vectorizes, for the CPU rasterize and gather (which read them instead of computing each cell's
+// footprint on its own, and look ahead in them to load a map's lines early). The arithmetic is
+// stretch_cell's, stretched_footprint's and outside_bin_areas' (the same inline functions).
+#include <cstdint>
+
+#include "electrostatics/cell_layout.hpp"
+
+namespace efield::detail {
+
+inline constexpr int kBlock = 256;
+
+template <typename T>
+struct BlockFootprints {
+  T x0[kBlock], x1[kBlock], y0[kBlock], y1[kBlock], charge[kBlock];
+  std::int32_t m0[kBlock], m1[kBlock], n0[kBlock], n1[kBlock];
+
+  Footprint<T> operator[](int i) const {
+    return {x0[i], x1[i], y0[i], y1[i], charge[i], m0[i], m1[i], n0[i], n1[i]};
+  }
+};
+
+// Cells at positions px, py (the caller's arrays at the block's first cell), sizes pw, ph.
+template <typename T>
+void block_footprints(const CellGeometry<T>& geometry, const T* px, const T* py, const T* pw, const T* ph, int count,
+                      BlockFootprints<T>& out) {
+  const CellGeometry<T> g = geometry;  // a local copy: the stores below cannot alias it
+  for (int i = 0; i < count; ++i) {
+    const Footprint<T> f = cell_footprint(g, px[i], py[i], pw[i], ph[i]);
+    out.x0[i] = f.x0, out.x1[i] = f.x1, out.y0[i] = f.y0, out.y1[i] = f.y1, out.charge[i] = f.charge;
+    out.m0[i] = f.m0, out.m1[i] = f.m1, out.n0[i] = f.n0, out.n1[i] = f.n1;
+  }
+}
+
+// outside_bin_areas of the block's footprints (the rasterize's).
+template <typename T>
+void block_outside(const CellGeometry<T>& geometry, const BlockFootprints<T>& fp, int count, T* outside) {
+  const CellGeometry<T> g = geometry;
+  for (int i = 0; i < count; ++i) outside[i] = outside_bin_areas(fp[i], g);
+}
+
+}  // namespace efield::detail
