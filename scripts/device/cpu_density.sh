@@ -12,6 +12,8 @@
 set -uo pipefail
 OUT=${OUT:-/tmp/efield-out}; mkdir -p "$OUT"
 LOG="$OUT/cpu_density.log"
+# The commit the table names: .stb/commit (scripts/device_prepare.sh; the .git that travels can be stale).
+export EFIELD_COMMIT=${EFIELD_COMMIT:-$(cat .stb/commit 2>/dev/null || git rev-parse --short HEAD 2>/dev/null || echo unknown)}
 data=${DATA:-shared-data/bookshelf}
 if [[ -d .devdeps/usr ]]; then cp -rn .devdeps/usr/. /usr/; fi
 extra=()
