@@ -47,7 +47,7 @@ constexpr int kBinsKinds = 3;
 // Float, deterministic: an evaluate takes Bins::Piled when the previous one's max density (bin
 // areas of movable and fixed charge in one bin) reached this, else the float maps. Both give the
 // same bits where the float maps hold, so this is speed only: the float maps' limit (64 bin
-// areas), below which they measured faster at bigblue4 scale (docs/performance.md, "CUDA
+// areas), below which their vector atomics are the cheaper path (docs/performance.md, "CUDA
 // pipeline: piled cells").
 constexpr double kPiledMinDensity = 64.0;
 

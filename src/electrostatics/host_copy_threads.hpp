@@ -4,8 +4,8 @@
 // reads no environment for it): bench_placement_loop sets it to time thread counts side by side.
 namespace efield::detail {
 
-// Several: even 4 threads copy into page-locked memory slower than a PCIe Gen5 x16 link moves it
-// (bench_ispd/results/electrostatics.md, "The placement loop"; other counts not measured yet).
+// Several: one thread's memcpy into page-locked memory falls far short of what the copy engine
+// moves over the bus (bench_ispd/results/electrostatics.md, "The placement loop").
 constexpr int kHostCopyThreads = 4;
 
 // Systems constructed after the call use `threads` (0: kHostCopyThreads), capped by the hardware's
