@@ -5,21 +5,23 @@ transforms, on NumPy arrays, PyTorch tensors (CPU and CUDA) and CuPy arrays with
     X = efield.dct2(x)                        # any float32/float64 array; same kind, same device
     es = efield.ElectrostaticSystem(...)      # the density system of a placer
     from efield.torch import ElectricPotential   # DREAMPlace-style autograd op (imports torch)
+    efield.show_config()                      # version, CUDA or not, its architectures, the compiled op
 
 See python/README.md.
 """
 
 from ._efield import Error, built_with_cuda, cuda_device_count
+from .build_info import build_info, show_config
 from .bookshelf import (FIXED, FIXED_NI, MOVABLE, BookshelfDesign, generate_synthetic_design, ispd2005_standin,
                         load_bookshelf)
 from .system import ElectrostaticSystem, EvaluateResult, default_bin_grid, make_fillers
 from .transforms import (Plan1D, Plan2D, Plan3D, dct, dct2, dct3, idct, idct2, idct3, idct_idxst, idxst, idxst_idct,
                          plan_cache_clear, plan_cache_max_size, plan_cache_size)
 
-__version__ = "0.1.0"
+__version__ = "0.1.0"  # pyproject.toml reads it; the extension's (CMake's project version) must agree
 
 __all__ = [
-    "Error", "built_with_cuda", "cuda_device_count",
+    "Error", "built_with_cuda", "cuda_device_count", "build_info", "show_config",
     "dct", "idct", "idxst", "dct2", "idct2", "idct_idxst", "idxst_idct", "dct3", "idct3",
     "Plan1D", "Plan2D", "Plan3D", "plan_cache_clear", "plan_cache_size", "plan_cache_max_size",
     "ElectrostaticSystem", "EvaluateResult", "make_fillers", "default_bin_grid",
