@@ -63,16 +63,18 @@ def test_wheel_builds_installs_and_reports_its_build(tmp_path):
     assert f"efield {efield.__version__}" in got["show"] and "compiled torch op:" in got["show"]
 
 
-def test_build_backend_names_missing_requirements_and_the_interpreter(monkeypatch, capsys):
-    monkeypatch.syspath_prepend(str(ROOT / "python" / "build_backend"))
-    import efield_build_backend as backend
-
-    real_find_spec = importlib.util.find_spec
-    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "wheel" else real_find_spec(name, *a))
-    monkeypatch.setattr(shutil, "which", lambda name, *a, **k: None)
-    with pytest.raises(SystemExit):
-        backend.build_wheel(str(pytest.__file__))
-    message = capsys.readouterr().err
+def test_build_backend_names_missing_requirements_and_the_interpreter():
+    # A child interpreter in which `wheel` and cmake cannot be found (setuptools is imported there,
+    # away from this process's distutils).
+    hide = ("import importlib.util, shutil, sys; sys.path.insert(0, sys.argv[1]); "
+            "real = importlib.util.find_spec; "
+            "importlib.util.find_spec = lambda name, *a: None if name == 'wheel' else real(name, *a); "
+            "shutil.which = lambda *a, **k: None; "
+            "import efield_build_backend; efield_build_backend.build_wheel('unused')")
+    child = subprocess.run([sys.executable, "-c", hide, str(ROOT / "python" / "build_backend")],
+                           capture_output=True, text=True, timeout=120)
+    assert child.returncode == 1, child.stdout + child.stderr
+    message = child.stderr
     assert f"cannot build with {sys.executable}" in message
     assert "wheel (Debian: python3-wheel)" in message and "cmake>=3.25 on PATH (Debian: cmake)" in message
     assert "setuptools" not in message.split("lacks", 1)[1]
