@@ -190,7 +190,7 @@ def run(config, results=None, *, scheduler=None, security=None, cluster=None, gp
     client = None
     try:
         if todo:
-            client = Client(scheduler, security=security) if scheduler else Client(cluster)
+            client = _connect(Client, scheduler, security) if scheduler else Client(cluster)
             # Every worker of a cluster started here is up before the clock starts (throughput).
             client.wait_for_workers(len(getattr(cluster, "worker_spec", None) or [0]), timeout=300)
             info = client.scheduler_info()["workers"]
@@ -230,6 +230,13 @@ def run(config, results=None, *, scheduler=None, security=None, cluster=None, gp
     if report:
         write_report(out, kind, results)
     return out
+
+
+def _connect(client_class, address, security):
+    try:
+        return client_class(address, security=security, timeout=60)
+    except Exception as e:  # noqa: BLE001 - said with the address (TLS settings, unreachable host)
+        raise ConnectionError(f"cannot connect to the scheduler at {address}: {type(e).__name__}: {e}") from e
 
 
 def _result_of(future, job):
@@ -276,7 +283,8 @@ def main(argv=None):
     ap.add_argument("--check", action="store_true", help="check the config and list its jobs; run nothing")
     ap.add_argument("-q", "--quiet", action="store_true", help="no progress display")
     args = ap.parse_args(argv)
-    logging.basicConfig(level=logging.WARNING if args.quiet else logging.INFO, format="%(message)s")
+    logging.basicConfig(level=logging.WARNING, format="%(message)s")
+    log.setLevel(logging.WARNING if args.quiet else logging.INFO)
     try:
         if args.check:
             kind, jobs, _ = _sweep_config.load(args.config)
@@ -290,7 +298,7 @@ def main(argv=None):
         security = security_from(args.tls_ca_file, args.tls_cert, args.tls_key)
         report = run(args.config, args.results, scheduler=args.scheduler, security=security, gpus=gpus,
                      workers=args.workers, threads=args.threads, rerun_failed=args.rerun_failed, quiet=args.quiet)
-    except (ConfigError, _sweep_results.ResultsFileError, ValueError) as e:
+    except (ConfigError, _sweep_results.ResultsFileError, ValueError, ConnectionError) as e:
         print(f"efield.sweep: {e}", file=sys.stderr)
         return 2
     print(pathlib.Path(report.summary_path).read_text())

@@ -24,11 +24,11 @@ build_python_extension || exit 1
 # msgpack, cloudpickle, PyYAML, toolz stay in use).
 use=.pydeps-use
 rm -rf "$use" && mkdir -p "$use"
-for dir in .pydeps/*/; do
-  name=$(basename "$dir")
-  [[ -f "$dir/__init__.py" ]] || continue
+for entry in .pydeps/*; do  # packages (folders) and single-file modules (heapdict.py)
+  name=$(basename "$entry" .py)
+  [[ -f "$entry/__init__.py" || "$entry" == *.py ]] || continue
   if ! env -u PYTHONPATH "$python" -c "import $name" 2>/dev/null; then
-    ln -s "$PWD/.pydeps/$name" "$use/$name"
+    ln -s "$PWD/$entry" "$use/$(basename "$entry")"
     for meta in .pydeps/*.egg-info .pydeps/*.dist-info; do  # metadata: importlib.metadata.version()
       m=$(basename "$meta"); [[ "${m,,}" == "$name"-* ]] && ln -sfn "$PWD/$meta" "$use/$m"
     done
@@ -42,38 +42,40 @@ config="$OUT/ibm_sweep.toml"
 cat > "$config" <<TOML
 kind = "place"
 [[designs]]
-aux = "$PWD/shared-data/bookshelf/ibm01/ibm01.aux"
-[[designs]]
 aux = "$PWD/shared-data/bookshelf/ibm05/ibm05.aux"
+[[designs]]
+aux = "$PWD/shared-data/bookshelf/ibm01/ibm01.aux"
 [grid]
 target_density = [0.9, 1.0]
 seed = [1, 2, 3, 4]
 TOML
 status=0
-sweep() {  # name, then efield.sweep arguments
-  local name=$1; shift
+sweep() {  # name, time limit (s), then efield.sweep arguments
+  local name=$1 limit=$2; shift 2
   echo "== sweep $name: $*" | tee -a "$log"
-  timeout 240 "$python" -m efield.sweep "$@" --results "$OUT/$name.jsonl" -q > "$OUT/$name.out" 2>&1
+  timeout "$limit" "$python" -m efield.sweep "$@" --results "$OUT/$name.jsonl" -q > "$OUT/$name.out" 2>&1
   local rc=$?
   echo "exit $rc" | tee -a "$log"
   grep -E "^- " "$OUT/$name.out" | tee -a "$log"
   [[ $rc -eq 0 ]] || { tail -20 "$OUT/$name.out" | tee -a "$log"; status=1; }
 }
-sweep gpu1 "$config" --gpus 0
-sweep gpu2 "$config" --gpus 0,1
+# The larger design's jobs first (submission order), so that no long job is left alone at the end.
+sweep gpu1 150 "$config" --gpus 0
+sweep gpu2 100 "$config" --gpus 0,1
 cores=$(nproc)
-sweep cpu "$config" --gpus none --workers 4 --threads $((cores / 4))
-sweep suite examples/sweeps/ispd2005_suite.toml --gpus 0,1
+sweep cpu 150 "$config" --gpus none --workers 4 --threads $((cores / 4))
+sweep suite 100 examples/sweeps/ispd2005_suite.toml --gpus 0,1
 
 "$python" - "$OUT" <<'PY' 2>&1 | tee -a "$log"
 import json, pathlib, sys
 out = pathlib.Path(sys.argv[1])
 rows, rate = [], {}
-for name, what in (("gpu1", "1 GPU worker"), ("gpu2", "2 GPU workers (one per GPU)"), ("cpu", "4 CPU workers")):
+for name in ("gpu1", "gpu2", "cpu"):
     md = out / f"{name}.md"
     if not md.exists():
         continue
     text = md.read_text()
+    what = [l for l in text.splitlines() if l.startswith("- workers")][0].split(":", 1)[1].strip()
     wall = [l for l in text.splitlines() if l.startswith("- wall time")][0]
     seconds = float(wall.split(":")[1].split()[0]); jobs_h = float(wall.split(",")[1].split()[0])
     recs = [json.loads(l) for l in (out / f"{name}.jsonl").read_text().splitlines()]

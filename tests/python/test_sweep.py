@@ -190,3 +190,10 @@ def test_embedded_cluster_listens_on_loopback_only(cluster):
     except psutil.AccessDenied:
         pytest.skip("listening sockets cannot be listed here")
     assert listening == {"127.0.0.1"}
+
+
+def test_runs_on_a_scheduler_given_by_address(cluster, tmp_path):
+    config = six_jobs()
+    config["grid"] = {"seed": [1, 2]}
+    report = sweep.run(config, tmp_path / "r.jsonl", scheduler=cluster.scheduler_address, quiet=True, report=False)
+    assert len(report.records) == 2 and not report.failed
