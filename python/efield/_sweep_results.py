@@ -12,7 +12,8 @@ log = logging.getLogger("efield.sweep")
 # The metrics of each kind in tables and plots: (record key, column title).
 METRICS = {
     "place": [("hpwl", "HPWL"), ("overflow", "overflow"), ("iterations", "iterations"), ("seconds", "time (s)")],
-    "evaluate": [("evaluate_ms", "evaluate (ms)"), ("overflow", "overflow"), ("max_density", "max density")],
+    "evaluate": [("evaluate_ms", "evaluate from Python (ms)"), ("profile_ms", "evaluate in C++ (ms)"),
+                 ("overflow", "overflow"), ("max_density", "max density")],
 }
 PLOTTED = {"place": ["hpwl", "iterations", "seconds"], "evaluate": ["evaluate_ms"]}
 

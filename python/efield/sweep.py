@@ -119,13 +119,15 @@ class Progress:
 
     def finished(self, record):
         self.done += 1
+        self.running = max(0, self.running - 1)
         self.failed += record.get("status") != "ok"
         if not self.enabled and not self.quiet:
             m = record.get("metrics", {})
             what = (f"hpwl {m['hpwl']:.4e} iterations {m['iterations']}" if "hpwl" in m else
                     f"evaluate {m['evaluate_ms']:.3f} ms" if "evaluate_ms" in m else record.get("error", ""))
-            log.info("job %d/%d %s: %s %s (%s, %.1f s)", self.done, self.total, record["status"],
-                     record.get("design"), what, record.get("device"), record.get("wall_seconds", 0))
+            swept = " ".join(f"{k}={v}" for k, v in record.get("swept", {}).items() if k != "design")
+            log.info("job %d/%d %s: %s %s: %s (%s, %.1f s)", self.done, self.total, record["status"],
+                     record.get("design"), swept, what, record.get("device"), record.get("wall_seconds", 0))
         self.show(force=True)
 
     def show(self, running=None, force=False):
@@ -144,6 +146,7 @@ class Progress:
         self.stream.flush()
 
     def close(self):
+        self.show(running=0, force=True)
         if self.enabled:
             self.stream.write("\n")
 
@@ -197,6 +200,7 @@ def run(config, results=None, *, scheduler=None, security=None, cluster=None, gp
             names = sorted(str(w.get("name")) for w in info.values())
             gpu_workers = any("GPU" in w.get("resources", {}) for w in info.values())
             show = Progress(len(todo), len(jobs) - len(todo), quiet=quiet)
+            threads = client.nthreads()
             t0 = time.time()
             futures = {client.submit(_sweep_jobs.run_job, job, key=f"{kind}-{job.id}", pure=False,
                                      resources=_resources(job, gpu_workers)): job for job in todo}
@@ -214,7 +218,7 @@ def run(config, results=None, *, scheduler=None, security=None, cluster=None, gp
                         on_record(record, client)
                 if not batch:
                     if time.time() - last_poll > 2:
-                        show.show(running=sum(len(v) for v in client.processing().values()))
+                        show.show(running=_running(client, threads))
                         last_poll = time.time()
                     time.sleep(0.05)
             show.close()
@@ -230,6 +234,12 @@ def run(config, results=None, *, scheduler=None, security=None, cluster=None, gp
     if report:
         write_report(out, kind, results)
     return out
+
+
+def _running(client, threads):
+    """Jobs executing now: the scheduler's tasks per worker, at most its threads (the rest wait
+    in its queue)."""
+    return sum(min(len(keys), threads.get(worker, 1)) for worker, keys in client.processing().items())
 
 
 def _connect(client_class, address, security):
@@ -285,6 +295,9 @@ def main(argv=None):
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(message)s")
     log.setLevel(logging.WARNING if args.quiet else logging.INFO)
+    import distributed  # noqa: F401 - its logging set up first, then made quieter: warnings and errors only
+
+    logging.getLogger("distributed").setLevel(logging.WARNING)
     try:
         if args.check:
             kind, jobs, _ = _sweep_config.load(args.config)
