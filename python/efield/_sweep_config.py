@@ -216,7 +216,8 @@ def _design(d, index, base_dir, where):
                 raise ConfigError(f"{where}: synthetic.{k} must be {TYPE_NAMES[want]}, got {v!r}")
         if s["cells"] < 1:
             raise ConfigError(f"{where}: synthetic.cells must be >= 1")
-        out.update(synthetic=dict(s), label=name or f"synthetic{s['cells']}" + (f"-s{s['seed']}" if "seed" in s else ""))
+        label = f"synthetic{s['cells']}" + (f"-s{s['seed']}" if "seed" in s else "")
+        out.update(synthetic=dict(s), label=name or label)
     else:
         from .bookshelf import ispd2005_designs
 

@@ -165,10 +165,11 @@ def _resources(job, gpu_workers):
 def run(config, results=None, *, scheduler=None, security=None, cluster=None, gpus=None, workers=None,
         threads=None, rerun_failed=False, quiet=False, on_record: Optional[Callable] = None, report=True):
     """Runs a sweep: `config` a TOML path or a dict (see _sweep_config). results: the JSON Lines
-    file (default: the config's `results`, else <config name>.jsonl, in the current directory). Runs on `cluster` (a
-    distributed cluster object), the scheduler at `scheduler` (an address), or an embedded
-    local_cluster(gpus, workers, threads). quiet: no progress display or log line per job. on_record(record, client) is called after each record
-    is written. report: write the summary and plots. Returns a SweepReport."""
+    file (default: the config's `results`, else <config name>.jsonl, in the current directory).
+    Runs on `cluster` (a distributed cluster object), the scheduler at `scheduler` (an address),
+    or an embedded local_cluster(gpus, workers, threads). quiet: no progress display or log line
+    per job. on_record(record, client) is called after each record is written. report: write the
+    summary and plots. Returns a SweepReport."""
     from distributed import Client, as_completed
 
     if isinstance(config, dict):
@@ -200,7 +201,7 @@ def run(config, results=None, *, scheduler=None, security=None, cluster=None, gp
             names = sorted(str(w.get("name")) for w in info.values())
             gpu_workers = any("GPU" in w.get("resources", {}) for w in info.values())
             show = Progress(len(todo), len(jobs) - len(todo), quiet=quiet)
-            threads = client.nthreads()
+            worker_threads = client.nthreads()
             t0 = time.time()
             futures = {client.submit(_sweep_jobs.run_job, job, key=f"{kind}-{job.id}", pure=False,
                                      resources=_resources(job, gpu_workers)): job for job in todo}
@@ -218,7 +219,7 @@ def run(config, results=None, *, scheduler=None, security=None, cluster=None, gp
                         on_record(record, client)
                 if not batch:
                     if time.time() - last_poll > 2:
-                        show.show(running=_running(client, threads))
+                        show.show(running=_running(client, worker_threads))
                         last_poll = time.time()
                     time.sleep(0.05)
             show.close()

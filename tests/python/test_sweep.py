@@ -126,7 +126,8 @@ def test_gpu_style_workers_are_pinned_each_to_its_device(tmp_path):
         c.close()
     assert sorted(report.workers) == ["gpu0", "gpu1"]
     assert {r["cuda_visible_devices"] for r in report.records} <= {"0", "1"}
-    assert len({(r["pid"], r["cuda_visible_devices"]) for r in report.records}) == len({r["pid"] for r in report.records})
+    pids = {r["pid"] for r in report.records}
+    assert len({(r["pid"], r["cuda_visible_devices"]) for r in report.records}) == len(pids)
 
 
 @pytest.mark.parametrize("change, message", [
@@ -143,12 +144,13 @@ def test_gpu_style_workers_are_pinned_each_to_its_device(tmp_path):
     (lambda c: c["designs"].append({"standin": "adaptec9"}), "not an ISPD2005 design"),
     (lambda c: c["designs"].append({"synthetic": {"cells": 100, "colour": 1}}), "unknown key 'colour'"),
 ])
-def test_bad_configs_fail_before_running(change, message):
+def test_bad_configs_fail_before_running(change, message, tmp_path):
     config = six_jobs()
     change(config)
     with pytest.raises(_sweep_config.ConfigError) as e:
-        sweep.run(config, "unused.jsonl", cluster=object())
+        sweep.run(config, tmp_path / "r.jsonl", cluster=object())
     assert message in str(e.value)
+    assert not (tmp_path / "r.jsonl").exists()
 
 
 def test_command_line_checks_a_config_and_names_the_problem(tmp_path):
