@@ -6,7 +6,8 @@
 # scripts/device/collect_pydeps.sh and carried), then runs the same placement sweep (ibm01 and
 # ibm05 from shared-data/bookshelf x 2 target densities x 4 seeds = 16 jobs) with one GPU worker,
 # with two, and with CPU workers, then the ISPD2005 suite config (examples/sweeps) on the GPUs,
-# and writes $OUT/sweeps.md (the tables for bench_ispd/results/sweeps.md). Carry
+# writes $OUT/sweeps.md (the tables for bench_ispd/results/sweeps.md) and runs
+# tests/python/test_sweep.py on this Python. Carry
 # [".stb", ".devdeps", "shared-data", ".pydeps"]. PYTHON names the interpreter.
 set -uo pipefail
 OUT=${OUT:-/tmp/efield-sweeps-out}
@@ -95,4 +96,11 @@ for name in ("gpu2", "cpu", "suite"):
 (out / "sweeps.md").write_text("\n".join(lines) + "\n")
 print("\n".join(lines[:8]))
 PY
+# The CPU tests of efield.sweep on this Python (3.12) and the carried Dask, last (time permitting:
+# SWEEP_TESTS=0 skips them, and so does a run already 7 minutes long).
+echo "elapsed before the tests: ${SECONDS} s" | tee -a "$log"
+if [[ ${SWEEP_TESTS:-1} != 0 && $SECONDS -lt 420 ]]; then
+  timeout 120 "$python" -m pytest -q -x tests/python/test_sweep.py -p no:cacheprovider 2>&1 | tail -5 | tee -a "$log"
+  [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
+fi
 exit $status

@@ -53,10 +53,9 @@ def test_six_jobs_match_running_them_in_process(cluster, tmp_path):
     for r in records:
         assert r["host"] and r["device"] == "cpu" and r["versions"]["distributed"]
         job = by_id[r["job"]]
-        local = _sweep_jobs.run_job(job)  # the same job in this process (the worker's thread count)
-        if r["params"]["threads"] != local["params"]["threads"]:
-            local = _sweep_jobs.run_job(_sweep_config.Job(job.kind, job.design,
-                                                          {**job.params, "threads": r["params"]["threads"]}, job.swept))
+        # The same job in this process, on the worker's device with its thread count.
+        same = {**job.params, "device": r["params"]["device"], "threads": r["params"]["threads"]}
+        local = _sweep_jobs.run_job(_sweep_config.Job(job.kind, job.design, same, job.swept))
         for key in ("hpwl", "overflow", "iterations", "evaluations", "density_weight"):
             assert r["metrics"][key] == pytest.approx(local["metrics"][key], rel=1e-9), key
     # The summary and one plot per swept parameter.
