@@ -13,15 +13,17 @@ def load_design(design):
     from . import bookshelf
 
     if "aux" in design:
-        return bookshelf.load_bookshelf(design["aux"])
+        d = bookshelf.load_bookshelf(design["aux"])
+        d.name = design["label"]
+        return d
     if "synthetic" in design:
         s = design["synthetic"]
         d = bookshelf.generate_synthetic_design(s["cells"], s.get("macros", 40), s.get("pads", 200),
                                                 s.get("utilization", 0.7), s.get("macro_area", 0.2),
                                                 s.get("nets", True), s.get("seed", 1))
-    else:
+        d.name = design["label"]
+    else:  # keeps the generator's name ("adaptec1-synthetic"): density_timing finds its bin grid by it
         d = bookshelf.ispd2005_standin(design["standin"], design["seed"], design["scale"])
-    d.name = design["label"]
     return d
 
 

@@ -11,8 +11,8 @@ evaluate_ms: the median host time of one blocking evaluate called from Python (t
 overhead included); profile_ms and stages_ms: the library's profile_stages (one whole evaluate and
 each stage timed one by one in C++, median of `iters`).
 
-The bin grid: `bins` when set, DREAMPlace's for a full-size ISPD2005 stand-in, else the
-RePlAce/DREAMPlace rule (efield.default_bin_grid).
+The bin grid: `bins` when set, DREAMPlace's for a full-size ISPD2005 stand-in (as
+efield.ispd2005_standin names it), else the RePlAce/DREAMPlace rule (efield.default_bin_grid).
 """
 
 import dataclasses
@@ -57,8 +57,8 @@ class TimingParams:
 def _bins(design, movable, params):
     if params.bins:
         return params.bins, params.bins
-    for d in ispd2005_designs():
-        if design.name == d["name"] + "-synthetic":
+    for d in ispd2005_designs():  # a full-size stand-in (a scaled one has fewer cells)
+        if design.name == d["name"] + "-synthetic" and len(movable[0]) == d["num_movable"]:
             return d["bins"], d["bins"]
     xl, yl, xh, yh = design.region
     return default_bin_grid(movable, xl, yl, xh, yh, params.target_density)
