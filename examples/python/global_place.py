@@ -61,6 +61,9 @@ class Placement:
         self.size_x = np.concatenate([w, np.full(count, fw)])
         self.size_y = np.concatenate([h, np.full(count, fh)])
         self.num_nodes = n = len(self.size_x)
+        # DREAMPlace's movable macros: area above 10 times the mean movable area, height above 2 rows.
+        area = w[:nm] * h[:nm]
+        self.macro_mask = (area > 10 * area.mean()) & (h[:nm] > 2 * self.row_height)
 
         # Start: movable cells around the centre, fillers anywhere, fixed nodes where they are.
         rng = np.random.default_rng(seed)
@@ -138,13 +141,13 @@ class Placement:
 
 
 class GlobalPlacer:
-    def __init__(self, placement, target_density, deterministic=True):
+    def __init__(self, placement, target_density, deterministic=True, macro_mask=False):
         p = placement
         self.p = p
         xl, yl, xh, yh = p.region
         self.op = ElectricPotential(p.size_x, p.size_y, xl, yl, xh, yh, p.bins[0], p.bins[1], p.num_movable,
                                     p.num_terminals, p.num_fillers, target_density, deterministic=deterministic,
-                                    pos=p.start)
+                                    pos=p.start, movable_macro_mask=p.macro_mask if macro_mask else None)
         self.base_gamma = 4.0 * (p.bin_size[0] + p.bin_size[1])
         self.units = p.row_height / 12.0  # DREAMPlace's length constants are in ISPD2005 units (rows 12 high)
         self.evaluations = 0
@@ -270,6 +273,9 @@ def main(argv=None):
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--threads", type=int, default=0, help="torch CPU threads (0: torch's default)")
     ap.add_argument("--png", default="", help="save the placement as a PNG here")
+    ap.add_argument("--macro-mask", action="store_true",
+                    help="DREAMPlace's movable macros (area > 10x the mean, height > 2 rows) take the target "
+                    "density as their density ratio")
     args = ap.parse_args(argv)
 
     if args.threads:
@@ -278,7 +284,7 @@ def main(argv=None):
     design = efield.load_bookshelf(args.aux)
     placement = Placement(design, torch.device(args.device), getattr(torch, args.dtype), args.target_density,
                           args.seed)
-    placer = GlobalPlacer(placement, args.target_density)
+    placer = GlobalPlacer(placement, args.target_density, macro_mask=args.macro_mask)
     print(f"{design.name}: {placement.num_movable} movable, {placement.num_terminals} fixed, "
           f"{placement.num_fillers} fillers, {design.num_nets} nets, bins {placement.bins[0]}x{placement.bins[1]}, "
           f"{args.device} {args.dtype}")
