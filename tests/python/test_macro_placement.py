@@ -5,23 +5,15 @@ the rule marks) and a synthetic design with movable blocks converge. (examples/c
 runs ibm01 and ibm05 with --macro-mask in ctest: global_place_ibm01_macros,
 global_place_ibm05_macros.)"""
 
-import importlib.util
-
 import numpy as np
 import pytest
 
-from conftest import ROOT, shared_design, torch
+from conftest import shared_design, torch
+from test_example import load_example
 
 import efield
 
 pytestmark = pytest.mark.skipif(torch is None, reason="PyTorch is not installed")
-
-
-def load_example():
-    spec = importlib.util.spec_from_file_location("global_place", ROOT / "examples" / "python" / "global_place.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def place(gp, design, macro_mask=True):
