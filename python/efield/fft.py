@@ -300,28 +300,21 @@ def _transform(name, dst, x, type, sizes, axes, norm, overwrite_x, workers, orth
     return y if perm is None else ops.transpose(y, _inverse(perm))
 
 
-def dct(x, type=2, n=None, axis=-1, norm=None, overwrite_x=False, workers=None, orthogonalize=None):
-    """scipy.fft.dct: the DCT of `type` (2 or 3) along `axis`."""
-    return _transform("dct", False, x, type, None if n is None else ("n", n), [axis], norm, overwrite_x, workers,
-                      orthogonalize, False)
+def _1d(name, dst, inverse):
+    def transform(x, type=2, n=None, axis=-1, norm=None, overwrite_x=False, workers=None, orthogonalize=None):
+        return _transform(name, dst, x, type, None if n is None else ("n", n), [axis], norm, overwrite_x, workers,
+                          orthogonalize, inverse)
+
+    transform.__name__ = transform.__qualname__ = name
+    what = ("the inverse of the " if inverse else "the ") + ("DST" if dst else "DCT")
+    transform.__doc__ = f"scipy.fft.{name}: {what} of `type` (2 or 3) along `axis`."
+    return transform
 
 
-def idct(x, type=2, n=None, axis=-1, norm=None, overwrite_x=False, workers=None, orthogonalize=None):
-    """scipy.fft.idct: the inverse of dct(type=type) along `axis`."""
-    return _transform("idct", False, x, type, None if n is None else ("n", n), [axis], norm, overwrite_x, workers,
-                      orthogonalize, True)
-
-
-def dst(x, type=2, n=None, axis=-1, norm=None, overwrite_x=False, workers=None, orthogonalize=None):
-    """scipy.fft.dst: the DST of `type` (2 or 3) along `axis`."""
-    return _transform("dst", True, x, type, None if n is None else ("n", n), [axis], norm, overwrite_x, workers,
-                      orthogonalize, False)
-
-
-def idst(x, type=2, n=None, axis=-1, norm=None, overwrite_x=False, workers=None, orthogonalize=None):
-    """scipy.fft.idst: the inverse of dst(type=type) along `axis`."""
-    return _transform("idst", True, x, type, None if n is None else ("n", n), [axis], norm, overwrite_x, workers,
-                      orthogonalize, True)
+dct = _1d("dct", False, False)
+idct = _1d("idct", False, True)
+dst = _1d("dst", True, False)
+idst = _1d("idst", True, True)
 
 
 def _nd(name, dst, inverse):

@@ -90,24 +90,14 @@ def _check(kind, device, dtype, name, x, **kwargs):
 
 @pytest.mark.parametrize("kind,device", KINDS, ids=KIND_IDS)
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
-@pytest.mark.parametrize("name", ONE_D)
-def test_1d_against_scipy(kind, device, dtype, name, rng):
-    for shape, axis in SHAPES_1D:
+@pytest.mark.parametrize("name", ONE_D + N_D)
+def test_against_scipy(kind, device, dtype, name, rng):
+    one_d = name in ONE_D
+    for shape, axes in SHAPES_1D if one_d else SHAPES_ND:
         x = rng.standard_normal(shape).astype(dtype)
         for type in TYPES:
             for norm in NORMS:
-                _check(kind, device, dtype, name, x, type=type, axis=axis, norm=norm)
-
-
-@pytest.mark.parametrize("kind,device", KINDS, ids=KIND_IDS)
-@pytest.mark.parametrize("dtype", ["float32", "float64"])
-@pytest.mark.parametrize("name", N_D)
-def test_nd_against_scipy(kind, device, dtype, name, rng):
-    for shape, axes in SHAPES_ND:
-        x = rng.standard_normal(shape).astype(dtype)
-        for type in TYPES:
-            for norm in NORMS:
-                _check(kind, device, dtype, name, x, type=type, axes=axes, norm=norm)
+                _check(kind, device, dtype, name, x, type=type, norm=norm, **{"axis" if one_d else "axes": axes})
 
 
 @pytest.mark.parametrize("kind,device", KINDS, ids=KIND_IDS)
