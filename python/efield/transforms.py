@@ -3,33 +3,20 @@ CuPy), without copies: CUDA arrays are transformed in place in device memory on 
 current stream (no host round trip, no synchronisation), host arrays on the CPU backend
 (FFTW). Results come back as the caller's array kind on the same device.
 
-Definitions are unnormalised (docs/math.md section 1); with scipy.fft's default norm="backward":
-
-=================  =======================================================================
-efield             scipy.fft
-=================  =======================================================================
-dct(x)             dct(x, type=2) / 2                       (last axis)
-idct(X)            dct(X, type=3)   (= 2N idct(X, type=2))  (last axis)
-idxst(X)           dst(Z, type=3) with Z = [X[1], ..., X[N-1], 0] along the last axis
-dct2(x)            dctn(x, type=2, axes=(-2, -1)) / 4
-idct2(X)           dctn(X, type=3, axes=(-2, -1))
-idct_idxst(X)      idct along axis -2, then idxst along axis -1
-idxst_idct(X)      idxst along axis -2, then idct along axis -1
-dct2_3d(x)         dctn(x, type=2, axes=(-3, -2, -1)) / 8
-idct2_3d(X)        dctn(X, type=3, axes=(-3, -2, -1))
-=================  =======================================================================
-
-(`dct2_3d` and `idct2_3d` were called `dct3` and `idct3`, which read as DCT type 3; those names
-remain as deprecated aliases that warn once.) `efield.fft` has scipy.fft's own signatures
-(`type=`, `norm=`, `axes=`) on these transforms.
+Definitions are unnormalised (docs/math.md section 1): dct(x) = scipy.fft.dct(x, type=2) / 2,
+idct(X) = scipy.fft.dct(X, type=3), dct2(x) = scipy.fft.dctn(x, type=2, axes=(-2, -1)) / 4; each
+function's docstring gives its relation to scipy.fft, and python/README.md's table all of them.
+`efield.fft` has scipy.fft's own signatures (`type=`, `norm=`, `axes=`) on these transforms.
+`dct2_3d` and `idct2_3d` were called `dct3` and `idct3`, which read as DCT type 3; those names
+remain as deprecated aliases that warn once.
 
 So idct(dct(x)) = N x and idct2(dct2(x)) = M N x. Leading axes are a batch: 1D transforms run
 as one batched plan, 2D and 3D ones once per leading index. Arrays must be C-contiguous
 float32 or float64; anything else raises (TypeError for the dtype, ValueError otherwise).
 
-Plans are cached by (kind, shape, batch, dtype, device) in a cache of at most
-``plan_cache_max_size()`` plans (least recently used dropped first), like torch.fft's cuFFT
-plan cache; ``plan_cache_clear()`` empties it. Plan1D, Plan2D and Plan3D are plans the caller
+Plans are cached by (kind, shape, batch, dtype, device; CPU threads for efield.fft's `workers`)
+in a cache of at most ``plan_cache_max_size()`` plans (least recently used dropped first), like
+torch.fft's cuFFT plan cache; ``plan_cache_clear()`` empties it. Plan1D, Plan2D and Plan3D are plans the caller
 holds, for loops that should not look anything up.
 """
 
