@@ -20,6 +20,7 @@
 #include "common/cli.hpp"
 #include "common/timing.hpp"
 #include "efield/efield.hpp"
+#include "support/device_array.hpp"
 
 #if EFIELD_HAS_CUDA
 #include <cuda_runtime.h>
@@ -43,15 +44,6 @@ void check(cudaError_t e, const char* what) {
 // distinct from cudaStream_t, so the handle is cast explicitly.
 efield::Stream as_stream(cudaStream_t s) { return reinterpret_cast<efield::Stream>(s); }
 
-template <typename T>
-struct DeviceBuffer {
-  T* ptr = nullptr;
-  explicit DeviceBuffer(size_t n) { check(cudaMalloc(&ptr, n * sizeof(T)), "cudaMalloc"); }
-  ~DeviceBuffer() { cudaFree(ptr); }
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-};
-
 struct Row {
   std::string type, what;
   int n;
@@ -68,8 +60,7 @@ Row measure(const char* type, efield::Transform2D kind, int n, const efield::ben
   std::mt19937_64 gen(12345 + n);
   std::uniform_real_distribution<double> dist(-1.0, 1.0);
   for (auto& v : host) v = static_cast<T>(dist(gen));
-  DeviceBuffer<T> in(count), out(count);
-  check(cudaMemcpy(in.ptr, host.data(), count * sizeof(T), cudaMemcpyHostToDevice), "upload");
+  const efield::test::DeviceArray<T> in(host), out(count);
 
   efield::BlockedDct8Options bo;
   bo.backend = efield::Backend::Cuda;
@@ -78,10 +69,10 @@ Row measure(const char* type, efield::Transform2D kind, int n, const efield::ben
   efield::BlockedDct8<T> blocked(kind, n, n, bo);
 
   Row r{type, kind == efield::Transform2D::Dct2 ? "dct2 (threshold on)" : "idct2", n, 0, 0, -1, 2.0 * count * sizeof(T)};
-  r.blocked_ms = efield::bench::time_cuda([&] { blocked.execute(in.ptr, out.ptr, stream); }, stream, topt).median_ms;
+  r.blocked_ms = efield::bench::time_cuda([&] { blocked.execute(in.get(), out.get(), stream); }, stream, topt).median_ms;
   r.copy_ms = efield::bench::time_cuda(
                   [&] {
-                    check(cudaMemcpyAsync(out.ptr, in.ptr, count * sizeof(T), cudaMemcpyDeviceToDevice, cuda_stream),
+                    check(cudaMemcpyAsync(out.get(), in.get(), count * sizeof(T), cudaMemcpyDeviceToDevice, cuda_stream),
                           "cudaMemcpyAsync");
                   },
                   stream, topt)
@@ -90,7 +81,7 @@ Row measure(const char* type, efield::Transform2D kind, int n, const efield::ben
     efield::PlanOptions po;
     po.backend = efield::Backend::Cuda;
     efield::Plan2D<T> whole(kind, n, n, po);
-    r.plan2d_ms = efield::bench::time_cuda([&] { whole.execute(in.ptr, out.ptr, stream); }, stream, topt).median_ms;
+    r.plan2d_ms = efield::bench::time_cuda([&] { whole.execute(in.get(), out.get(), stream); }, stream, topt).median_ms;
   }
   return r;
 }

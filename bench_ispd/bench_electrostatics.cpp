@@ -29,6 +29,7 @@
 #include "common/timing.hpp"
 #include "efield/efield.hpp"
 #include "electrostatics/pipeline_layout.hpp"
+#include "support/device_array.hpp"
 
 #if EFIELD_HAS_CUDA
 #include <cuda_runtime.h>
@@ -81,13 +82,8 @@ Row run(const StandInDesign& d, int reps, bool with_cpu, bool layouts, bool dete
   check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   o.stream = stream;
   const size_t nc = d.x.size();
-  float *x, *y, *gx, *gy;
-  check(cudaMalloc(&x, nc * sizeof(float)));
-  check(cudaMalloc(&y, nc * sizeof(float)));
-  check(cudaMalloc(&gx, nc * sizeof(float)));
-  check(cudaMalloc(&gy, nc * sizeof(float)));
-  check(cudaMemcpy(x, d.x.data(), nc * sizeof(float), cudaMemcpyHostToDevice));
-  check(cudaMemcpy(y, d.y.data(), nc * sizeof(float), cudaMemcpyHostToDevice));
+  const efield::test::DeviceArray<float> dx(d.x), dy(d.y), dgx(nc), dgy(nc);
+  float *x = dx.get(), *y = dy.get(), *gx = dgx.get(), *gy = dgy.get();
 
   Row row;
   row.design = d.name;
@@ -136,10 +132,6 @@ Row run(const StandInDesign& d, int reps, bool with_cpu, bool layouts, bool dete
     row.cpu = efield::bench::time_host([&] { es.evaluate(hx.data(), hy.data(), hgx.data(), hgy.data()); }, tc);
     row.have_cpu = true;
   }
-  cudaFree(x);
-  cudaFree(y);
-  cudaFree(gx);
-  cudaFree(gy);
   cudaStreamDestroy(stream);
   return row;
 }

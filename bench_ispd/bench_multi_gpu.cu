@@ -16,12 +16,14 @@
 #include <ctime>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "efield/efield.hpp"
+#include "support/device_array.hpp"
 
 namespace {
 
@@ -68,21 +70,18 @@ Design make_design(long long cells, int bins) {
 struct GpuRun {
   int device = 0;
   std::unique_ptr<efield::ElectrostaticSystem> system;
-  float *x = nullptr, *y = nullptr, *gx = nullptr, *gy = nullptr;
+  std::optional<efield::test::DeviceArray<float>> x, y, gx, gy;  // made once `device` is current
   GpuRun(const Design& d, int dev) : device(dev) {
     check(cudaSetDevice(dev), "cudaSetDevice");
     system = std::make_unique<efield::ElectrostaticSystem>(d.options, d.movable, d.fillers);
-    const size_t bytes = d.x.size() * sizeof(float);
-    for (float** p : {&x, &y, &gx, &gy}) check(cudaMalloc(p, bytes), "cudaMalloc");
-    check(cudaMemcpy(x, d.x.data(), bytes, cudaMemcpyHostToDevice), "upload x");
-    check(cudaMemcpy(y, d.y.data(), bytes, cudaMemcpyHostToDevice), "upload y");
+    x.emplace(d.x);
+    y.emplace(d.y);
+    gx.emplace(d.x.size());
+    gy.emplace(d.x.size());
   }
-  ~GpuRun() {
-    cudaSetDevice(device);
-    for (float* p : {x, y, gx, gy}) cudaFree(p);
-  }
-  void evaluate() { system->evaluate(x, y, gx, gy); }
-  void evaluate_async() { system->evaluate_async(x, y, gx, gy); }
+  ~GpuRun() { cudaSetDevice(device); }  // the members are freed after this, on their device
+  void evaluate() { system->evaluate(x->get(), y->get(), gx->get(), gy->get()); }
+  void evaluate_async() { system->evaluate_async(x->get(), y->get(), gx->get(), gy->get()); }
 };
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {

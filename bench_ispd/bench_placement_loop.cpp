@@ -29,6 +29,7 @@
 #include "common/timing.hpp"
 #include "efield/efield.hpp"
 #include "electrostatics/host_copy_threads.hpp"
+#include "support/device_array.hpp"
 
 #if EFIELD_HAS_CUDA
 #include <cuda_runtime.h>
@@ -103,9 +104,9 @@ double median(std::vector<double> v) {
 // Moving x, y to the device and gx, gy back from page-locked memory (cudaMemcpy, median of 20).
 double bus_time_ms(size_t nc) {
   const size_t bytes = nc * sizeof(float);
-  float *host = nullptr, *dev = nullptr;
+  const efield::test::DeviceArray<float> device(2 * nc);
+  float *host = nullptr, *dev = device.get();
   check(cudaMallocHost(&host, 2 * bytes));
-  check(cudaMalloc(&dev, 2 * bytes));
   std::fill(host, host + 2 * nc, 1.0f);
   std::vector<double> samples;
   for (int r = 0; r < 25; ++r) {
@@ -116,7 +117,6 @@ double bus_time_ms(size_t nc) {
     if (r >= 5) samples.push_back(ms);
   }
   cudaFreeHost(host);
-  cudaFree(dev);
   return median(samples);
 }
 
@@ -134,14 +134,11 @@ LoopRow run_loop(const StandInDesign& d, const Schedule& s, Arrays arrays, int c
   std::vector<efield::PinnedHostRange> pins;
   if (arrays == Arrays::Pinned)
     for (std::vector<float>* v : {&hx, &hy, &hgx, &hgy}) pins.emplace_back(v->data(), bytes);
-  float *dx = nullptr, *dy = nullptr, *dgx = nullptr, *dgy = nullptr;
-  if (arrays == Arrays::Device) {
-    check(cudaMalloc(&dx, bytes));
-    check(cudaMalloc(&dy, bytes));
-    check(cudaMalloc(&dgx, bytes));
-    check(cudaMalloc(&dgy, bytes));
-  }
   const bool on_device = arrays == Arrays::Device;
+  const std::size_t device_count = on_device ? nc : 0;
+  const efield::test::DeviceArray<float> ddx(device_count), ddy(device_count), ddgx(device_count),
+      ddgy(device_count);
+  float *dx = ddx.get(), *dy = ddy.get(), *dgx = ddgx.get(), *dgy = ddgy.get();
   float* x = on_device ? dx : hx.data();
   float* y = on_device ? dy : hy.data();
   float* gx = on_device ? dgx : hgx.data();
@@ -186,12 +183,6 @@ LoopRow run_loop(const StandInDesign& d, const Schedule& s, Arrays arrays, int c
   std::vector<double> spread;
   for (int k = 0; k < spread_reps; ++k) spread.push_back(timed(&r));
   row.spread_ms = median(spread);
-  if (on_device) {
-    cudaFree(dx);
-    cudaFree(dy);
-    cudaFree(dgx);
-    cudaFree(dgy);
-  }
   return row;
 }
 #endif

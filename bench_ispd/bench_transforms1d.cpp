@@ -19,6 +19,7 @@
 
 #include "common/timing.hpp"
 #include "efield/efield.hpp"
+#include "support/device_array.hpp"
 
 #if EFIELD_HAS_CUDA
 #include <cuda_runtime.h>
@@ -43,20 +44,13 @@ void check(cufftResult r, const char* what) {
 
 // A device array filled with uniform random values (never zeros).
 template <typename T>
-struct RandomDeviceArray {
-  T* ptr = nullptr;
-  explicit RandomDeviceArray(size_t n, unsigned seed) {
-    std::vector<T> host(n);
-    std::mt19937 gen(seed);
-    std::uniform_real_distribution<double> dist(-1.0, 1.0);
-    for (auto& v : host) v = static_cast<T>(dist(gen));
-    check(cudaMalloc(reinterpret_cast<void**>(&ptr), n * sizeof(T)), "cudaMalloc");
-    check(cudaMemcpy(ptr, host.data(), n * sizeof(T), cudaMemcpyHostToDevice), "cudaMemcpy");
-  }
-  ~RandomDeviceArray() { cudaFree(ptr); }
-  RandomDeviceArray(const RandomDeviceArray&) = delete;
-  RandomDeviceArray& operator=(const RandomDeviceArray&) = delete;
-};
+efield::test::DeviceArray<T> random_device_array(size_t n, unsigned seed) {
+  std::vector<T> host(n);
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<double> dist(-1.0, 1.0);
+  for (auto& v : host) v = static_cast<T>(dist(gen));
+  return efield::test::DeviceArray<T>(host);
+}
 
 template <typename T> constexpr cufftType r2c_type() { return sizeof(T) == 4 ? CUFFT_R2C : CUFFT_D2Z; }
 
@@ -72,17 +66,15 @@ double time_cufft_r2c(std::vector<int> dims, int batch, efield::Stream stream, c
   size_t count = 1;
   for (int d : dims) count *= d;
   const size_t half = count / dims.back() * (dims.back() / 2 + 1);
-  RandomDeviceArray<T> in(count * batch, 7);
-  void* out = nullptr;
-  check(cudaMalloc(&out, half * batch * 2 * sizeof(T)), "cudaMalloc");
+  const auto in = random_device_array<T>(count * batch, 7);
+  const efield::test::DeviceArray<T> out(half * batch * 2);
   cufftHandle plan;
   check(cufftPlanMany(&plan, static_cast<int>(dims.size()), dims.data(), nullptr, 1, 0, nullptr, 1, 0, r2c_type<T>(),
                       batch),
         "cufftPlanMany");
   check(cufftSetStream(plan, stream), "cufftSetStream");
-  const auto r = efield::bench::time_cuda([&] { exec_r2c<T>(plan, in.ptr, out); }, stream, opt);
+  const auto r = efield::bench::time_cuda([&] { exec_r2c<T>(plan, in.get(), out.get()); }, stream, opt);
   cufftDestroy(plan);
-  cudaFree(out);
   return r.median_ms;
 }
 
@@ -92,8 +84,8 @@ double time_dct1d(efield::DctAlgorithm algorithm, int n, int batch, efield::Stre
   efield::PlanOptions o;
   o.backend = efield::Backend::Cuda;
   efield::Plan1D<T> plan(efield::Transform1D::Dct, n, batch, algorithm, o);
-  RandomDeviceArray<T> in(size_t(n) * batch, 11), out(size_t(n) * batch, 13);
-  return efield::bench::time_cuda([&] { plan.execute(in.ptr, out.ptr, stream); }, stream, opt).median_ms;
+  const auto in = random_device_array<T>(size_t(n) * batch, 11), out = random_device_array<T>(size_t(n) * batch, 13);
+  return efield::bench::time_cuda([&] { plan.execute(in.get(), out.get(), stream); }, stream, opt).median_ms;
 }
 
 template <typename T>
@@ -101,8 +93,8 @@ double time_row_column(int rows, int cols, efield::Stream stream, const efield::
   efield::PlanOptions o;
   o.backend = efield::Backend::Cuda;
   efield::RowColumnPlan2D<T> plan(efield::Transform2D::Dct2, rows, cols, o);
-  RandomDeviceArray<T> in(size_t(rows) * cols, 17), out(size_t(rows) * cols, 19);
-  return efield::bench::time_cuda([&] { plan.execute(in.ptr, out.ptr, stream); }, stream, opt).median_ms;
+  const auto in = random_device_array<T>(size_t(rows) * cols, 17), out = random_device_array<T>(size_t(rows) * cols, 19);
+  return efield::bench::time_cuda([&] { plan.execute(in.get(), out.get(), stream); }, stream, opt).median_ms;
 }
 
 std::string fmt_ms(double ms) {

@@ -21,6 +21,7 @@
 #include "common/cli.hpp"
 #include "common/timing.hpp"
 #include "efield/efield.hpp"
+#include "support/device_array.hpp"
 
 #if EFIELD_HAS_CUDA
 #include <cuda_runtime.h>
@@ -93,13 +94,6 @@ void check(cufftResult r, const char* what) {
   if (r != CUFFT_SUCCESS) throw efield::Error(std::string(what) + ": cuFFT error " + std::to_string(r));
 }
 
-template <typename T>
-struct DeviceMem {
-  T* p = nullptr;
-  explicit DeviceMem(size_t n) { check(cudaMalloc(&p, n * sizeof(T)), "cudaMalloc"); }
-  ~DeviceMem() { cudaFree(p); }
-};
-
 // The methods timed one by one next to Auto.
 constexpr efield::Cuda2DMethod kTimedMethods[] = {efield::Cuda2DMethod::OneFft, efield::Cuda2DMethod::RowFftColumnPass,
                                                   efield::Cuda2DMethod::TwoPasses, efield::Cuda2DMethod::ThreePasses,
@@ -116,10 +110,7 @@ void gpu_rows(Size s, const bench::TimingOptions& topt, Table& table, nlohmann::
   cudaStream_t stream;
   check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "stream");
   const auto st = reinterpret_cast<efield::Stream>(stream);
-  DeviceMem<T> in(n), out(n), real(n);
-  DeviceMem<T> spec(2 * nh);
-  const auto host = random_data<T>(n, 1234u + s.rows);
-  check(cudaMemcpy(in.p, host.data(), n * sizeof(T), cudaMemcpyHostToDevice), "upload");
+  const efield::test::DeviceArray<T> in(random_data<T>(n, 1234u + s.rows)), out(n), real(n), spec(2 * nh);
 
   // cuFFT alone: R2C and C2R of the same size, out of place.
   const bool dbl = sizeof(T) == 8;
@@ -129,12 +120,12 @@ void gpu_rows(Size s, const bench::TimingOptions& topt, Table& table, nlohmann::
   check(cufftSetStream(r2c, stream), "set stream");
   check(cufftSetStream(c2r, stream), "set stream");
   auto exec_r2c = [&] {
-    if (dbl) check(cufftExecD2Z(r2c, (cufftDoubleReal*)in.p, (cufftDoubleComplex*)spec.p), "D2Z");
-    else check(cufftExecR2C(r2c, (cufftReal*)in.p, (cufftComplex*)spec.p), "R2C");
+    if (dbl) check(cufftExecD2Z(r2c, (cufftDoubleReal*)in.get(), (cufftDoubleComplex*)spec.get()), "D2Z");
+    else check(cufftExecR2C(r2c, (cufftReal*)in.get(), (cufftComplex*)spec.get()), "R2C");
   };
   auto exec_c2r = [&] {
-    if (dbl) check(cufftExecZ2D(c2r, (cufftDoubleComplex*)spec.p, (cufftDoubleReal*)real.p), "Z2D");
-    else check(cufftExecC2R(c2r, (cufftComplex*)spec.p, (cufftReal*)real.p), "C2R");
+    if (dbl) check(cufftExecZ2D(c2r, (cufftDoubleComplex*)spec.get(), (cufftDoubleReal*)real.get()), "Z2D");
+    else check(cufftExecC2R(c2r, (cufftComplex*)spec.get(), (cufftReal*)real.get()), "C2R");
   };
   const double t_r2c = bench::time_cuda(exec_r2c, st, topt).median_ms;
   const double t_c2r = bench::time_cuda(exec_c2r, st, topt).median_ms;
@@ -152,7 +143,7 @@ void gpu_rows(Size s, const bench::TimingOptions& topt, Table& table, nlohmann::
       m.cuda_2d_method = method;
       try {
         efield::Plan2D<T> plan(kind, s.rows, s.cols, m);
-        return bench::time_cuda([&] { plan.execute(in.p, out.p, st); }, st, topt).median_ms;
+        return bench::time_cuda([&] { plan.execute(in.get(), out.get(), st); }, st, topt).median_ms;
       } catch (const efield::Error&) {
         return -1.0;  // the method does not take this shape
       }
@@ -179,7 +170,7 @@ void gpu_rows(Size s, const bench::TimingOptions& topt, Table& table, nlohmann::
     if (kind == Transform2D::Dct2 || kind == Transform2D::Idct2) {
       try {
         efield::RowColumnPlan2D<T> rc(kind, s.rows, s.cols, o);
-        const double t_rc = bench::time_cuda([&] { rc.execute(in.p, out.p, st); }, st, topt).median_ms;
+        const double t_rc = bench::time_cuda([&] { rc.execute(in.get(), out.get(), st); }, st, topt).median_ms;
         rc_time = us(t_rc);
         rc_ratio = ratio(t_rc, t_fused);
         json_row["row_column_us"] = t_rc * 1e3;

@@ -1,7 +1,6 @@
 # Every dependency comes from a Debian package (see scripts/install_deps.sh).
 find_package(Threads REQUIRED)
 find_package(OpenMP REQUIRED)
-find_package(Eigen3 3.3 REQUIRED NO_MODULE)
 find_package(fmt REQUIRED)
 find_package(spdlog REQUIRED)
 
@@ -25,8 +24,11 @@ else()
   message(WARNING "stb headers not found (libstb-dev): PNG output is disabled")
 endif()
 
+# The tests: GoogleTest, and Eigen for their dense float64 references (tests/reference; the
+# library itself does not use Eigen).
 if(EFIELD_BUILD_TESTS)
   find_package(GTest REQUIRED)
+  find_package(Eigen3 3.3 REQUIRED NO_MODULE)
 endif()
 
 # The benchmarks and tools in bench_ispd/: command lines (CLI11) and JSON (nlohmann-json), both

@@ -3,15 +3,18 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <optional>
 
-#include "common/device_buffer.hpp"
 #include "common/heatmap_png.hpp"
 #include "efield/error.hpp"
 #include "efield/placement_helpers.hpp"
 #include "efield/synthetic_design.hpp"
+#include "support/device_array.hpp"
 
 namespace efield::bench {
 namespace {
+
+using test::DeviceArray;
 
 double ms_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
@@ -29,12 +32,17 @@ void measure(ElectrostaticSystem& es, const std::vector<double>& x64, const std:
   const std::size_t n = x64.size();
   std::vector<T> x = converted<T>(x64), y = converted<T>(y64), gx(n), gy(n);
   const bool cuda = es.backend() == Backend::Cuda;
-  DeviceArray<T> dx(cuda ? x : std::vector<T>()), dy(cuda ? y : std::vector<T>());
-  DeviceArray<T> dgx(cuda ? n : 0), dgy(cuda ? n : 0);
-  const T* px = cuda ? dx.get() : x.data();
-  const T* py = cuda ? dy.get() : y.data();
-  T* pgx = cuda ? dgx.get() : gx.data();
-  T* pgy = cuda ? dgy.get() : gy.data();
+  std::optional<DeviceArray<T>> dx, dy, dgx, dgy;  // CUDA only: a CPU run touches no device
+  if (cuda) {
+    dx.emplace(x);
+    dy.emplace(y);
+    dgx.emplace(n);
+    dgy.emplace(n);
+  }
+  const T* px = cuda ? dx->get() : x.data();
+  const T* py = cuda ? dy->get() : y.data();
+  T* pgx = cuda ? dgx->get() : gx.data();
+  T* pgy = cuda ? dgy->get() : gy.data();
 
   r.result = es.evaluate(px, py, pgx, pgy);
   int calls = 0;

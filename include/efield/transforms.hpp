@@ -25,7 +25,15 @@ enum class Transform2D {
   IdxstIdct,  // idxst along the first axis, idct along the second
 };
 
-enum class Transform3D { Dct3, Idct3 };
+// The 3D DCT-II (`dct3d`, Python's dct2_3d) and its unnormalised inverse, the DCT-III along every
+// axis (`idct3d`, Python's idct2_3d). Dct3 and Idct3 are their former names, which read as DCT
+// type 3.
+enum class Transform3D {
+  Dct,
+  Idct,
+  Dct3 [[deprecated("Transform3D::Dct3 is Transform3D::Dct (the 3D DCT-II)")]] = Dct,
+  Idct3 [[deprecated("Transform3D::Idct3 is Transform3D::Idct")]] = Idct,
+};
 
 // The four ways of computing a 1D DCT through one real FFT (DCT paper, Algorithm 1).
 enum class DctAlgorithm {

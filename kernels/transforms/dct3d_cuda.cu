@@ -100,13 +100,13 @@ class CudaPlan3D final : public Plan3DImpl<T> {
         ta_(quarter_twiddles<T>(d_.M)),
         tb_(quarter_twiddles<T>(d_.N)),
         tc_(quarter_twiddles<T>(d_.K)),
-        fft_(dims.data(), 3, kind == Transform3D::Dct3) {}
+        fft_(dims.data(), 3, kind == Transform3D::Dct) {}
 
   void execute(const T* in, T* out, Stream stream) override {
     const auto s = reinterpret_cast<cudaStream_t>(stream);
     constexpr int threads = 256;
     const unsigned blocks = grid_stride_blocks(static_cast<long long>(real_.size()), threads);
-    if (this->kind() == Transform3D::Dct3) {
+    if (this->kind() == Transform3D::Dct) {
       makhoul_reorder_3d<T><<<blocks, threads, 0, s>>>(in, real_.get(), d_);
       EFIELD_CUDA_CHECK_LAUNCH();
       fft_.run(real_.get(), spectrum_.get(), s);

@@ -3,42 +3,34 @@ CuPy), without copies: CUDA arrays are transformed in place in device memory on 
 current stream (no host round trip, no synchronisation), host arrays on the CPU backend
 (FFTW). Results come back as the caller's array kind on the same device.
 
-Definitions are unnormalised (docs/math.md section 1); with scipy.fft's default norm="backward":
-
-=================  =======================================================================
-efield             scipy.fft
-=================  =======================================================================
-dct(x)             dct(x, type=2) / 2                       (last axis)
-idct(X)            dct(X, type=3)   (= 2N idct(X, type=2))  (last axis)
-idxst(X)           dst(Z, type=3) with Z = [X[1], ..., X[N-1], 0] along the last axis
-dct2(x)            dctn(x, type=2, axes=(-2, -1)) / 4
-idct2(X)           dctn(X, type=3, axes=(-2, -1))
-idct_idxst(X)      idct along axis -2, then idxst along axis -1
-idxst_idct(X)      idxst along axis -2, then idct along axis -1
-dct3(x)            dctn(x, type=2, axes=(-3, -2, -1)) / 8
-idct3(X)           dctn(X, type=3, axes=(-3, -2, -1))
-=================  =======================================================================
+Definitions are unnormalised (docs/math.md section 1): dct(x) = scipy.fft.dct(x, type=2) / 2,
+idct(X) = scipy.fft.dct(X, type=3), dct2(x) = scipy.fft.dctn(x, type=2, axes=(-2, -1)) / 4; each
+function's docstring gives its relation to scipy.fft, and python/README.md's table all of them.
+`efield.fft` has scipy.fft's own signatures (`type=`, `norm=`, `axes=`) on these transforms.
+`dct2_3d` and `idct2_3d` were called `dct3` and `idct3`, which read as DCT type 3; those names
+remain as deprecated aliases that warn once.
 
 So idct(dct(x)) = N x and idct2(dct2(x)) = M N x. Leading axes are a batch: 1D transforms run
 as one batched plan, 2D and 3D ones once per leading index. Arrays must be C-contiguous
 float32 or float64; anything else raises (TypeError for the dtype, ValueError otherwise).
 
-Plans are cached by (kind, shape, batch, dtype, device) in a cache of at most
-``plan_cache_max_size()`` plans (least recently used dropped first), like torch.fft's cuFFT
-plan cache; ``plan_cache_clear()`` empties it. Plan1D, Plan2D and Plan3D are plans the caller
+Plans are cached by (kind, shape, batch, dtype, device; CPU threads for efield.fft's `workers`)
+in a cache of at most ``plan_cache_max_size()`` plans (least recently used dropped first), like
+torch.fft's cuFFT plan cache; ``plan_cache_clear()`` empties it. Plan1D, Plan2D and Plan3D are plans the caller
 holds, for loops that should not look anything up.
 """
 
 import collections
 import math
 import threading
+import warnings
 
 from . import _arrays, _efield
 
 _RANK = {
     "dct": 1, "idct": 1, "idxst": 1,
     "dct2": 2, "idct2": 2, "idct_idxst": 2, "idxst_idct": 2,
-    "dct3": 3, "idct3": 3,
+    "dct2_3d": 3, "idct2_3d": 3,
 }
 
 
@@ -54,8 +46,8 @@ class _PlanCache:
             if plan is not None:
                 self._plans.move_to_end(key)
                 return plan
-        kind, dims, batch, dtype, device = key
-        plan = _efield.TransformPlan(kind, list(dims), batch, dtype, device)
+        kind, dims, batch, dtype, device, *threads = key  # CPU threads: efield.fft's `workers`
+        plan = _efield.TransformPlan(kind, list(dims), batch, dtype, device, *threads)
         with self._lock:
             self._plans[key] = plan
             while len(self._plans) > self.max_size:
@@ -159,14 +151,39 @@ def idxst_idct(x, out=None):
     return _transform("idxst_idct", x, out)
 
 
-def dct3(x, out=None):
+def dct2_3d(x, out=None):
     """3D DCT-II of the last three axes (= scipy.fft.dctn(x, type=2, axes=(-3, -2, -1)) / 8)."""
-    return _transform("dct3", x, out)
+    return _transform("dct2_3d", x, out)
+
+
+def idct2_3d(x, out=None):
+    """3D DCT-III of the last three axes, the inverse of dct2_3d up to d0 d1 d2
+    (= scipy.fft.dctn(X, type=3, axes=(-3, -2, -1)))."""
+    return _transform("idct2_3d", x, out)
+
+
+_RENAMED = {"dct3": "dct2_3d", "idct3": "idct2_3d"}
+_warned = set()
+
+
+def _renamed(old):
+    """The new name of a deprecated transform name, warning once per process and name."""
+    new = _RENAMED[old]
+    if old not in _warned:
+        _warned.add(old)
+        warnings.warn(f"efield: {old!r} is deprecated (it reads as DCT type 3); it is {new!r}, the 3D DCT-II family",
+                      DeprecationWarning, stacklevel=3)
+    return new
+
+
+def dct3(x, out=None):
+    """Deprecated name of dct2_3d."""
+    return _transform(_renamed("dct3"), x, out)
 
 
 def idct3(x, out=None):
-    """3D DCT-III of the last three axes (= scipy.fft.dctn(X, type=3, axes=(-3, -2, -1)))."""
-    return _transform("idct3", x, out)
+    """Deprecated name of idct2_3d."""
+    return _transform(_renamed("idct3"), x, out)
 
 
 class _Plan:
@@ -176,6 +193,8 @@ class _Plan:
     _kinds = ()
 
     def __init__(self, kind, dims, batch, dtype, device, cpu_threads):
+        if kind in _RENAMED and _RENAMED[kind] in self._kinds:
+            kind = _renamed(kind)
         if kind not in self._kinds:
             raise ValueError(f"{type(self).__name__} kind must be one of {', '.join(self._kinds)} (got {kind!r})")
         self.dtype = _arrays.dtype_name(dtype)
@@ -228,9 +247,9 @@ class Plan2D(_Plan):
 
 
 class Plan3D(_Plan):
-    """3D plan: kind 'dct3' or 'idct3' of d0 x d1 x d2; takes arrays of shape (..., d0, d1, d2)."""
+    """3D plan: kind 'dct2_3d' or 'idct2_3d' of d0 x d1 x d2; takes arrays of shape (..., d0, d1, d2)."""
 
-    _kinds = ("dct3", "idct3")
+    _kinds = ("dct2_3d", "idct2_3d")
 
     def __init__(self, kind, d0, d1, d2, dtype="float32", device="cpu", cpu_threads=0):
         super().__init__(kind, [d0, d1, d2], 1, dtype, device, cpu_threads)

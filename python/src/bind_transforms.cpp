@@ -23,7 +23,7 @@ struct KindInfo {
   int rank = 0;  // 1, 2 or 3
   Transform1D t1 = Transform1D::Dct;
   Transform2D t2 = Transform2D::Dct2;
-  Transform3D t3 = Transform3D::Dct3;
+  Transform3D t3 = Transform3D::Dct;
 };
 
 KindInfo parse_kind(const std::string& kind) {
@@ -34,10 +34,10 @@ KindInfo parse_kind(const std::string& kind) {
   if (kind == "idct2") return {2, {}, Transform2D::Idct2};
   if (kind == "idct_idxst") return {2, {}, Transform2D::IdctIdxst};
   if (kind == "idxst_idct") return {2, {}, Transform2D::IdxstIdct};
-  if (kind == "dct3") return {3, {}, {}, Transform3D::Dct3};
-  if (kind == "idct3") return {3, {}, {}, Transform3D::Idct3};
+  if (kind == "dct2_3d") return {3, {}, {}, Transform3D::Dct};
+  if (kind == "idct2_3d") return {3, {}, {}, Transform3D::Idct};
   throw py::value_error("unknown transform '" + kind +
-                        "'; expected dct, idct, idxst, dct2, idct2, idct_idxst, idxst_idct, dct3 or idct3");
+                        "'; expected dct, idct, idxst, dct2, idct2, idct_idxst, idxst_idct, dct2_3d or idct2_3d");
 }
 
 DType parse_dtype(const std::string& dtype) {

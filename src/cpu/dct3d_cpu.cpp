@@ -28,7 +28,7 @@ class CpuPlan3D final : public Plan3DImpl<T> {
         ta_(quarter_twiddles<T>(dims[0])),
         tb_(quarter_twiddles<T>(dims[1])),
         tc_(quarter_twiddles<T>(dims[2])),
-        fft_(dims.data(), 3, kind == Transform3D::Dct3, threads_,
+        fft_(dims.data(), 3, kind == Transform3D::Dct, threads_,
              std::string("Plan3D<") + scalar_name<T>() + "> (cpu)") {}
 
   void execute(const T* in, T* out, Stream) override { run(in, out); }
@@ -41,7 +41,7 @@ class CpuPlan3D final : public Plan3DImpl<T> {
     const int Kh = K / 2 + 1;
     T* y = fft_.real();
     Complex<T>* V = fft_.spectrum();
-    if (this->kind() == Transform3D::Dct3) {
+    if (this->kind() == Transform3D::Dct) {
 #pragma omp parallel for collapse(2) num_threads(threads_) schedule(static)
       for (int a = 0; a < M; ++a) {
         for (int b = 0; b < N; ++b) {

@@ -24,8 +24,8 @@ const char* to_string(Transform2D kind) noexcept {
 
 const char* to_string(Transform3D kind) noexcept {
   switch (kind) {
-    case Transform3D::Dct3: return "dct3d";
-    case Transform3D::Idct3: return "idct3d";
+    case Transform3D::Dct: return "dct3d";
+    case Transform3D::Idct: return "idct3d";
   }
   return "unknown";
 }

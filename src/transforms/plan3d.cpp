@@ -24,7 +24,7 @@ class SqueezedPlan3D final : public detail::Plan3DImpl<T> {
  public:
   SqueezedPlan3D(Transform3D kind, std::array<int, 3> dims, int rows, int cols, const PlanOptions& options)
       : detail::Plan3DImpl<T>(kind, dims),
-        plan_(kind == Transform3D::Dct3 ? Transform2D::Dct2 : Transform2D::Idct2, rows, cols, options) {}
+        plan_(kind == Transform3D::Dct ? Transform2D::Dct2 : Transform2D::Idct2, rows, cols, options) {}
   void execute(const T* in, T* out, Stream stream) override { plan_.execute(in, out, stream); }
   void execute_host(const T* in, T* out) override { plan_.execute_host(in, out); }
   Backend backend() const noexcept override { return plan_.backend(); }
@@ -38,7 +38,7 @@ class SqueezedPlan3D final : public detail::Plan3DImpl<T> {
 template <typename T>
 Plan3D<T>::Plan3D(Transform3D kind, int d0, int d1, int d2, const PlanOptions& options) {
   const std::string who = plan3d_name<T>();
-  if (kind != Transform3D::Dct3 && kind != Transform3D::Idct3) {
+  if (kind != Transform3D::Dct && kind != Transform3D::Idct) {
     throw Error(who + ": `kind` is not a valid efield::Transform3D value");
   }
   detail::require_positive_size(who, "d0", d0);
@@ -55,7 +55,7 @@ Plan3D<T>::Plan3D(Transform3D kind, int d0, int d1, int d2, const PlanOptions& o
     while (kept.size() < 2) kept.insert(kept.begin(), 1);
     impl_ = std::make_unique<SqueezedPlan3D<T>>(kind, dims, kept[0], kept[1], options);
   } else {
-    if (options.zero_below > 0 && kind != Transform3D::Dct3) {
+    if (options.zero_below > 0 && kind != Transform3D::Dct) {
       detail::log().warn("{} idct3d: PlanOptions::zero_below applies to forward transforms only; ignored", who);
     }
     const Backend backend = resolve_backend(options.backend);
@@ -100,7 +100,7 @@ void Plan3D<T>::execute_host(const T* in, T* out) {
 
 template <typename T>
 Transform3D Plan3D<T>::kind() const noexcept {
-  return impl_ ? impl_->kind() : Transform3D::Dct3;
+  return impl_ ? impl_->kind() : Transform3D::Dct;
 }
 
 template <typename T>

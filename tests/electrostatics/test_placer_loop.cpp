@@ -644,7 +644,7 @@ TEST(PlacerLoopCuda, TransformPlansOnTwoGpus) {
   {
     Plan2D<float> on1(Transform2D::Dct2, 64, 48, po);
     Plan1D<float> one1(Transform1D::Dct, 48, 64, DctAlgorithm::NPoint, po);
-    Plan3D<float> three1(Transform3D::Dct3, 4, 16, 48, po);
+    Plan3D<float> three1(Transform3D::Dct, 4, 16, 48, po);
     ASSERT_EQ(cudaSetDevice(0), cudaSuccess);
     on1.execute_host(in.data(), b.data());
     one1.execute_host(in.data(), d.data());

@@ -59,17 +59,17 @@ def idct_idxst(X):
     return _along(idct, idxst(X), -2)
 
 
-def dct3(x):
+def dct2_3d(x):
     return _along(dct, _along(dct, dct(x), -2), -3)
 
 
-def idct3(X):
+def idct2_3d(X):
     return _along(idct, _along(idct, idct(X), -2), -3)
 
 
 TRANSFORMS = {
     "dct": dct, "idct": idct, "idxst": idxst, "dct2": dct2, "idct2": idct2,
-    "idct_idxst": idct_idxst, "idxst_idct": idxst_idct, "dct3": dct3, "idct3": idct3,
+    "idct_idxst": idct_idxst, "idxst_idct": idxst_idct, "dct2_3d": dct2_3d, "idct2_3d": idct2_3d,
 }
 
 

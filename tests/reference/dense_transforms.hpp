@@ -1,8 +1,9 @@
 #pragma once
-// The float64 reference of docs/math.md section 1, by plain sums with dense cosine/sine matrices.
+// The float64 reference of docs/math.md section 1: dense cosine/sine matrices (Eigen) applied
+// along each axis.
 // Independent of every fast path: no FFT, no reordering, no twiddle tables.
+#include <Eigen/Dense>
 #include <cmath>
-#include <cstdint>
 #include <vector>
 
 #include "efield/transforms.hpp"
@@ -26,40 +27,33 @@ inline double dense_sin(long k, long j, long K) {
   return std::sin(3.14159265358979323846 * static_cast<double>(r) / (2.0 * K));
 }
 
-// Matrix A (K x K, row-major) with out[i] = sum_j A[i][j] in[j] for the 1D transform `kind`.
-inline std::vector<double> dense_matrix(Transform1D kind, int K) {
-  std::vector<double> A(static_cast<size_t>(K) * K);
-  for (long i = 0; i < K; ++i) {
-    for (long j = 0; j < K; ++j) {
-      double a = 0;
-      switch (kind) {
-        case Transform1D::Dct: a = dense_cos(i, j, K); break;                          // X[i] from x[j]
-        case Transform1D::Idct: a = (j == 0 ? 1.0 : 2.0) * dense_cos(j, i, K); break;  // x[i] from X[j]
-        case Transform1D::Idxst: a = 2.0 * dense_sin(j, i, K); break;
-      }
-      A[i * K + j] = a;
+// Matrix A with out = A in for the 1D transform `kind` of length K.
+inline Eigen::MatrixXd dense_matrix(Transform1D kind, int K) {
+  return Eigen::MatrixXd::NullaryExpr(K, K, [kind, K](Eigen::Index i, Eigen::Index j) {
+    switch (kind) {
+      case Transform1D::Dct: return dense_cos(i, j, K);                          // X[i] from x[j]
+      case Transform1D::Idct: return (j == 0 ? 1.0 : 2.0) * dense_cos(j, i, K);  // x[i] from X[j]
+      case Transform1D::Idxst: return 2.0 * dense_sin(j, i, K);
     }
-  }
-  return A;
+    return 0.0;
+  });
 }
 
-// Applies the 1D transform `kind` along `axis` of a row-major array with dimensions `dims`.
+// Applies the 1D transform `kind` along `axis` of a row-major array with dimensions `dims`: for
+// each index of the axes before it, the (axis x later axes) slab is a row-major matrix that A
+// multiplies from the left.
 inline std::vector<double> dense_along_axis(Transform1D kind, const std::vector<double>& x,
                                             const std::vector<int>& dims, int axis) {
-  long outer = 1, inner = 1;
+  using Slab = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  Eigen::Index outer = 1, inner = 1;
   for (int a = 0; a < axis; ++a) outer *= dims[a];
   for (size_t a = axis + 1; a < dims.size(); ++a) inner *= dims[a];
-  const long K = dims[axis];
-  const std::vector<double> A = dense_matrix(kind, static_cast<int>(K));
+  const Eigen::Index K = dims[axis];
+  const Eigen::MatrixXd A = dense_matrix(kind, static_cast<int>(K));
   std::vector<double> y(x.size());
-  for (long o = 0; o < outer; ++o) {
-    for (long i = 0; i < K; ++i) {
-      for (long in = 0; in < inner; ++in) {
-        double s = 0;
-        for (long j = 0; j < K; ++j) s += A[i * K + j] * x[(o * K + j) * inner + in];
-        y[(o * K + i) * inner + in] = s;
-      }
-    }
+  for (Eigen::Index o = 0; o < outer; ++o) {
+    Eigen::Map<Slab>(y.data() + o * K * inner, K, inner).noalias() =
+        A * Eigen::Map<const Slab>(x.data() + o * K * inner, K, inner);
   }
   return y;
 }
@@ -87,7 +81,7 @@ inline std::vector<double> dense_2d(Transform2D kind, const std::vector<double>&
 }
 
 inline std::vector<double> dense_3d(Transform3D kind, const std::vector<double>& x, int d0, int d1, int d2) {
-  const Transform1D k = kind == Transform3D::Dct3 ? Transform1D::Dct : Transform1D::Idct;
+  const Transform1D k = kind == Transform3D::Dct ? Transform1D::Dct : Transform1D::Idct;
   const std::vector<int> dims{d0, d1, d2};
   return dense_along_axis(k, dense_along_axis(k, dense_along_axis(k, x, dims, 2), dims, 1), dims, 0);
 }

@@ -227,8 +227,8 @@ TEST(Plan2DApi, AccessorsAndNames) {
   EXPECT_STREQ(to_string(Transform2D::Idct2), "idct2");
   EXPECT_STREQ(to_string(Transform2D::IdctIdxst), "idct_idxst");
   EXPECT_STREQ(to_string(Transform2D::IdxstIdct), "idxst_idct");
-  EXPECT_STREQ(to_string(Transform3D::Dct3), "dct3d");
-  EXPECT_STREQ(to_string(Transform3D::Idct3), "idct3d");
+  EXPECT_STREQ(to_string(Transform3D::Dct), "dct3d");
+  EXPECT_STREQ(to_string(Transform3D::Idct), "idct3d");
   EXPECT_STREQ(to_string(Transform1D::Idxst), "idxst");
   EXPECT_STREQ(to_string(DctAlgorithm::Mirrored2N), "mirrored2n");
   EXPECT_STREQ(to_string(Cuda2DMethod::OneFft), "one_fft");

@@ -43,7 +43,7 @@ TEST(Plan2DGraph, CaptureThreadLocalModeAndReplayDouble) {
 
 TEST(Plan3DGraph, CaptureAndReplay) {
   EFIELD_REQUIRE_GPU();
-  for (Transform3D kind : {Transform3D::Dct3, Transform3D::Idct3}) {
+  for (Transform3D kind : {Transform3D::Dct, Transform3D::Idct}) {
     for (const auto& d : {std::array<int, 3>{1, 5, 6}, {6, 7, 8}}) {
       PlanOptions o;
       o.backend = Backend::Cuda;

@@ -36,7 +36,7 @@ size_t count(const std::array<int, 3>& d) { return static_cast<size_t>(d[0]) * d
 template <typename T>
 void sweep(Backend backend) {
   for (const auto& d : kShapes) {
-    for (Transform3D kind : {Transform3D::Dct3, Transform3D::Idct3}) {
+    for (Transform3D kind : {Transform3D::Dct, Transform3D::Idct}) {
       const auto seed = next_seed();
       SCOPED_TRACE(describe3(kind, d, backend, seed) + " " + type_name<T>());
       PlanOptions o;
@@ -55,20 +55,20 @@ template <typename T>
 void round_trip_and_threshold(Backend backend) {
   for (const auto& d : {std::array<int, 3>{1, 4, 1}, {6, 5, 7}, {9, 16, 8}}) {
     const auto seed = next_seed();
-    SCOPED_TRACE(describe3(Transform3D::Dct3, d, backend, seed));
+    SCOPED_TRACE(describe3(Transform3D::Dct, d, backend, seed));
     PlanOptions o;
     o.backend = backend;
-    Plan3D<T> fwd(Transform3D::Dct3, d[0], d[1], d[2], o), inv(Transform3D::Idct3, d[0], d[1], d[2], o);
+    Plan3D<T> fwd(Transform3D::Dct, d[0], d[1], d[2], o), inv(Transform3D::Idct, d[0], d[1], d[2], o);
     const auto x = random_vector<T>(count(d), seed);
     std::vector<double> scaled(x.size());
     for (size_t i = 0; i < x.size(); ++i) scaled[i] = double(count(d)) * x[i];
     EXPECT_LE(relative_l2(run_execute(inv, run_execute(fwd, x)), scaled), 10 * tolerance<T>());
 
-    const auto ref = dense_3d(Transform3D::Dct3, to_double(x), d[0], d[1], d[2]);
+    const auto ref = dense_3d(Transform3D::Dct, to_double(x), d[0], d[1], d[2]);
     double mean_abs = 0;
     for (double r : ref) mean_abs += std::fabs(r) / ref.size();
     o.zero_below = mean_abs;
-    Plan3D<T> thresholded(Transform3D::Dct3, d[0], d[1], d[2], o);
+    Plan3D<T> thresholded(Transform3D::Dct, d[0], d[1], d[2], o);
     const auto out = run_execute(thresholded, x);
     for (size_t i = 0; i < ref.size(); ++i) {
       const double a = std::fabs(ref[i]);
@@ -100,7 +100,7 @@ TEST(Plan3DCuda, RoundTripAndZeroBelow) {
 }
 TEST(Plan3DCuda, AgreesWithCpu) {
   EFIELD_REQUIRE_GPU();
-  for (Transform3D kind : {Transform3D::Dct3, Transform3D::Idct3}) {
+  for (Transform3D kind : {Transform3D::Dct, Transform3D::Idct}) {
     const std::array<int, 3> d{32, 48, 33};
     const auto seed = next_seed();
     SCOPED_TRACE(describe3(kind, d, Backend::Cuda, seed));
@@ -124,16 +124,16 @@ TEST(Plan3DErrors, BadArguments) {
     }
     return "";
   };
-  auto msg = message([&] { Plan3D<float>(Transform3D::Dct3, 2, 0, 2, cpu); });
+  auto msg = message([&] { Plan3D<float>(Transform3D::Dct, 2, 0, 2, cpu); });
   EXPECT_NE(msg.find("d1 must be >= 1 (got 0)"), std::string::npos) << msg;
   msg = message([&] { Plan3D<double>(static_cast<Transform3D>(9), 2, 2, 2, cpu); });
   EXPECT_NE(msg.find("kind"), std::string::npos) << msg;
-  msg = message([&] { Plan3D<float>(Transform3D::Dct3, 2048, 2048, 2048, cpu); });
+  msg = message([&] { Plan3D<float>(Transform3D::Dct, 2048, 2048, 2048, cpu); });
   EXPECT_NE(msg.find("exceed"), std::string::npos) << msg;
-  Plan3D<float> plan(Transform3D::Idct3, 2, 3, 4, cpu);
+  Plan3D<float> plan(Transform3D::Idct, 2, 3, 4, cpu);
   EXPECT_EQ(plan.dim(0), 2);
   EXPECT_EQ(plan.dim(2), 4);
-  EXPECT_EQ(plan.kind(), Transform3D::Idct3);
+  EXPECT_EQ(plan.kind(), Transform3D::Idct);
   msg = message([&] { (void)plan.dim(3); });
   EXPECT_NE(msg.find("axis"), std::string::npos) << msg;
   std::vector<float> buf(24, 1.0f);
