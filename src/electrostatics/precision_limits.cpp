@@ -117,6 +117,9 @@ void check_option_enums(const ElectrostaticOptions& o) {
   if (o.backend != Backend::Auto && o.backend != Backend::Cpu && o.backend != Backend::Cuda)
     throw Error("ElectrostaticSystem: backend " + std::to_string(static_cast<int>(o.backend)) +
                 " is not a Backend (Auto, Cpu or Cuda)");
+  if (o.gradient_scale != GradientScale::DreamPlace && o.gradient_scale != GradientScale::Exact)
+    throw Error("ElectrostaticSystem: gradient_scale " + std::to_string(static_cast<int>(o.gradient_scale)) +
+                " is not a GradientScale (DreamPlace or Exact)");
 }
 
 void check_cell_sizes_in_precision(const ElectrostaticDesign& d, const CellSizes& cells, const char* what) {
