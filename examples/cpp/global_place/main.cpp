@@ -53,7 +53,7 @@ int main(int argc, char** argv) {
   app.add_option("--report", po.report_every, "print a line every N iterations (0: none)");
   app.add_option("--ref-hpwl", po.ref_hpwl,
                  "density weight schedule's reference HPWL change, for rows 12 high (scaled to the design's rows)");
-  app.add_option("--seed", seed, "seed of the initial spread");
+  app.add_option("--seed", seed, "seed of the initial spread")->check(CLI::NonNegativeNumber);
   app.add_option("--pl", pl_path, "write the placed .pl here");
   app.add_option("--png", png_path, "write a picture of the placement here");
   app.add_flag("--check", check,
