@@ -75,7 +75,7 @@ def _available(device):
     if device >= count:
         why = ("efield was built without CUDA" if not _efield.built_with_cuda()
                else f"{count} usable CUDA device(s) (is the NVIDIA driver installed and a GPU visible?)")
-        raise ValueError(f"device cuda:{device} is not available: {why}")
+        raise _efield.Error(f"device cuda:{device} is not available: {why}")
     return device
 
 

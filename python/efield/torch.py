@@ -182,7 +182,8 @@ class ElectricPotential(torch.nn.Module):
         self.num_nodes = len(self.size_x)
         if len(self.size_y) != self.num_nodes:
             raise ValueError(f"node_size_x has {self.num_nodes} entries but node_size_y {len(self.size_y)}")
-        self.xl, self.yl, self.xh, self.yh = (_arrays.to_float(v, n) for v, n in zip((xl, yl, xh, yh), "xl yl xh yh".split()))
+        self.xl, self.yl, self.xh, self.yh = (_arrays.to_float(v, name)
+                                              for v, name in zip((xl, yl, xh, yh), ("xl", "yl", "xh", "yh")))
         self.num_bins_x = self._bins(num_bins_x, bin_size_x, self.xh - self.xl, "x")
         self.num_bins_y = self._bins(num_bins_y, bin_size_y, self.yh - self.yl, "y")
         self.num_movable_nodes = _arrays.to_int(num_movable_nodes, "num_movable_nodes")
