@@ -15,6 +15,7 @@
 #include "electrostatics/backend.hpp"
 #include "electrostatics/cpu_density_copies.hpp"
 #include "electrostatics/pipeline_setup.hpp"
+#include "support/expect_error.hpp"
 
 namespace efield::test {
 namespace {
@@ -30,16 +31,6 @@ ElectrostaticOptions small_options(Precision precision = Precision::Float) {
   return o;
 }
 CellSizes three_cells() { return CellSizes{{3, 4, 12}, {2, 5, 9}}; }
-
-template <typename F>
-void expect_error(F&& f, const char* needle) {
-  try {
-    f();
-    ADD_FAILURE() << "no efield::Error (expected one mentioning '" << needle << "')";
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
-  }
-}
 
 TEST(HostileInputs, WeightBeyondFloatIsRefusedOnAFloatSystem) {
   ElectrostaticSystem es(small_options(), three_cells());
