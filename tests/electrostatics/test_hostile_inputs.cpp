@@ -147,7 +147,7 @@ TEST(HostileInputs, SharedMapCopiesGiveTheSameMaps) {
     detail::DensityCopies<double> copies;
     copies.configure(g, threads, budget);
     EXPECT_EQ(copies.copies(), budget == 0 ? 1 : std::min<int>(threads, static_cast<int>(budget / per_copy)));
-    copies.set_sizes(cells.widths.data(), cells.heights.data());
+    copies.set_sizes(cells.widths.data(), cells.heights.data(), nullptr);
     std::int64_t outside[2];
     copies.rasterize(pool, x.data(), y.data(), std::ldexp(1.0, 20), outside);
     std::vector<std::int64_t> all;
