@@ -66,6 +66,15 @@ TEST(HostileInputs, EnumValuesOutsideTheirEnumsAreRefused) {
   expect_error([&] { ElectrostaticSystem(o, three_cells()); }, "not a Backend");
 }
 
+// Found by options_fuzzer: cells whose area outside the region overflowed its 64-bit fixed-point
+// sum (undefined behaviour, a wrong movable_area_outside).
+TEST(HostileInputs, CellAreaBeyondTheOutsideSumIsRefused) {
+  const CellSizes huge{{1e8, 3}, {1e8, 2}};  // 1e16 = 1e14 bin areas of 100
+  expect_error([&] { ElectrostaticSystem(small_options(), huge); }, "movable cells' total area is 1e+14 bin areas");
+  ElectrostaticSystem es(small_options(), three_cells());
+  expect_error([&] { es.update_movable_sizes(CellSizes{{1e8, 3, 4}, {1e8, 2, 5}}); }, "more than 2^41");
+}
+
 TEST(HostileInputs, GradientArraysThatShareMemoryAreRefused) {
   ElectrostaticSystem es(small_options(), three_cells());
   std::vector<float> x{10, 50, 80}, y{10, 40, 60}, g(8);
