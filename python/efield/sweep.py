@@ -70,8 +70,12 @@ def local_cluster(gpus=None, workers=None, threads=None):
     `gpus` (indices; None: every GPU here), or `workers` CPU worker processes when there is
     none (or gpus=[]). Each worker runs one job at a time; `threads` CPU threads each (default:
     the cores shared out)."""
+    import dask
     from distributed import LocalCluster
 
+    # No NVML system monitor in the embedded cluster: the sweep reads no GPU metrics from it, and an
+    # older distributed fails to start against a newer pynvml (device names as str, not bytes).
+    dask.config.set({"distributed.diagnostics.nvml": False})
     gpus = list(range(gpu_count())) if gpus is None else list(gpus)
     cores = os.cpu_count() or 1
     count = len(gpus) if gpus else (workers or max(1, cores // 4))
