@@ -45,6 +45,7 @@ older one raises).
 """
 
 import math
+import threading
 
 import numpy as np
 import torch
@@ -69,7 +70,8 @@ class _Evaluator:
     on a torch.nn.Module goes through its Python __setattr__."""
 
     __slots__ = ("system", "dtype", "device_index", "numel", "grad", "grad_ptr", "half", "asynchronous",
-                 "energy_like", "results", "results_ptr", "result_energy", "generation", "last_async", "scratch")
+                 "energy_like", "results", "results_ptr", "result_energy", "generation", "last_async", "scratch",
+                 "lock")
 
     def __init__(self, system, pos, num_nodes, asynchronous):
         self.system = system
@@ -93,14 +95,22 @@ class _Evaluator:
         self.generation = 0
         self.last_async = False
         self.scratch = None  # mode="overflow"'s gradient, made at its first call
+        # One evaluate (or backward's read of the gradient) at a time: the gradient buffer, the
+        # results and the generation are the op's per-call state, shared by every thread.
+        self.lock = threading.Lock()
 
     def fits(self, pos):
         return (pos.dtype is self.dtype and pos.get_device() == self.device_index and pos.numel() == self.numel
-                and pos.is_contiguous())
+                and pos.dim() == 1 and not pos.is_meta and pos.layout is torch.strided and pos.is_contiguous())
 
     def __call__(self, pos):
+        """(energy, generation) of pos, or None when pos does not fit (the op names the problem)."""
         if not self.fits(pos):
-            return None  # the op names the problem
+            return None
+        with self.lock:
+            return self._evaluate(pos), self.generation
+
+    def _evaluate(self, pos):
         self.generation += 1
         device = self.device_index
         # The blocking evaluate writes the energy into the output on the stream (no kernel of
@@ -121,6 +131,10 @@ class _Evaluator:
         the result array on the stream)."""
         if not self.fits(pos):
             return None
+        with self.lock:
+            return self._overflow(pos, movable_area)
+
+    def _overflow(self, pos, movable_area):
         if self.scratch is None:
             self.scratch = torch.zeros_like(self.grad)
         device = self.device_index
@@ -145,20 +159,22 @@ class _ElectricPotentialFunction(torch.autograd.Function):
     @staticmethod
     def forward(ctx, pos, op):
         evaluator = op._evaluator
-        energy = evaluator(pos)
-        if energy is None:
+        done = evaluator(pos)
+        if done is None:
             op._refuse(pos)
+        energy, ctx.generation = done
         ctx.evaluator = evaluator
-        ctx.generation = evaluator.generation
         return energy
 
     @staticmethod
     def backward(ctx, grad_output):
         evaluator = ctx.evaluator
-        if ctx.generation != evaluator.generation:
-            raise RuntimeError("efield.torch.ElectricPotential: backward of an older forward; the op keeps the "
-                               "gradient of its latest forward only (run backward before the next forward)")
-        return grad_output * evaluator.grad, None
+        with evaluator.lock:
+            if ctx.generation != evaluator.generation:
+                raise RuntimeError("efield.torch.ElectricPotential: backward of an older forward (a later one ran, "
+                                   "in this thread or another); the op keeps the gradient of its latest forward "
+                                   "only (run backward before the next forward, or give each thread its own op)")
+            return grad_output * evaluator.grad, None
 
 
 # Function.apply's C++ implementation. PyTorch 2 wraps it in Python for functorch transforms (vmap,
@@ -216,14 +232,15 @@ class ElectricPotential(torch.nn.Module):
         self.num_nodes = len(self.size_x)
         if len(self.size_y) != self.num_nodes:
             raise ValueError(f"node_size_x has {self.num_nodes} entries but node_size_y {len(self.size_y)}")
-        self.xl, self.yl, self.xh, self.yh = float(xl), float(yl), float(xh), float(yh)
+        self.xl, self.yl, self.xh, self.yh = (_arrays.to_float(v, name)
+                                              for v, name in zip((xl, yl, xh, yh), ("xl", "yl", "xh", "yh")))
         self.num_bins_x = self._bins(num_bins_x, bin_size_x, self.xh - self.xl, "x")
         self.num_bins_y = self._bins(num_bins_y, bin_size_y, self.yh - self.yl, "y")
         self._check_bin_centers(bin_center_x, self.xl, self.xh, self.num_bins_x, "x")
         self._check_bin_centers(bin_center_y, self.yl, self.yh, self.num_bins_y, "y")
-        self.num_movable_nodes = int(num_movable_nodes)
-        self.num_terminals = int(num_terminals)
-        self.num_filler_nodes = int(num_filler_nodes)
+        self.num_movable_nodes = _arrays.to_int(num_movable_nodes, "num_movable_nodes")
+        self.num_terminals = _arrays.to_int(num_terminals, "num_terminals")
+        self.num_filler_nodes = _arrays.to_int(num_filler_nodes, "num_filler_nodes")
         if min(self.num_movable_nodes, self.num_terminals, self.num_filler_nodes) < 0:
             raise ValueError("num_movable_nodes, num_terminals and num_filler_nodes must be >= 0")
         if self.num_movable_nodes + self.num_terminals + self.num_filler_nodes > self.num_nodes:
@@ -234,10 +251,10 @@ class ElectricPotential(torch.nn.Module):
                              "movable nodes")
         self.movable_macro_mask = self._read_mask(movable_macro_mask)
         self.movable_area = self._movable_area()
-        self.target_density = float(target_density)
+        self.target_density = _arrays.to_float(target_density, "target_density")
         self.deterministic = bool(deterministic if deterministic_flag is None else deterministic_flag)
         self.fast_mode = bool(fast_mode)  # nothing to skip (the module's docstring)
-        self.cpu_threads = int(cpu_threads)
+        self.cpu_threads = _arrays.to_int(cpu_threads, "cpu_threads", 0)
         self.gradient_scale = str(gradient_scale)
         self.asynchronous = bool(asynchronous)
         self._es = None
@@ -251,10 +268,11 @@ class ElectricPotential(torch.nn.Module):
         if count is None:
             if size is None:
                 raise TypeError(f"ElectricPotential needs num_bins_{axis} (or bin_size_{axis})")
-            count = round(extent / float(size))
-        if int(count) < 1:
-            raise ValueError(f"num_bins_{axis} must be >= 1 (got {count})")
-        return int(count)
+            size = _arrays.to_float(size, f"bin_size_{axis}")
+            if size <= 0:
+                raise ValueError(f"bin_size_{axis} must be > 0 (got {size})")
+            count = round(extent / size)
+        return _arrays.to_int(count, f"num_bins_{axis}", 1)
 
     @staticmethod
     def _check_bin_centers(centers, lo, hi, count, axis):
@@ -289,6 +307,8 @@ class ElectricPotential(torch.nn.Module):
     def _check(self, pos):
         if not isinstance(pos, torch.Tensor):
             raise TypeError(f"pos must be a torch.Tensor (got {type(pos).__name__})")
+        if pos.layout is not torch.strided:
+            raise ValueError(f"pos is a {pos.layout} tensor; ElectricPotential takes dense tensors (pos.to_dense())")
         if pos.dtype not in (torch.float32, torch.float64):
             raise TypeError(f"pos has dtype {pos.dtype}; ElectricPotential takes float32 or float64")
         if pos.device.type not in ("cpu", "cuda"):
@@ -303,6 +323,11 @@ class ElectricPotential(torch.nn.Module):
         """(widths, heights, x, y) of the terminals with an area (the others add nothing)."""
         nm, nt = self.num_movable_nodes, self.num_terminals
         tw, th = self.size_x[nm:nm + nt], self.size_y[nm:nm + nt]
+        bad = ~((tw >= 0) & (th >= 0) & np.isfinite(tw) & np.isfinite(th))
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise ValueError(f"terminal {i} (node {nm + i}) has size {tw[i]} x {th[i]}; terminal sizes must be finite "
+                             "and >= 0 (zero-area terminals take no part in the density)")
         keep = (tw > 0) & (th > 0)
         tx, ty = self._fixed_positions
         return tw[keep], th[keep], tx[keep], ty[keep]
@@ -310,7 +335,7 @@ class ElectricPotential(torch.nn.Module):
     def _build(self, pos):
         self._check(pos)
         n, nm, nt, nf = self.num_nodes, self.num_movable_nodes, self.num_terminals, self.num_filler_nodes
-        host = pos.detach().to("cpu", torch.float64).numpy()
+        host = pos.detach().resolve_neg().to("cpu", torch.float64).numpy()
         self._fixed_positions = (host[nm:nm + nt].copy(), host[n + nm:n + nm + nt].copy())
         fo = self.filler_offset
         fillers = (self.size_x[fo:], self.size_y[fo:]) if nf else None
@@ -369,6 +394,8 @@ class ElectricPotential(torch.nn.Module):
         density; fillers take no part."""
         if mode not in _MODES:
             raise ValueError(f"ElectricPotential: mode must be 'density' or 'overflow' (got {mode!r})")
+        if isinstance(pos, torch.Tensor) and pos.is_neg():
+            pos = pos.resolve_neg()  # a negative view's memory does not hold its values
         if self._evaluator is None:
             self._build(pos)
         if mode == "overflow":

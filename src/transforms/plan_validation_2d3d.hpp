@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 
+#include "common/cpu_threads.hpp"
 #include "efield/device.hpp"
 #include "efield/error.hpp"
 #include "efield/transforms.hpp"
@@ -31,10 +32,7 @@ inline void require_element_count(const std::string& who, long long elements) {
 }
 
 inline void require_valid_options(const std::string& who, const PlanOptions& options) {
-  if (options.cpu_threads < 0) {
-    throw Error(who + ": PlanOptions::cpu_threads must be >= 0 (0 = all hardware threads), got " +
-                std::to_string(options.cpu_threads));
-  }
+  detail::check_cpu_threads(options.cpu_threads, who);
   if (!(options.zero_below >= 0.0) || !std::isfinite(options.zero_below)) {
     throw Error(who + ": PlanOptions::zero_below must be finite and >= 0, got " +
                 std::to_string(options.zero_below));
