@@ -30,7 +30,7 @@ import math
 
 import torch
 
-from . import _arrays
+from . import _arrays, _compiled_op
 from .system import ElectrostaticSystem
 
 __all__ = ["ElectricPotential"]
@@ -146,7 +146,15 @@ class ElectricPotential(torch.nn.Module):
     bins and re-runs in 64-bit ones only after a pile-up); True never waits for the device (the
     deterministic float pipeline then always sums in 64-bit bins, see
     ElectrostaticSystem.evaluate_async; bench_ispd/results/python.md measures both).
+
+    The op runs as torch.ops.efield.electric_potential (compiled in C++, autograd included: works
+    under torch.compile and CUDA graph capture) when efield._torch_ops was built, else through
+    Python; `compiled` says which, after the build. Setting the class attribute
+    use_compiled_op = False before the build picks the Python path. The compiled op's forward
+    returns a new gradient per call, so a backward of any forward is exact.
     """
+
+    use_compiled_op = _compiled_op.AVAILABLE
 
     def __init__(self, node_size_x, node_size_y, xl=None, yl=None, xh=None, yh=None, num_bins_x=None,
                  num_bins_y=None, num_movable_nodes=None, num_terminals=0, num_filler_nodes=0, target_density=1.0,
@@ -188,6 +196,7 @@ class ElectricPotential(torch.nn.Module):
         self.asynchronous = bool(asynchronous)
         self._es = None
         self._evaluator = None
+        self.compiled = False
         if pos is not None:
             self._build(pos)
 
@@ -230,13 +239,18 @@ class ElectricPotential(torch.nn.Module):
         self.dtype = pos.dtype
         self.device = pos.device
         device = pos.get_device()  # the CUDA ordinal, -1 on the CPU
+        compiled = self.use_compiled_op and _compiled_op.AVAILABLE
         self._es = ElectrostaticSystem(
             (self.size_x[:nm], self.size_y[:nm]), fillers, fixed, xl=self.xl, yl=self.yl, xh=self.xh, yh=self.yh,
             num_bins_x=self.num_bins_x, num_bins_y=self.num_bins_y, target_density=self.target_density,
             dtype=_arrays.dtype_name(pos.dtype), device=device, deterministic=self.deterministic,
             cpu_threads=self.cpu_threads, filler_offset=fo if nf else -1, gradient_scale=self.gradient_scale,
-            stream=_raw_stream(device) if device >= 0 else 0)
-        self._evaluator = _Evaluator(self._es._system, pos, self.num_nodes, self.asynchronous)
+            stream=_raw_stream(device) if device >= 0 else 0, zero_gap_gradient=compiled)
+        if compiled:
+            self._evaluator = _compiled_op.CompiledEvaluator(self._es._system, pos, self.num_nodes, self.asynchronous)
+        else:
+            self._evaluator = _Evaluator(self._es._system, pos, self.num_nodes, self.asynchronous)
+        self.compiled = compiled
 
     def _refuse(self, pos):
         """Raises naming what makes pos unfit for the op as built."""
@@ -249,6 +263,11 @@ class ElectricPotential(torch.nn.Module):
         """The energy E = sum phi rho of the placement pos, as a 0-d tensor of pos's dtype."""
         if self._evaluator is None:
             self._build(pos)
+        if self.compiled:
+            evaluator = self._evaluator
+            if not evaluator.fits(pos):
+                self._refuse(pos)
+            return _compiled_op.electric_potential(pos, evaluator.handle)
         if _functorch_active():
             return _ElectricPotentialFunction.apply(pos, self)
         return _apply(pos, self)

@@ -1,0 +1,53 @@
+"""The compiled electric-potential op (python/torch_ops/: torch.ops.efield.electric_potential,
+registered with PyTorch in C++, autograd included) as efield.torch.ElectricPotential uses it when
+efield._torch_ops was built against the installed PyTorch. Without it AVAILABLE is False and
+REASON says why; ElectricPotential then runs its Python path.
+
+The op takes pos and an int handle: the system's entry in the extension's registry (registered
+here, dropped when the CompiledEvaluator is collected), so the op never sees a raw pointer."""
+
+import math
+import weakref
+
+import torch
+import torch.utils.dlpack
+
+try:
+    from . import _torch_ops
+except ImportError as e:  # not built (no libtorch at build time) or built for another PyTorch
+    _torch_ops = None
+    REASON = f"efield._torch_ops is not available: {e}"
+else:
+    REASON = None
+
+AVAILABLE = _torch_ops is not None
+# The op's entry points (OpOverloads: no overload resolution per call).
+electric_potential = torch.ops.efield.electric_potential.default if AVAILABLE else None
+electric_potential_forward = torch.ops.efield.electric_potential_forward.default if AVAILABLE else None
+
+
+class CompiledEvaluator:
+    """One system registered with the compiled op: its handle, and what the op's checks and
+    scalars need."""
+
+    def __init__(self, system, pos, num_nodes, asynchronous):
+        self.system = system  # the _efield.ElectrostaticSystem (the registry holds its own reference)
+        self.handle = _torch_ops.register_system(system._ops(), num_nodes, asynchronous)
+        weakref.finalize(self, _torch_ops.unregister_system, self.handle)
+        self.dtype = pos.dtype
+        self.device_index = pos.get_device()  # the CUDA ordinal, -1 on the CPU
+        self.numel = pos.numel()
+        results = _torch_ops.results(self.handle)
+        self.results = None if results is None else torch.utils.dlpack.from_dlpack(results)
+
+    def fits(self, pos):
+        return (isinstance(pos, torch.Tensor) and pos.dtype is self.dtype and pos.get_device() == self.device_index
+                and pos.numel() == self.numel and pos.is_contiguous())
+
+    def scalar(self, index, name):
+        latest = _torch_ops.latest(self.handle)
+        if latest < 0:
+            return math.nan
+        if latest == 1:
+            return float(self.results[index])  # waits for the stream to reach it
+        return getattr(self.system.wait_result(), name)  # the latest blocking evaluate's
