@@ -49,14 +49,13 @@ run() {  # a step: its command line, then its output's tail
   cat "$OUT/step.log" >> "$OUT/steps_full.log"
   [[ $rc -eq 0 ]] || { echo "-- exit $rc" | tee -a "$log"; status=1; }
 }
-export EFIELD_REQUIRE_CUDA=1
-TAIL=40 run "$python" -m pytest -q -rs tests/python/test_torch_compiled_op.py
-run "$python" -m pytest -q -rs tests/python
-unset EFIELD_REQUIRE_CUDA
+TAIL=40 run env EFIELD_REQUIRE_CUDA=1 "$python" -m pytest -q -rs tests/python/test_torch_compiled_op.py \
+  tests/python/test_torch_op.py tests/python/test_cuda.py
 TAIL=30 run "$python" bench_ispd/bench_python.py --markdown "$OUT/bench_python.md"
 if [[ -f "$ibm01" ]]; then
   TAIL=15 run "$python" bench_ispd/bench_compiled_iteration.py "$ibm01" --iters 200 --markdown "$OUT/iteration.md"
 else
   echo "ibm01 not found at $ibm01: the compiled iteration skipped" | tee -a "$log"
 fi
+TAIL=15 run env EFIELD_REQUIRE_CUDA=1 "$python" -m pytest -q -rs tests/python
 exit $status
