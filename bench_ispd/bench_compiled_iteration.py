@@ -89,7 +89,7 @@ def captured(it, warmup=3):
             it.step()
     torch.cuda.current_stream().wait_stream(s)
     graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
+    with torch.cuda.graph(graph, stream=s):  # the warm-up's stream: the density system follows it
         it.step()
     return graph
 

@@ -220,8 +220,11 @@ def measure(f, iters, rounds, client_only=False):
 CLIENT_COLUMNS = [("C++ evaluate", "cpp_evaluate_us"), ("ElectrostaticSystem.evaluate", "system_evaluate_us"),
                   ("its checked path", "system_evaluate_checked_us"), ("the checks of that path", "system_evaluate_checks_us"),
                   ("compiled op call", "compiled_op_call_us"), ("op fwd (compiled)", "op_compiled_fwd_us"),
-                  ("op fwd+bwd (compiled)", "op_compiled_fwd_bwd_us"), ("op fwd (Python)", "op_python_fwd_us"),
-                  ("op fwd+bwd (Python)", "op_python_fwd_bwd_us")]
+                  ("op fwd+bwd (compiled)", "op_compiled_fwd_bwd_us"),
+                  ("op fwd+bwd (compiled, CUDA graph)", "op_compiled_fwd_bwd_graph_us"),
+                  ("op fwd (Python)", "op_python_fwd_us"), ("op fwd+bwd (Python)", "op_python_fwd_bwd_us"),
+                  ("op fwd+bwd (Python, CUDA graph)", "op_python_fwd_bwd_graph_us"),
+                  ("PyTorch floor: torch.dot fwd+bwd", "torch_dot_fwd_bwd_us")]
 
 
 def client_markdown(rows):
@@ -237,7 +240,7 @@ def client_markdown(rows):
         for _, key in CLIENT_COLUMNS:
             if key not in c:
                 cells.append("n/a")
-            elif key in ("cpp_evaluate_us", "system_evaluate_checks_us"):  # not an evaluate
+            elif key in ("cpp_evaluate_us", "system_evaluate_checks_us", "torch_dot_fwd_bwd_us"):  # no evaluate
                 cells.append(f"{c[key]:.1f}")
             else:
                 cells.append(f"{c[key]:.1f} ({c[key] - base:+.1f})")

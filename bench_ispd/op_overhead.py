@@ -9,7 +9,11 @@ every measurement in turn between two CUDA events):
   for PyTorch tensors), system_evaluate_checks: that path's Python checks alone;
 - op_compiled_fwd_bwd / op_python_fwd_bwd: ElectricPotential forward + backward, compiled op and
   Python path; op_*_fwd: forward alone (no_grad);
-- compiled_op_call: torch.ops.efield.electric_potential_forward called directly (no autograd).
+- compiled_op_call: torch.ops.efield.electric_potential_forward called directly (no autograd);
+- op_*_fwd_bwd_graph: forward + backward captured once in a CUDA graph, the graph replayed (the
+  captured evaluate is the asynchronous one: float maps summed in 64-bit bins);
+- torch_dot_fwd_bwd: PyTorch's own floor for any op's forward + backward from Python (torch.dot
+  of pos with a constant: one kernel each way, a 0-d output, the autograd engine's round trip).
 """
 
 import statistics
@@ -40,6 +44,23 @@ def event_loop_us(fns, iters, rounds, timed=None, warmup=5):
             end.synchronize()
             times[name].append(start.elapsed_time(end) * 1e3 / iters)
     return {name: statistics.median(t) for name, t in times.items()}
+
+
+def graph_replay(op, pos):
+    """A CUDA graph of forward + backward into static.grad, and the call that replays it."""
+    static = pos.detach().clone().requires_grad_(True)
+    static.grad = torch.zeros_like(static)
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        for _ in range(3):
+            op(static).backward()
+    torch.cuda.current_stream().wait_stream(s)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph, stream=s):
+        static.grad.zero_()
+        op(static).backward()
+    return graph.replay
 
 
 def make_op(f, compiled):
@@ -80,7 +101,14 @@ def client_times(f, iters, rounds):
                 op(leaf)
         return call
 
+    ones = torch.ones_like(pos)
+
+    def dot_fwd_bwd():
+        leaf.grad = None
+        torch.dot(leaf, ones).backward()
+
     fns = {
+        "torch_dot_fwd_bwd_us": dot_fwd_bwd,
         "system_evaluate_us": lambda: es.evaluate(x, y, gx, gy),
         "system_evaluate_checked_us": checked,
         "system_evaluate_checks_us": lambda: es._prepared(x, y, gx, gy, False),
@@ -95,7 +123,9 @@ def client_times(f, iters, rounds):
             "compiled_op_call_us": lambda: forward(pos, handle),
             "op_compiled_fwd_us": fwd(compiled_op),
             "op_compiled_fwd_bwd_us": fwd_bwd(compiled_op),
+            "op_compiled_fwd_bwd_graph_us": graph_replay(compiled_op, pos),
         })
+    fns["op_python_fwd_bwd_graph_us"] = graph_replay(python_op, pos)
     gyp = gy.data_ptr()
     timed = {"cpp_evaluate_us": lambda: es._system.profile(p, p + step, g, gyp, stream, iters)["total_ms"] * 1e3}
     return event_loop_us(fns, iters, rounds, timed)

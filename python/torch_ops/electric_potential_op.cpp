@@ -6,7 +6,9 @@
 // gradient tensor in pos's layout (the system writes zeros at terminals: zero_gap_gradient), so the
 // ops are functional: torch.compile, AOTAutograd, CUDA graphs and opcheck see no hidden state.
 // Autograd is registered in C++ (no Python per call); Meta kernels give the shapes to fake
-// tensors. CUDA work runs on PyTorch's current stream.
+// tensors. CUDA work runs on PyTorch's current stream. Checks use plain TORCH_CHECK, which throws
+// from inside libc10 (c10::detail::torchCheckFail): with PyTorch 2.11's pip build, an error object
+// of c10's types thrown from this module's own code (TORCH_CHECK_VALUE) crashed the process.
 #include <ATen/ATen.h>
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <Python.h>
@@ -43,14 +45,14 @@ class GilRelease {
 
 void check_pos(const at::Tensor& pos, const RegisteredSystem& s) {
   const at::ScalarType want = s.ops.element_size == 4 ? at::kFloat : at::kDouble;
-  TORCH_CHECK_TYPE(pos.scalar_type() == want, "pos has dtype ", pos.scalar_type(), " but the op was made for ", want);
+  TORCH_CHECK(pos.scalar_type() == want, "pos has dtype ", pos.scalar_type(), " but the op was made for ", want);
   const int device = pos.is_cuda() ? pos.get_device() : -1;
-  TORCH_CHECK_VALUE(pos.is_cpu() || pos.is_cuda(), "pos is on ", pos.device(), "; the op takes CPU and CUDA tensors");
-  TORCH_CHECK_VALUE(device == s.ops.device, "pos is on ", pos.device(), " but the op was made for ",
+  TORCH_CHECK(pos.is_cpu() || pos.is_cuda(), "pos is on ", pos.device(), "; the op takes CPU and CUDA tensors");
+  TORCH_CHECK(device == s.ops.device, "pos is on ", pos.device(), " but the op was made for ",
                     s.ops.device < 0 ? std::string("cpu") : "cuda:" + std::to_string(s.ops.device));
-  TORCH_CHECK_VALUE(pos.dim() == 1 && pos.numel() == 2 * s.num_nodes, "pos must be one-dimensional with 2 * num_nodes = ",
+  TORCH_CHECK(pos.dim() == 1 && pos.numel() == 2 * s.num_nodes, "pos must be one-dimensional with 2 * num_nodes = ",
                     2 * s.num_nodes, " entries (got shape ", pos.sizes(), ")");
-  TORCH_CHECK_VALUE(pos.is_contiguous(), "pos is not contiguous; pass pos.contiguous()");
+  TORCH_CHECK(pos.is_contiguous(), "pos is not contiguous; pass pos.contiguous()");
 }
 
 std::uintptr_t current_stream(const at::Tensor& pos) {
@@ -86,7 +88,7 @@ std::tuple<at::Tensor, at::Tensor> forward_kernel(const at::Tensor& pos, std::in
 
 // Fake tensors (torch.compile, AOTAutograd, opcheck): shapes only.
 std::tuple<at::Tensor, at::Tensor> forward_meta(const at::Tensor& pos, std::int64_t /*handle*/) {
-  TORCH_CHECK_VALUE(pos.dim() == 1, "pos must be one-dimensional (got shape ", pos.sym_sizes(), ")");
+  TORCH_CHECK(pos.dim() == 1, "pos must be one-dimensional (got shape ", pos.sym_sizes(), ")");
   return {at::empty({}, pos.options()), at::empty_like(pos, at::MemoryFormat::Contiguous)};
 }
 

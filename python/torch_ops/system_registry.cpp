@@ -22,8 +22,8 @@ Registry& registry() {
 }  // namespace
 
 std::int64_t register_system(python::SystemOps& table, std::int64_t num_nodes, bool asynchronous) {
-  TORCH_CHECK_VALUE(table.system && table.evaluate_flat && table.release, "the system's table was already taken");
-  TORCH_CHECK_VALUE(num_nodes >= table.required_length, "pos of ", num_nodes, " nodes is too short for the system (",
+  TORCH_CHECK(table.system && table.evaluate_flat && table.release, "the system's table was already taken");
+  TORCH_CHECK(num_nodes >= table.required_length, "pos of ", num_nodes, " nodes is too short for the system (",
                     table.required_length, " needed)");
   auto entry = std::make_shared<RegisteredSystem>(table);
   table.system = nullptr;  // the entry owns the reference now
@@ -53,7 +53,7 @@ std::shared_ptr<RegisteredSystem> find_system(std::int64_t handle) {
   Registry& r = registry();
   std::lock_guard<std::mutex> lock(r.mutex);
   auto it = r.entries.find(handle);
-  TORCH_CHECK_VALUE(it != r.entries.end(), "efield::electric_potential: no system is registered under handle ", handle,
+  TORCH_CHECK(it != r.entries.end(), "efield::electric_potential: no system is registered under handle ", handle,
                     " (its ElectricPotential was deleted, or the handle was not made by efield.torch)");
   return it->second;
 }

@@ -32,7 +32,8 @@ struct RegisteredSystem {
 std::int64_t register_system(python::SystemOps& table, std::int64_t num_nodes, bool asynchronous);
 // Drops the registry's entry; evaluates running on it finish first (they hold it).
 void unregister_system(std::int64_t handle);
-// The entry of a handle; throws a ValueError naming the handle when it is not registered.
+// The entry of a handle; throws (c10::Error: a RuntimeError in Python) naming the handle when it is
+// not registered.
 std::shared_ptr<RegisteredSystem> find_system(std::int64_t handle);
 
 }  // namespace efield::torch_ops

@@ -166,7 +166,7 @@ def test_cuda_graph_of_a_whole_iteration(rng):
             nesterov_iteration(op, f.n, lam, pos_g, opt_g)
     torch.cuda.current_stream().wait_stream(s)
     graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
+    with torch.cuda.graph(graph, stream=s):  # the stream of the warm-up: the system follows it
         loss = nesterov_iteration(op, f.n, lam, pos_g, opt_g)
     for _ in range(steps):
         graph.replay()
