@@ -3,7 +3,6 @@ active when built, the same energy and gradient as the Python path, handles chec
 registry, and on PyTorch 2: torch.library.opcheck, torch.compile(fullgraph=True) of a placer's
 loss, and a whole iteration (forward, backward, optimizer step) captured in a CUDA graph."""
 
-import numpy as np
 import pytest
 
 from conftest import CUDA_REASON, torch
