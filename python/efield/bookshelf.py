@@ -92,7 +92,14 @@ def generate_synthetic_design(num_movable, num_fixed_macros=40, num_io_pads=200,
                                                      macro_area_fraction, with_nets, seed))
 
 
-def ispd2005_standin(name, seed=1):
+def ispd2005_standin(name, seed=1, scale=1.0):
     """A synthetic stand-in with an ISPD2005 design's cell count, terminal count and utilization
-    (no nets): 'adaptec1', ..., 'bigblue4'."""
-    return _design(_efield.ispd2005_standin(name, seed))
+    (no nets): 'adaptec1', ..., 'bigblue4'; scale in (0, 1) scales the cell and terminal counts."""
+    return _design(_efield.ispd2005_standin(name, seed, scale))
+
+
+def ispd2005_designs():
+    """The ISPD2005 designs' published statistics as dicts: name, num_movable, num_terminals,
+    utilization, bins (DREAMPlace's bins per axis)."""
+    keys = ("name", "num_movable", "num_terminals", "utilization", "bins")
+    return [dict(zip(keys, row)) for row in _efield.ispd2005_designs()]

@@ -5,6 +5,9 @@
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -113,16 +116,33 @@ void bind_bookshelf(py::module_& m) {
       py::arg("seed") = 1, "A seeded synthetic design (the library's generator) as a dict of NumPy arrays");
   m.def(
       "ispd2005_standin",
-      [](const std::string& name, std::uint64_t seed) {
+      [](const std::string& name, std::uint64_t seed, double scale) {
+        SyntheticDesignSpec spec = ispd2005_standin_spec(name, seed);
+        if (!(scale > 0 && scale <= 1)) throw py::value_error("scale must lie in (0, 1]");
+        if (scale < 1) {  // a smaller design of the same kind (tests, quick sweeps)
+          spec.num_movable = std::max<std::int64_t>(1, std::llround(scale * static_cast<double>(spec.num_movable)));
+          spec.num_fixed_macros = std::max(1, static_cast<int>(std::lround(scale * spec.num_fixed_macros)));
+        }
         Design design;
         {
           py::gil_scoped_release release;
-          design = generate_synthetic_design(ispd2005_standin_spec(name, seed));
+          design = generate_synthetic_design(spec);
         }
         return design_arrays(design);
       },
-      py::arg("name"), py::arg("seed") = 1,
-      "A synthetic stand-in with an ISPD2005 design's cell count, terminals and utilization (no nets)");
+      py::arg("name"), py::arg("seed") = 1, py::arg("scale") = 1.0,
+      "A synthetic stand-in with an ISPD2005 design's cell count, terminals and utilization (no nets); "
+      "scale < 1 scales the cell and terminal counts");
+  m.def(
+      "ispd2005_designs",
+      [] {
+        py::list out;
+        for (const auto& d : ispd2005_designs())
+          out.append(py::make_tuple(d.name, d.num_movable, d.num_terminals, d.utilization, d.bins));
+        return out;
+      },
+      "The ISPD2005 designs' published statistics: (name, movable cells, terminals, utilization, DREAMPlace's "
+      "bins per axis)");
 }
 
 }  // namespace efield::python
