@@ -2,7 +2,7 @@
 """A whole global-placement iteration of the example placer on the GPU, eager against captured:
 the weighted-average wirelength, efield's density op and a Nesterov step with the Lipschitz step
 prediction (examples/python/global_place.py, one try per iteration: no host read inside an
-iteration), run as
+iteration, efield.place's model), run as
 - eager: the Python loop;
 - graph: one iteration captured whole in a CUDA graph (forward, backward, step), replayed;
 - compile+graph: the same with the loss torch.compile'd (fullgraph=True), then captured;
@@ -20,15 +20,11 @@ import os
 import pathlib
 import platform
 import sys
-import time
 
 import torch
 
 import efield
-
-ROOT = pathlib.Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "examples" / "python"))
-import global_place  # noqa: E402
+import efield.place
 
 
 class DeviceIteration:
@@ -104,8 +100,8 @@ def main(argv=None):
     args = ap.parse_args(argv)
     device = torch.device("cuda")
     design = efield.load_bookshelf(args.aux)
-    placement = global_place.Placement(design, device, getattr(torch, args.dtype), 1.0, 1)
-    placer = global_place.GlobalPlacer(placement, 1.0)
+    params = efield.place.PlaceParams(device="cuda", dtype=args.dtype, target_overflow=0.0, max_iters=args.iters)
+    placement, placer = efield.place.prepare(design, params)
     gamma = placer.gamma_for(1.0)
     lam = placer.initial_density_weight(placement.start, gamma)
     print(f"{design.name}: {placement.num_movable} movable, {placement.num_fillers} fillers, bins {placement.bins}, "
@@ -114,11 +110,10 @@ def main(argv=None):
     modes = args.modes.split(",")
     for mode in modes:
         if mode == "example":
-            t0 = time.perf_counter()
-            r = global_place.GlobalPlacer(placement, 1.0).run(target_overflow=0.0, max_iters=args.iters, report=0)
+            r = efield.place.global_place(design, params)
             torch.cuda.synchronize()
-            ms = (time.perf_counter() - t0) / r["iterations"] * 1e3
-            rows.append((mode, ms, f"{r['evaluations']} evaluations in {r['iterations']} iterations"))
+            ms = r.seconds / r.iterations * 1e3
+            rows.append((mode, ms, f"{r.evaluations} evaluations in {r.iterations} iterations (efield.place.global_place)"))
             continue
         it = DeviceIteration(placer, placement.start, lam, gamma)
         if mode == "compile+graph":
