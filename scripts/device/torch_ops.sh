@@ -62,7 +62,10 @@ TAIL=40 run env EFIELD_REQUIRE_CUDA=1 "$python" -m pytest -q -rs tests/python/te
   tests/python/test_torch_op.py tests/python/test_cuda.py -k "not unknown_handle"
 TAIL=30 run "$python" bench_ispd/bench_python.py --markdown "$OUT/bench_python.md"
 if [[ -f "$ibm01" ]]; then
-  TAIL=15 run "$python" bench_ispd/bench_compiled_iteration.py "$ibm01" --iters 200 --markdown "$OUT/iteration.md"
+  TAIL=18 run "$python" bench_ispd/bench_compiled_iteration.py "$ibm01" --iters 200 --markdown "$OUT/iteration.md"
+  for loop in graph compile+graph; do
+    TAIL=4 run "$python" examples/python/global_place.py "$ibm01" --device cuda --loop $loop --report 0
+  done
 else
   echo "ibm01 not found at $ibm01: the compiled iteration skipped" | tee -a "$log"
 fi
