@@ -3,7 +3,7 @@
 the weighted-average wirelength, efield's density op and a Nesterov step with the Lipschitz step
 prediction (examples/python/global_place.py, one try per iteration: no host read inside an
 iteration, efield.place's model), run as
-- eager: the Python loop;
+- eager: the Python loop (efield/_device_loop.py's iteration, PlaceParams.loop="device");
 - graph: one iteration captured whole in a CUDA graph (forward, backward, step), replayed;
 - compile+graph: the same with the loss torch.compile'd (fullgraph=True), then captured;
 and, for reference, the example placer's own loop (its line search reads the host each try), and
@@ -27,46 +27,7 @@ import torch
 
 import efield
 import efield.place
-
-
-class DeviceIteration:
-    """The placer's state as device tensors and one iteration that never reads the host."""
-
-    def __init__(self, placer, start, lam, gamma, loss_fn=None):
-        self.placer, self.p = placer, placer.p
-        dev, dt = start.device, start.dtype
-        self.lam = torch.tensor(lam, device=dev, dtype=dt)
-        self.gamma = torch.tensor(gamma, device=dev, dtype=dt)
-        self.loss_fn = loss_fn or self.loss
-        self.area2 = torch.cat([self.p.area, self.p.area])
-        self.u, self.v = start.clone(), start.clone()
-        self.g = self.gradient(self.v)
-        trial = placer.clamp(self.v - 0.01 * placer.units * self.g / self.g.abs().max().clamp_min(1e-30))
-        self.alpha = ((trial - self.v).norm() / (self.gradient(trial) - self.g).norm().clamp_min(1e-30)).reshape(())
-        self.a = torch.ones((), device=dev, dtype=dt)
-
-    def loss(self, pos):
-        return self.p.wirelength(pos, self.gamma) + self.lam * self.placer.op(pos)
-
-    def gradient(self, v):
-        pos = v.detach().requires_grad_(True)
-        (g,) = torch.autograd.grad(self.loss_fn(pos), pos)
-        g = g / torch.clamp(self.p.pins_per_node + self.lam * self.area2, min=1.0)
-        return torch.where(self.p.moving, g, torch.zeros_like(g))
-
-    def step(self):
-        clamp = self.placer.clamp
-        a_next = (1 + torch.sqrt(4 * self.a * self.a + 1)) / 2
-        coef = (self.a - 1) / a_next
-        u_new = clamp(self.v - self.alpha * self.g)
-        v_new = clamp(u_new + coef * (u_new - self.u))
-        g_new = self.gradient(v_new)
-        alpha = (v_new - self.v).norm() / (g_new - self.g).norm().clamp_min(1e-30)
-        self.u.copy_(u_new)
-        self.v.copy_(v_new)
-        self.g.copy_(g_new)
-        self.alpha.copy_(alpha)
-        self.a.copy_(a_next)
+from efield._device_loop import WARM_UP, DeviceLoop, captured_step
 
 
 def timed_loop(fn, iters):
@@ -79,19 +40,6 @@ def timed_loop(fn, iters):
     return start.elapsed_time(end) / iters
 
 
-def captured(it, warmup=3):
-    s = torch.cuda.Stream()
-    s.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(s):
-        for _ in range(warmup):
-            it.step()
-    torch.cuda.current_stream().wait_stream(s)
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph, stream=s):  # the warm-up's stream: the density system follows it
-        it.step()
-    return graph
-
-
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("aux", help="Bookshelf .aux file (ibm01)")
@@ -102,10 +50,9 @@ def main(argv=None):
     args = ap.parse_args(argv)
     device = torch.device("cuda")
     design = efield.load_bookshelf(args.aux)
-    params = efield.place.PlaceParams(device="cuda", dtype=args.dtype, target_overflow=0.0, max_iters=args.iters)
+    params = efield.place.PlaceParams(device="cuda", dtype=args.dtype, target_overflow=0.0,
+                                      max_iters=args.iters + WARM_UP)
     placement, placer = efield.place.prepare(design, params)
-    gamma = placer.gamma_for(1.0)
-    lam = placer.initial_density_weight(placement.start, gamma)
     print(f"{design.name}: {placement.num_movable} movable, {placement.num_fillers} fillers, bins {placement.bins}, "
           f"op compiled {placer.op.compiled}", flush=True)
     rows, final = [], {}
@@ -128,24 +75,22 @@ def main(argv=None):
             ms = r.seconds / r.iterations * 1e3
             rows.append((mode, ms, f"{r.evaluations} evaluations in {r.iterations} iterations (efield.place.global_place)"))
             continue
-        it = DeviceIteration(placer, placement.start, lam, gamma)
-        if mode == "compile+graph":
-            torch._dynamo.reset()
-            it.loss_fn = torch.compile(it.loss, fullgraph=True)
         try:
+            if mode == "compile+graph":
+                torch._dynamo.reset()
+            it = DeviceLoop(placer, compile_objective=mode == "compile+graph")
             if mode == "eager":
-                for _ in range(3):  # as many steps before the loop as the captured modes take
-                    it.step()
-                ms = timed_loop(it.step, args.iters)
+                for _ in range(WARM_UP):  # as many steps before the loop as the captured modes take
+                    it.step(False)
+                ms = timed_loop(lambda: it.step(False), args.iters)
             else:
-                graph = captured(it)
-                ms = timed_loop(graph.replay, args.iters)
+                ms = timed_loop(captured_step(it), args.iters)
         except Exception as e:  # noqa: BLE001 - reported, the other modes go on
             rows.append((mode, math.nan, f"failed: {type(e).__name__}: {str(e).splitlines()[0][:200]}"))
             print(rows[-1], flush=True)
             continue
         final[mode] = it.u.detach().clone()
-        note = f"HPWL after {3 + args.iters} steps {placement.hpwl(it.u):.4e}"
+        note = f"HPWL after {WARM_UP + args.iters} steps {placement.hpwl(it.u):.4e}"
         if mode != "eager" and "eager" in final:
             e = final["eager"]
             note += f", positions {float((it.u - e).norm() / e.norm()):.1e} from the eager loop's (relative)"

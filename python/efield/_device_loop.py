@@ -92,6 +92,23 @@ class DeviceLoop:
             self.history.index_copy_(0, k.long().reshape(1), torch.stack([lam, overflow]).reshape(1, 2))
 
 
+def captured_step(dl, warm_up=WARM_UP):
+    """Runs `warm_up` iterations eagerly on a side stream, then captures one iteration in a CUDA
+    graph on that stream (the density system follows the caller's stream; a captured evaluate is
+    the asynchronous one, its overflow read from the op's device results). Returns the graph's
+    replay."""
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        for _ in range(warm_up):
+            dl.step(False)
+    torch.cuda.current_stream().wait_stream(s)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph, stream=s):
+        dl.step(True)
+    return graph.replay
+
+
 def run_device_loop(placer, report=0, log=print):
     """GlobalPlacer.run for PlaceParams.loop "device", "graph" or "compile+graph": (u, record)."""
     prm = placer.params
@@ -104,17 +121,8 @@ def run_device_loop(placer, report=0, log=print):
     step = lambda: dl.step(False)  # noqa: E731
     k = 0
     if graph:
-        s = torch.cuda.Stream()
-        s.wait_stream(torch.cuda.current_stream())
-        with torch.cuda.stream(s):
-            for _ in range(min(WARM_UP, prm.max_iters)):
-                dl.step(False)
-                k += 1
-        torch.cuda.current_stream().wait_stream(s)
-        cuda_graph = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(cuda_graph, stream=s):  # the warm-up's stream: the density system follows it
-            dl.step(True)
-        step = cuda_graph.replay
+        k = min(WARM_UP, prm.max_iters)
+        step = captured_step(dl, k)
     overflow = float(dl.overflow)
     while k < prm.max_iters and overflow > prm.target_overflow:
         step()
