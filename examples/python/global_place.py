@@ -30,6 +30,9 @@ def main(argv=None):
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--threads", type=int, default=0, help="torch CPU threads (0: torch's default)")
     ap.add_argument("--png", default="", help="save the placement as a PNG here")
+    ap.add_argument("--macro-mask", action="store_true",
+                    help="DREAMPlace's movable macros (area > 10x the mean, height > 2 rows) take the target "
+                    "density as their density ratio")
     ap.add_argument("--loop", default="eager", choices=["eager", "device", "graph", "compile+graph"],
                     help="graph: each iteration one CUDA graph replay; compile+graph: its objective torch.compile'd "
                          "too (efield.place, PlaceParams.loop)")
@@ -37,7 +40,8 @@ def main(argv=None):
 
     params = efield.place.PlaceParams(device=args.device, dtype=args.dtype, target_density=args.target_density,
                                       target_overflow=args.target_overflow, max_iters=args.max_iters,
-                                      seed=args.seed, threads=args.threads, loop=args.loop)
+                                      seed=args.seed, threads=args.threads, macro_mask=args.macro_mask,
+                                      loop=args.loop)
     t0 = time.perf_counter()
     design = efield.load_bookshelf(args.aux)
     placement, placer = efield.place.prepare(design, params)

@@ -170,6 +170,9 @@ class CudaPipeline final : public ElectrostaticBackend {
     widths_ = EsDeviceArray<T>(nc_);
     heights_ = EsDeviceArray<T>(nc_);
     large_ = EsDeviceArray<int>(nc_);  // room for every cell: size updates never re-allocate
+    // The movable-macro mask takes effect only below td = 1 (density_ratio): room for it then, so
+    // that a size update may add one without allocating.
+    if (d.options.target_density < 1.0) movable_macro_ = EsDeviceArray<std::uint8_t>(d.num_movable());
     load_sizes();
 
     // Maps and spectra.
@@ -421,6 +424,11 @@ class CudaPipeline final : public ElectrostaticBackend {
     upload(widths_.get(), w.data(), w.size());
     upload(heights_.get(), h.data(), h.size());
     upload(large_.get(), large.data(), large.size());
+    geom_.movable_macro = nullptr;
+    if (d.has_movable_macros()) {
+      upload(movable_macro_.get(), d.movable.movable_macro_mask.data(), d.movable.movable_macro_mask.size());
+      geom_.movable_macro = movable_macro_.get();
+    }
     num_large_ = static_cast<int>(large.size());
     geom_.uniform_fillers = false;
     if (d.num_fillers() > 0) {  // fillers of one size: the kernels read no filler sizes
@@ -835,6 +843,7 @@ class CudaPipeline final : public ElectrostaticBackend {
   cudaEvent_t stage_events_[6] = {};
   EsDeviceArray<Cpx> tw_m_, tw_n_;
   EsDeviceArray<T> widths_, heights_;
+  EsDeviceArray<std::uint8_t> movable_macro_;  // [num_movable] when td < 1 (CellGeometry::movable_macro)
   EsDeviceArray<int> large_;
   // large_: cells [0, num_warp_cells_) a warp each, [num_warp_cells_, num_large_) a block each;
   // the fillers among them start at warp_movable_ and at large_movable_.

@@ -37,12 +37,33 @@ class CompiledEvaluator:
         self.dtype = pos.dtype
         self.device_index = pos.get_device()  # the CUDA ordinal, -1 on the CPU
         self.numel = pos.numel()
+        self.half = num_nodes * pos.element_size()  # bytes from x to y in pos
         results = _torch_ops.results(self.handle)
         self.results = None if results is None else torch.utils.dlpack.from_dlpack(results)
+        self.scratch = None  # mode="overflow"'s gradient, made at its first call
 
     def fits(self, pos):
         return (isinstance(pos, torch.Tensor) and pos.dtype is self.dtype and pos.get_device() == self.device_index
                 and pos.numel() == self.numel and pos.is_contiguous())
+
+    def overflow(self, pos, movable_area):
+        """ElectricPotential's mode="overflow" (as its Python path computes it): (overflow area, max
+        density) of pos as 0-d tensors of its dtype on its device; the evaluate's gradient goes to a
+        scratch buffer. CUDA: no host sync."""
+        if not self.fits(pos):
+            return None
+        if self.scratch is None:
+            self.scratch = torch.empty_like(pos, memory_format=torch.contiguous_format)
+        device = self.device_index
+        stream = torch.cuda.current_stream(device).cuda_stream if device >= 0 else 0
+        results_ptr = self.results.data_ptr() if self.results is not None else 0
+        self.system.evaluate_flat(pos.data_ptr(), self.scratch.data_ptr(), self.half, stream, 0, results_ptr,
+                                  device >= 0)
+        if device >= 0:
+            return (self.results[1] * movable_area).to(self.dtype), self.results[2].to(self.dtype)
+        r = self.system.wait_result()
+        return (torch.tensor(r.overflow * movable_area, dtype=self.dtype),
+                torch.tensor(r.max_density, dtype=self.dtype))
 
     def scalar(self, index, name):
         latest = _torch_ops.latest(self.handle)

@@ -38,6 +38,9 @@ class Placement:
         self.size_x = np.concatenate([w, np.full(count, fw)])
         self.size_y = np.concatenate([h, np.full(count, fh)])
         self.num_nodes = n = len(self.size_x)
+        # DREAMPlace's movable macros: area above 10 times the mean movable area, height above 2 rows.
+        area = w[:nm] * h[:nm]
+        self.macro_mask = (area > 10 * area.mean()) & (h[:nm] > 2 * self.row_height)
 
         # Start: movable cells around the centre, fillers anywhere, fixed nodes where they are.
         rng = np.random.default_rng(seed)

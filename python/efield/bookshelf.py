@@ -85,11 +85,12 @@ def load_bookshelf(aux, allow_missing_nets=False):
 
 
 def generate_synthetic_design(num_movable, num_fixed_macros=40, num_io_pads=200, utilization=0.7,
-                              macro_area_fraction=0.2, with_nets=True, seed=1):
+                              macro_area_fraction=0.2, with_nets=True, seed=1, num_movable_macros=0):
     """A seeded synthetic design from the library's generator (the same spec and seed give the
-    same design on every platform)."""
+    same design on every platform). num_movable_macros of the movable cells are blocks of 2 to 8
+    rows."""
     return _design(_efield.generate_synthetic_design(num_movable, num_fixed_macros, num_io_pads, utilization,
-                                                     macro_area_fraction, with_nets, seed))
+                                                     macro_area_fraction, with_nets, seed, num_movable_macros))
 
 
 def ispd2005_standin(name, seed=1, scale=1.0):

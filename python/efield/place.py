@@ -55,6 +55,7 @@ class PlaceParams:
     seed: int = 1                    # of the start positions
     threads: int = 0                 # CPU threads of torch and of the density op (0: their defaults)
     deterministic: bool = True       # the density op's deterministic accumulation
+    macro_mask: bool = False         # DREAMPlace's movable macros take td as their density ratio
     loop: str = "eager"              # "eager" (the host loop), "device", "graph", "compile+graph" (efield/_device_loop.py)
 
     def __post_init__(self):
@@ -146,7 +147,8 @@ class GlobalPlacer:
         xl, yl, xh, yh = p.region
         self.op = ElectricPotential(p.size_x, p.size_y, xl, yl, xh, yh, p.bins[0], p.bins[1], p.num_movable,
                                     p.num_terminals, p.num_fillers, params.target_density,
-                                    deterministic=params.deterministic, cpu_threads=params.threads, pos=p.start)
+                                    deterministic=params.deterministic, cpu_threads=params.threads, pos=p.start,
+                                    movable_macro_mask=p.macro_mask if params.macro_mask else None)
         self.base_gamma = 4.0 * (p.bin_size[0] + p.bin_size[1])
         self.units = p.row_height / 12.0  # DREAMPlace's length constants are in ISPD2005 units (rows 12 high)
         self.evaluations = 0

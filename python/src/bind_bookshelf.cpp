@@ -94,11 +94,12 @@ void bind_bookshelf(py::module_& m) {
   m.def(
       "generate_synthetic_design",
       [](std::int64_t num_movable, int num_fixed_macros, int num_io_pads, double utilization,
-         double macro_area_fraction, bool with_nets, std::uint64_t seed) {
+         double macro_area_fraction, bool with_nets, std::uint64_t seed, int num_movable_macros) {
         SyntheticDesignSpec spec;
         spec.name = "synthetic" + std::to_string(num_movable);
         spec.num_movable = num_movable;
         spec.num_fixed_macros = num_fixed_macros;
+        spec.num_movable_macros = num_movable_macros;
         spec.num_io_pads = num_io_pads;
         spec.utilization = utilization;
         spec.macro_area_fraction = macro_area_fraction;
@@ -113,7 +114,8 @@ void bind_bookshelf(py::module_& m) {
       },
       py::arg("num_movable"), py::arg("num_fixed_macros") = 40, py::arg("num_io_pads") = 200,
       py::arg("utilization") = 0.7, py::arg("macro_area_fraction") = 0.2, py::arg("with_nets") = true,
-      py::arg("seed") = 1, "A seeded synthetic design (the library's generator) as a dict of NumPy arrays");
+      py::arg("seed") = 1, py::arg("num_movable_macros") = 0,
+      "A seeded synthetic design (the library's generator) as a dict of NumPy arrays");
   m.def(
       "ispd2005_standin",
       [](const std::string& name, std::uint64_t seed, double scale) {
