@@ -52,22 +52,13 @@ run() {  # a step: its command line, then its output's tail
 # The flags _torch_ops was compiled with (the C++ ABI must be PyTorch's).
 ninja -C $build -t commands _torch_ops 2>/dev/null | grep -m1 electric_potential_op | grep -o -- "-D[A-Z_0-9]*=*[^ ]*" \
   | tr '\n' ' ' | tee -a "$log"; echo | tee -a "$log"
-# The op's error path first, alone (a crash there would end the test run).
-TAIL=20 run env PYTHONFAULTHANDLER=1 "$python" -m pytest -q -rs tests/python/test_torch_compiled_op.py -k unknown_handle
-if [[ $status -ne 0 ]] && command -v gdb > /dev/null; then
-  gdb -batch -ex run -ex bt --args "$python" -m pytest -q tests/python/test_torch_compiled_op.py -k unknown_handle \
-    2>&1 | tail -40 | tee -a "$log"
-fi
 TAIL=40 run env EFIELD_REQUIRE_CUDA=1 "$python" -m pytest -q -rs tests/python/test_torch_compiled_op.py \
-  tests/python/test_torch_op.py tests/python/test_cuda.py -k "not unknown_handle"
+  tests/python/test_torch_op.py tests/python/test_cuda.py tests/python/test_place_loop.py
 TAIL=30 run "$python" bench_ispd/bench_python.py --markdown "$OUT/bench_python.md"
 if [[ -f "$ibm01" ]]; then
   TAIL=18 run "$python" bench_ispd/bench_compiled_iteration.py "$ibm01" --iters 200 --markdown "$OUT/iteration.md"
-  for loop in graph compile+graph; do
-    TAIL=4 run "$python" examples/python/global_place.py "$ibm01" --device cuda --loop $loop --report 0
-  done
 else
   echo "ibm01 not found at $ibm01: the compiled iteration skipped" | tee -a "$log"
 fi
-TAIL=15 run env EFIELD_REQUIRE_CUDA=1 "$python" -m pytest -q -rs tests/python -k "not unknown_handle"
+TAIL=15 run env EFIELD_REQUIRE_CUDA=1 "$python" -m pytest -q -rs -rx tests/python
 exit $status
