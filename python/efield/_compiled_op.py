@@ -26,6 +26,15 @@ electric_potential = torch.ops.efield.electric_potential.default if AVAILABLE el
 electric_potential_forward = torch.ops.efield.electric_potential_forward.default if AVAILABLE else None
 
 
+def overflow_values(system, results, device, movable_area, dtype):
+    """mode="overflow"'s (overflow area, max density) after its evaluate, as 0-d tensors of dtype:
+    from the CUDA results array on the stream (no host sync), else from the system on the host."""
+    if device >= 0:
+        return (results[1] * movable_area).to(dtype), results[2].to(dtype)
+    r = system.wait_result()
+    return torch.tensor(r.overflow * movable_area, dtype=dtype), torch.tensor(r.max_density, dtype=dtype)
+
+
 class CompiledEvaluator:
     """One system registered with the compiled op: its handle, and what the op's checks and
     scalars need."""
@@ -59,11 +68,7 @@ class CompiledEvaluator:
         results_ptr = self.results.data_ptr() if self.results is not None else 0
         self.system.evaluate_flat(pos.data_ptr(), self.scratch.data_ptr(), self.half, stream, 0, results_ptr,
                                   device >= 0)
-        if device >= 0:
-            return (self.results[1] * movable_area).to(self.dtype), self.results[2].to(self.dtype)
-        r = self.system.wait_result()
-        return (torch.tensor(r.overflow * movable_area, dtype=self.dtype),
-                torch.tensor(r.max_density, dtype=self.dtype))
+        return overflow_values(self.system, self.results, device, movable_area, self.dtype)
 
     def scalar(self, index, name):
         latest = _torch_ops.latest(self.handle)

@@ -127,11 +127,7 @@ class _Evaluator:
         stream = _raw_stream(device) if device >= 0 else 0
         self.last_async = self.system.evaluate_flat(pos.data_ptr(), self.scratch.data_ptr(), self.half, stream, 0,
                                                     self.results_ptr, device >= 0)
-        if device >= 0:
-            return (self.results[1] * movable_area).to(self.dtype), self.results[2].to(self.dtype)
-        r = self.system.wait_result()
-        return (torch.tensor(r.overflow * movable_area, dtype=self.dtype),
-                torch.tensor(r.max_density, dtype=self.dtype))
+        return _compiled_op.overflow_values(self.system, self.results, device, movable_area, self.dtype)
 
     def scalar(self, index, name):
         if self.generation == 0:
