@@ -21,7 +21,7 @@ of construction (sizes, fixed cells) may be any arrays or sequences; they are co
 from dataclasses import dataclass
 from typing import Any
 
-from . import _arrays, _efield
+from . import _arrays, _efield, _torch_fast
 
 
 @dataclass
@@ -133,6 +133,10 @@ class ElectrostaticSystem:
         weight * gradient of every movable and filler cell into grad_x, grad_y (adds it with
         accumulate=True). grad_x, grad_y are allocated like x, zero-filled, when None. Returns an
         EvaluateResult (blocks until its scalars are ready)."""
+        fast = _torch_fast.pointers(self, x, y, grad_x, grad_y)
+        if fast is not None:
+            r = self._system.evaluate_pointers(*fast, float(weight), bool(accumulate), False)
+            return EvaluateResult._of(r, grad_x, grad_y)
         plain, grad_x, grad_y, stream = self._prepared(x, y, grad_x, grad_y, accumulate)
         r = self._system.evaluate(*plain, stream, _arrays.to_float(weight, "weight"), bool(accumulate), False)
         return EvaluateResult._of(r, grad_x, grad_y)

@@ -50,7 +50,7 @@ import threading
 import numpy as np
 import torch
 
-from . import _arrays
+from . import _arrays, _compiled_op
 from .system import ElectrostaticSystem
 
 __all__ = ["ElectricPotential"]
@@ -141,11 +141,7 @@ class _Evaluator:
         stream = _raw_stream(device) if device >= 0 else 0
         self.last_async = self.system.evaluate_flat(pos.data_ptr(), self.scratch.data_ptr(), self.half, stream, 0,
                                                     self.results_ptr, device >= 0)
-        if device >= 0:
-            return (self.results[1] * movable_area).to(self.dtype), self.results[2].to(self.dtype)
-        r = self.system.wait_result()
-        return (torch.tensor(r.overflow * movable_area, dtype=self.dtype),
-                torch.tensor(r.max_density, dtype=self.dtype))
+        return _compiled_op.overflow_values(self.system, self.results, device, movable_area, self.dtype)
 
     def scalar(self, index, name):
         if self.generation == 0:
@@ -205,7 +201,15 @@ class ElectricPotential(torch.nn.Module):
     ElectrostaticSystem.evaluate_async; bench_ispd/results/python.md measures both).
     DREAMPlace's other keywords (bin_center_x, bin_center_y, sorted_node_map, fast_mode,
     region_id, fence_regions, node2fence_region_map, placedb): see the module's docstring.
+
+    The op runs as torch.ops.efield.electric_potential (compiled in C++, autograd included: works
+    under torch.compile and CUDA graph capture) when efield._torch_ops was built, else through
+    Python; `compiled` says which, after the build. Setting the class attribute
+    use_compiled_op = False before the build picks the Python path. The compiled op's forward
+    returns a new gradient per call, so a backward of any forward is exact.
     """
+
+    use_compiled_op = _compiled_op.AVAILABLE
 
     def __init__(self, node_size_x, node_size_y, xl=None, yl=None, xh=None, yh=None, num_bins_x=None,
                  num_bins_y=None, num_movable_nodes=None, num_terminals=0, num_filler_nodes=0, target_density=1.0,
@@ -259,6 +263,7 @@ class ElectricPotential(torch.nn.Module):
         self.asynchronous = bool(asynchronous)
         self._es = None
         self._evaluator = None
+        self.compiled = False
         self._fixed_positions = None  # the terminals' lower-left corners, read at the build
         if pos is not None:
             self._build(pos)
@@ -342,13 +347,19 @@ class ElectricPotential(torch.nn.Module):
         self.dtype = pos.dtype
         self.device = pos.device
         device = pos.get_device()  # the CUDA ordinal, -1 on the CPU
+        compiled = self.use_compiled_op and _compiled_op.AVAILABLE
         self._es = ElectrostaticSystem(
             (self.size_x[:nm], self.size_y[:nm]), fillers, self._fixed_cells(), xl=self.xl, yl=self.yl, xh=self.xh,
             yh=self.yh, num_bins_x=self.num_bins_x, num_bins_y=self.num_bins_y, target_density=self.target_density,
             dtype=_arrays.dtype_name(pos.dtype), device=device, deterministic=self.deterministic,
             cpu_threads=self.cpu_threads, filler_offset=fo if nf else -1, gradient_scale=self.gradient_scale,
-            stream=_raw_stream(device) if device >= 0 else 0, movable_macro_mask=self.movable_macro_mask)
-        self._evaluator = _Evaluator(self._es._system, pos, self.num_nodes, self.asynchronous)
+            stream=_raw_stream(device) if device >= 0 else 0, movable_macro_mask=self.movable_macro_mask,
+            zero_gap_gradient=compiled)
+        if compiled:
+            self._evaluator = _compiled_op.CompiledEvaluator(self._es._system, pos, self.num_nodes, self.asynchronous)
+        else:
+            self._evaluator = _Evaluator(self._es._system, pos, self.num_nodes, self.asynchronous)
+        self.compiled = compiled
 
     def reset(self):
         """Reads node_size_x, node_size_y and movable_macro_mask again from the objects given at
@@ -400,6 +411,11 @@ class ElectricPotential(torch.nn.Module):
             self._build(pos)
         if mode == "overflow":
             return self._overflow(pos)
+        if self.compiled:
+            evaluator = self._evaluator
+            if not evaluator.fits(pos):
+                self._refuse(pos)
+            return _compiled_op.electric_potential(pos, evaluator.handle)
         if _functorch_active():
             return _ElectricPotentialFunction.apply(pos, self)
         return _apply(pos, self)
