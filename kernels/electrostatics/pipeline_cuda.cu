@@ -41,13 +41,13 @@ namespace efield::detail {
 namespace {
 
 // The bins policy of a new system: float takes exact float maps unless the layout hook asks for
-// 64-bit bins; deterministic = false in float takes plain float atomics.
+// 64-bit bins, whatever `deterministic` says (the fastest path, piled or spread:
+// docs/performance.md, "deterministic = false"); deterministic = false lets evaluate_async take
+// plain float atomics where deterministic evaluate_async takes 64-bit bins.
 template <typename T>
 BinsPolicy make_bins_policy(const ElectrostaticDesign& d, const EsPipelineLayout& layout) {
   constexpr bool is_float = std::is_same_v<T, float>;
-  const bool float_atomics = is_float && !d.options.deterministic;
-  const bool exact_float = is_float && d.options.deterministic && !layout.wide_float_bins;
-  return BinsPolicy(exact_float, float_atomics);
+  return BinsPolicy(is_float && !layout.wide_float_bins, is_float && !d.options.deterministic);
 }
 
 template <typename T>
