@@ -1,10 +1,10 @@
 #pragma once
 // Internal: the kernels of one CUDA evaluate, in order (each launcher checks its launch):
-//   rasterize.cu  float maps (float: exact whole numbers when deterministic, plain float atomics
-//                 otherwise):
+//   rasterize.cu  float maps (float: exact whole numbers; plain float atomics in evaluate_async
+//                 with deterministic = false):
 //                 launch_rasterize     all cells -> movable and filler float maps (2 x 2-bin tiles)
 //                 launch_density_float maps + F -> rho (R2C input), partials, bins flagged; clears
-//                 piled movable cells (float, deterministic, after a dense evaluate):
+//                 piled movable cells (float, exact, after a dense evaluate):
 //                 launch_rasterize_piled movable cells -> 64-bit tiles (a block's bins summed in
 //                                      shared memory first), fillers -> the filler float map
 //                 launch_density_float the same pass, the movable map read as 64-bit tiles
@@ -24,7 +24,7 @@
 //                 launch_gather        Ex/Ey -> gradients
 //   finalize.cu   launch_finalize      partials -> {energy, overflow, max density, wrapped}
 // Every reduction is fixed-order (per-block CUB reductions into per-block partials, then one
-// block over the partials), so a run is bitwise reproducible (except with the float maps).
+// block over the partials), so a run is bitwise reproducible (except with plain float atomics).
 #include <cuda_runtime.h>
 
 #include <cub/block/block_reduce.cuh>
