@@ -174,7 +174,7 @@ template <typename T>
 void plain_scatter(const detail::CellGeometry<T>& g, const T* x, const T* y, const T* w, const T* h, T* map) {
   std::fill(map, map + static_cast<std::size_t>(g.M) * g.N, T(0));
   for (std::int64_t c = 0; c < g.num_cells; ++c) {
-    const detail::Footprint<T> f = detail::cell_footprint(g, x[c], y[c], w[c], h[c]);
+    const detail::Footprint<T> f = detail::cell_footprint(g, c, x[c], y[c], w[c], h[c]);
     for (int m = f.m0; m <= f.m1; ++m) {
       const T cx = f.charge * detail::bin_overlap(f.x0, f.x1, m, g.bx);
       T* row = map + static_cast<std::size_t>(m) * g.N;
@@ -186,7 +186,7 @@ template <typename T>
 void plain_gather(const detail::CellGeometry<T>& g, const T* x, const T* y, const T* w, const T* h, const T* ex,
                   const T* ey, T* gx, T* gy) {
   for (std::int64_t c = 0; c < g.num_cells; ++c) {
-    const detail::Footprint<T> f = detail::cell_footprint(g, x[c], y[c], w[c], h[c]);
+    const detail::Footprint<T> f = detail::cell_footprint(g, c, x[c], y[c], w[c], h[c]);
     T sx = 0, sy = 0;
     for (int m = f.m0; m <= f.m1; ++m) {
       const T cx = f.charge * detail::bin_overlap(f.x0, f.x1, m, g.bx);

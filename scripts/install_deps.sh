@@ -10,7 +10,9 @@ packages=(build-essential cmake ninja-build pkg-config libeigen3-dev libgtest-de
           clang-14 libclang-rt-14-dev
           # the Python package (python/) and its tests
           python3-dev pybind11-dev libdlpack-dev python3-numpy python3-scipy python3-pytest
-          python3-torch python3-matplotlib python3-pip python3-setuptools python3-wheel python3-venv)
+          python3-torch python3-matplotlib python3-pip python3-setuptools python3-wheel python3-venv
+          # efield.sweep: placement sweeps on Dask (an embedded local cluster or an existing one)
+          python3-dask python3-distributed)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -84,6 +84,11 @@ struct EvaluateOptions {
 struct CellSizes {
   std::vector<double> widths;
   std::vector<double> heights;
+  // Movable cells only (must stay empty for fillers): which cells are movable macros, one entry per
+  // cell (nonzero = macro), or empty for none. DREAMPlace's rule (docs/math.md 2.1): when
+  // target_density < 1 a macro's density ratio is target_density instead of w h / (w' h'); with
+  // target_density = 1 the mask changes nothing. update_movable_sizes replaces it with the sizes.
+  std::vector<std::uint8_t> movable_macro_mask = {};
 };
 
 // Fixed cells: sizes and lower-left positions (all four of the same length).
@@ -168,7 +173,8 @@ class ElectrostaticSystem {
 
   // New cell sizes, same counts (routability-driven cell inflation): no re-planning and no
   // re-allocation; the fixed map stays. Costs one upload of the sizes (CUDA) and one pass over
-  // the cells. Same validation as the constructor.
+  // the cells. Same validation as the constructor. The movable cells' movable_macro_mask is
+  // replaced along with their sizes (an empty one marks no macro).
   void update_movable_sizes(const CellSizes& movable);
   void update_filler_sizes(const CellSizes& fillers);
 

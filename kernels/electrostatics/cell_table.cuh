@@ -1,6 +1,6 @@
 #pragma once
-// Internal: the cells as the CUDA kernels see them: sizes on the device, the geometry constants,
-// and the large cells listed once (a warp each up to kWarpCellSpan bins a side, a block each
+// Internal: the cells as the CUDA kernels see them: sizes (and the movable-macro mask) on the
+// device, the geometry constants, and the large cells listed once (a warp each up to kWarpCellSpan bins a side, a block each
 // beyond; es_kernels.cuh). Made at construction, refreshed by a size update; the density and
 // gather stages read it, so several maps (fields) could share one table.
 #include <algorithm>
@@ -32,6 +32,9 @@ class CellTable {
     widths_ = EsDeviceArray<T>(num_cells_);
     heights_ = EsDeviceArray<T>(num_cells_);
     large_ = EsDeviceArray<int>(num_cells_);  // room for every cell: size updates never re-allocate
+    // The movable-macro mask takes effect only below td = 1 (density_ratio): room for it then, so
+    // that a size update may add one without allocating.
+    if (d.options.target_density < 1.0) movable_macro_ = EsDeviceArray<std::uint8_t>(num_movable_);
     load_sizes(d);
   }
 
@@ -58,6 +61,11 @@ class CellTable {
     es_upload(widths_.get(), w.data(), w.size());
     es_upload(heights_.get(), h.data(), h.size());
     es_upload(large_.get(), large.data(), large.size());
+    geom_.movable_macro = nullptr;
+    if (d.has_movable_macros()) {
+      es_upload(movable_macro_.get(), d.movable.movable_macro_mask.data(), d.movable.movable_macro_mask.size());
+      geom_.movable_macro = movable_macro_.get();
+    }
     num_large_ = static_cast<int>(large.size());
     geom_.uniform_fillers = false;
     if (num_cells_ > num_movable_) {
@@ -91,6 +99,7 @@ class CellTable {
   CellGeometry<T> geom_;
   std::int64_t num_cells_ = 0, num_movable_ = 0;
   EsDeviceArray<T> widths_, heights_;
+  EsDeviceArray<std::uint8_t> movable_macro_;  // [num_movable] when td < 1 (CellGeometry::movable_macro)
   EsDeviceArray<int> large_;
   int num_warp_cells_ = 0, warp_movable_ = 0, num_large_ = 0, large_movable_ = 0;
 };

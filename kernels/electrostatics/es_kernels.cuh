@@ -286,7 +286,7 @@ __device__ __forceinline__ bool load_small_cell(const Args& a, std::int64_t t, s
   *i = position_index(a.g, t);
   const T x = load(a.x + *i), y = load(a.y + *i);
   if (is_large_cell(a.g, w, h)) return false;
-  *f = cell_footprint(a.g, x, y, w, h);
+  *f = cell_footprint(a.g, t, x, y, w, h);
   return true;
 }
 

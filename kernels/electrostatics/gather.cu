@@ -131,7 +131,7 @@ template <typename T>
 __device__ __forceinline__ std::int64_t gather_large_cell(const GatherArgs<T>& a, int c, int lane, int lanes, T* sx,
                                                           T* sy) {
   const std::int64_t i = position_index(a.g, static_cast<std::int64_t>(c));
-  const Footprint<T> f = cell_footprint(a.g, a.x[i], a.y[i], a.w[c], a.h[c]);
+  const Footprint<T> f = cell_footprint(a.g, c, a.x[i], a.y[i], a.w[c], a.h[c]);
   const int cols = f.n1 - f.n0 + 1;
   const std::int64_t count = static_cast<std::int64_t>(f.m1 - f.m0 + 1) * cols;
   wait_for_previous_kernel();
@@ -244,7 +244,7 @@ __global__ void gather_exact(GatherArgs<T> a, const T* phi) {
   const std::int64_t c = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (c >= a.num_cells || es_gather_skipped(a)) return;
   const std::int64_t i = position_index(a.g, c);
-  const Footprint<T> f = cell_footprint(a.g, a.x[i], a.y[i], a.w[c], a.h[c]);
+  const Footprint<T> f = cell_footprint(a.g, c, a.x[i], a.y[i], a.w[c], a.h[c]);
   const int M = a.g.M, N = a.g.N;
   T dx, dy;
   exact_footprint_gradient(f, a.g, [&](int m, int n) { return phi[permuted_index(m, n, M, N)]; }, &dx, &dy);

@@ -152,7 +152,7 @@ __device__ __forceinline__ void rasterize_small(const RasterizeArgs<T>& a, int b
 template <typename T, bool kWideMovable = false>
 __device__ __forceinline__ void rasterize_large_cell(const RasterizeArgs<T>& a, int c, int lane, int lanes) {
   const std::int64_t i = position_index(a.g, static_cast<std::int64_t>(c));
-  const Footprint<T> f = cell_footprint(a.g, a.x[i], a.y[i], a.w[c], a.h[c]);
+  const Footprint<T> f = cell_footprint(a.g, c, a.x[i], a.y[i], a.w[c], a.h[c]);
   if (lane == 0) add_outside(a, f, static_cast<std::int64_t>(c));
   EsAccum* acc = map_of(a, c);
   const int cols = f.n1 - f.n0 + 1;

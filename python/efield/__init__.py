@@ -10,8 +10,8 @@ See python/README.md.
 """
 
 from ._efield import Error, built_with_cuda, cuda_device_count
-from .bookshelf import (FIXED, FIXED_NI, MOVABLE, BookshelfDesign, generate_synthetic_design, ispd2005_standin,
-                        load_bookshelf)
+from .bookshelf import (FIXED, FIXED_NI, MOVABLE, BookshelfDesign, generate_synthetic_design, ispd2005_designs,
+                        ispd2005_standin, load_bookshelf)
 from .system import ElectrostaticSystem, EvaluateResult, default_bin_grid, make_fillers
 from .transforms import (Plan1D, Plan2D, Plan3D, dct, dct2, dct3, idct, idct2, idct3, idct_idxst, idxst, idxst_idct,
                          plan_cache_clear, plan_cache_max_size, plan_cache_size)
@@ -23,6 +23,6 @@ __all__ = [
     "dct", "idct", "idxst", "dct2", "idct2", "idct_idxst", "idxst_idct", "dct3", "idct3",
     "Plan1D", "Plan2D", "Plan3D", "plan_cache_clear", "plan_cache_size", "plan_cache_max_size",
     "ElectrostaticSystem", "EvaluateResult", "make_fillers", "default_bin_grid",
-    "load_bookshelf", "generate_synthetic_design", "ispd2005_standin", "BookshelfDesign",
+    "load_bookshelf", "generate_synthetic_design", "ispd2005_standin", "ispd2005_designs", "BookshelfDesign",
     "MOVABLE", "FIXED", "FIXED_NI",
 ]

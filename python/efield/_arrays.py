@@ -144,3 +144,26 @@ def to_numpy_f64(a, name):
     if arr.ndim != 1:
         raise ValueError(f"{name} must be one-dimensional")
     return arr
+
+
+def to_numpy_mask(a, name, count):
+    """A uint8 NumPy copy (1 = set) of a boolean per-cell mask with `count` entries: a bool array
+    of any kind, or a sequence of bools. None gives an empty mask (no cell set)."""
+    import numpy as np
+
+    if a is None:
+        return np.zeros(0, dtype=np.uint8)
+    k = kind(a)
+    if k == "torch":
+        a = a.detach().cpu().numpy()
+    elif k == "cupy":
+        a = _cupy().asnumpy(a)
+    arr = np.asarray(a)
+    if arr.dtype != np.bool_ and not (arr.size == 0 and count == 0):
+        raise TypeError(f"{name} must be a boolean array (got dtype {arr.dtype}); pass mask.bool() or mask != 0")
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be one-dimensional (got shape {arr.shape})")
+    if arr.size != count:
+        raise ValueError(f"{name} has {arr.size} entries but there are {count} movable cells (one entry per movable "
+                         "cell)")
+    return np.ascontiguousarray(arr, dtype=np.uint8)

@@ -85,14 +85,22 @@ def load_bookshelf(aux, allow_missing_nets=False):
 
 
 def generate_synthetic_design(num_movable, num_fixed_macros=40, num_io_pads=200, utilization=0.7,
-                              macro_area_fraction=0.2, with_nets=True, seed=1):
+                              macro_area_fraction=0.2, with_nets=True, seed=1, num_movable_macros=0):
     """A seeded synthetic design from the library's generator (the same spec and seed give the
-    same design on every platform)."""
+    same design on every platform). num_movable_macros of the movable cells are blocks of 2 to 8
+    rows."""
     return _design(_efield.generate_synthetic_design(num_movable, num_fixed_macros, num_io_pads, utilization,
-                                                     macro_area_fraction, with_nets, seed))
+                                                     macro_area_fraction, with_nets, seed, num_movable_macros))
 
 
-def ispd2005_standin(name, seed=1):
+def ispd2005_standin(name, seed=1, scale=1.0):
     """A synthetic stand-in with an ISPD2005 design's cell count, terminal count and utilization
-    (no nets): 'adaptec1', ..., 'bigblue4'."""
-    return _design(_efield.ispd2005_standin(name, seed))
+    (no nets): 'adaptec1', ..., 'bigblue4'; scale in (0, 1) scales the cell and terminal counts."""
+    return _design(_efield.ispd2005_standin(name, seed, scale))
+
+
+def ispd2005_designs():
+    """The ISPD2005 designs' published statistics as dicts: name, num_movable, num_terminals,
+    utilization, bins (DREAMPlace's bins per axis)."""
+    keys = ("name", "num_movable", "num_terminals", "utilization", "bins")
+    return [dict(zip(keys, row)) for row in _efield.ispd2005_designs()]

@@ -70,6 +70,9 @@ class ElectrostaticSystem:
 
     movable: (widths, heights) of the movable cells. fillers: (widths, heights) or None.
     fixed: (widths, heights, x, y) of fixed cells (lower-left corners) or None.
+    movable_macro_mask: None or a boolean array with one entry per movable cell, True for a
+    movable macro (DREAMPlace's rule, docs/math.md 2.1: when target_density < 1 a macro's density
+    ratio is target_density instead of w h / (w' h'); with target_density = 1 it changes nothing).
     Options (keyword only, as efield::ElectrostaticOptions): xl, yl, xh, yh (region), num_bins_x,
     num_bins_y, target_density, dtype ("float32"/"float64": the type of the position and gradient
     arrays), device ("cpu", "cuda", "cuda:N"), deterministic, cpu_threads, filler_offset (-1:
@@ -83,10 +86,11 @@ class ElectrostaticSystem:
     def __init__(self, movable, fillers=None, fixed=None, *, xl, yl, xh, yh, num_bins_x, num_bins_y,
                  target_density=1.0, dtype="float32", device="cpu", deterministic=True, cpu_threads=0,
                  filler_offset=-1, use_cuda_graph=True, gradient_scale="dreamplace", zero_gap_gradient=False,
-                 stream=None):
+                 stream=None, movable_macro_mask=None):
         mw, mh = _pair(movable, "movable")
         if mw is None:
             raise ValueError("movable must be (widths, heights)")
+        self._movable_macro_mask = _arrays.to_numpy_mask(movable_macro_mask, "movable_macro_mask", len(mw))
         fw, fh = _pair(fillers, "fillers")
         xw, xh_, xx, xy = _fixed(fixed)
         self.dtype = _arrays.dtype_name(dtype)
@@ -102,7 +106,7 @@ class ElectrostaticSystem:
             gradient_scale=str(gradient_scale), zero_gap_gradient=bool(zero_gap_gradient),
             movable_w=mw, movable_h=mh, filler_w=e if fw is None else fw, filler_h=e if fh is None else fh,
             fixed_w=e if xw is None else xw, fixed_h=e if xh_ is None else xh_, fixed_x=e if xx is None else xx,
-            fixed_y=e if xy is None else xy)
+            fixed_y=e if xy is None else xy, movable_macro_mask=self._movable_macro_mask)
 
     def _prepared(self, x, y, grad_x, grad_y, accumulate):
         k, dtype, device, shape = _arrays.describe(x)
@@ -147,10 +151,15 @@ class ElectrostaticSystem:
         without gradient arrays)."""
         return EvaluateResult._of(self._system.wait_result())
 
-    def update_movable_sizes(self, movable):
-        """New (widths, heights) of the movable cells, same count: no re-planning, no allocation."""
+    def update_movable_sizes(self, movable, movable_macro_mask=None):
+        """New (widths, heights) of the movable cells, same count, and optionally a new
+        movable_macro_mask (None keeps the current one): no re-planning, no allocation."""
         w, h = _pair(movable, "movable")
-        self._system.update_movable_sizes(w, h)
+        mask = self._movable_macro_mask
+        if movable_macro_mask is not None:
+            mask = _arrays.to_numpy_mask(movable_macro_mask, "movable_macro_mask", len(w))
+        self._system.update_movable_sizes(w, h, mask)
+        self._movable_macro_mask = mask
 
     def update_filler_sizes(self, fillers):
         """New (widths, heights) of the fillers, same count."""

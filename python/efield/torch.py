@@ -8,6 +8,24 @@ DREAMPlace-style placer.
     energy = op(pos)            # 0-d tensor; pos = [x..., y...] over all nodes
     (wl + density_weight * energy).backward()
 
+DREAMPlace's own call works unchanged (its whole keyword list, with its meaning; PlaceObj's
+`import dreamplace.ops.electric_potential.electric_potential as electric_potential` becomes
+`import efield.torch as electric_potential`):
+  - movable_macro_mask: DREAMPlace's movable-macro rule (docs/math.md 2.1).
+  - reset(): re-reads node_size_x, node_size_y and movable_macro_mask from the objects given at
+    construction (DREAMPlace's routability flow inflates cells by writing into them in place).
+  - forward(pos, mode="overflow"): (overflow, max_density) as DREAMPlace's op returns them.
+  - bin_center_x, bin_center_y: checked against the grid (the bins' centres are derived from the
+    region and the bin sizes); sorted_node_map: checked and not needed (it orders DREAMPlace's own
+    CUDA launches).
+  - fast_mode: nothing to skip. DREAMPlace's fast mode skips its potential transform and returns
+    a zero energy; here the energy comes out of the spectral pass the field needs anyway
+    (docs/math.md 2.8), so the op returns the true energy in either mode at no cost.
+  - region_id, fence_regions: None (the whole design) works; fence regions (DREAMPlace's
+    per-region fields) raise NotImplementedError until the fence-region feature (issue 42) lands.
+    node2fence_region_map is then not needed (DREAMPlace's op reads it only with region_id), and
+    placedb is accepted and never read.
+
 Layout (DREAMPlace's): nodes are movable first, then `num_terminals` fixed terminals, then any
 other nodes that take no part in the density (DREAMPlace's terminal_NIs), fillers last;
 pos = [x..., y...] holds the lower-left corners of all of them. The fixed terminals' positions
@@ -28,6 +46,7 @@ older one raises).
 
 import math
 
+import numpy as np
 import torch
 
 from . import _arrays
@@ -35,10 +54,7 @@ from .system import ElectrostaticSystem
 
 __all__ = ["ElectricPotential"]
 
-# Keyword arguments of DREAMPlace's ElectricPotential that this op takes and ignores: they tune
-# DREAMPlace's own kernels (bin centres are derived from the region, sorted_node_map orders its
-# CUDA launches, fast_mode skips work its own way).
-_IGNORED_DREAMPLACE_ARGS = ("bin_center_x", "bin_center_y", "sorted_node_map", "fast_mode")
+_MODES = ("density", "overflow")
 
 
 # The current stream's handle through PyTorch's private binding where present (no Python stream
@@ -53,7 +69,7 @@ class _Evaluator:
     on a torch.nn.Module goes through its Python __setattr__."""
 
     __slots__ = ("system", "dtype", "device_index", "numel", "grad", "grad_ptr", "half", "asynchronous",
-                 "energy_like", "results", "results_ptr", "result_energy", "generation", "last_async")
+                 "energy_like", "results", "results_ptr", "result_energy", "generation", "last_async", "scratch")
 
     def __init__(self, system, pos, num_nodes, asynchronous):
         self.system = system
@@ -76,10 +92,14 @@ class _Evaluator:
             self.result_energy = self.results[0]
         self.generation = 0
         self.last_async = False
+        self.scratch = None  # mode="overflow"'s gradient, made at its first call
+
+    def fits(self, pos):
+        return (pos.dtype is self.dtype and pos.get_device() == self.device_index and pos.numel() == self.numel
+                and pos.is_contiguous())
 
     def __call__(self, pos):
-        if (pos.dtype is not self.dtype or pos.get_device() != self.device_index or pos.numel() != self.numel
-                or not pos.is_contiguous()):
+        if not self.fits(pos):
             return None  # the op names the problem
         self.generation += 1
         device = self.device_index
@@ -93,6 +113,25 @@ class _Evaluator:
         if self.last_async:
             energy.copy_(self.result_energy)
         return energy
+
+    def overflow(self, pos, movable_area):
+        """DREAMPlace's mode="overflow": (overflow area, max density) of pos as 0-d tensors of its
+        dtype on its device. The evaluate writes its gradient into a scratch buffer, so the latest
+        forward's gradient stays for its backward. CUDA: no host sync (the values are formed from
+        the result array on the stream)."""
+        if not self.fits(pos):
+            return None
+        if self.scratch is None:
+            self.scratch = torch.zeros_like(self.grad)
+        device = self.device_index
+        stream = _raw_stream(device) if device >= 0 else 0
+        self.last_async = self.system.evaluate_flat(pos.data_ptr(), self.scratch.data_ptr(), self.half, stream, 0,
+                                                    self.results_ptr, device >= 0)
+        if device >= 0:
+            return (self.results[1] * movable_area).to(self.dtype), self.results[2].to(self.dtype)
+        r = self.system.wait_result()
+        return (torch.tensor(r.overflow * movable_area, dtype=self.dtype),
+                torch.tensor(r.max_density, dtype=self.dtype))
 
     def scalar(self, index, name):
         if self.generation == 0:
@@ -131,40 +170,47 @@ _apply = super(torch.autograd.Function, _ElectricPotentialFunction).apply
 class ElectricPotential(torch.nn.Module):
     """The density penalty of all movable and filler nodes on a bin grid.
 
-    node_size_x, node_size_y: sizes of all nodes (tensor, array or sequence), in pos's order.
-    xl, yl, xh, yh: the placement region. num_bins_x, num_bins_y: the bin grid (or give
-    bin_size_x, bin_size_y as DREAMPlace does; the counts are then round(width / bin_size)).
-    num_movable_nodes, num_terminals, num_filler_nodes: the layout above. target_density: in
-    (0, 1]. deterministic (or DREAMPlace's deterministic_flag): bitwise identical results from
-    run to run. pos: the positions the fixed terminals are read from (also fixes dtype and
-    device); without it the first forward's pos is used. padding must be 0 (DREAMPlace's bin
-    padding is not supported). movable_macro_mask must be None. bin_center_x, bin_center_y,
-    sorted_node_map, fast_mode are accepted and ignored. cpu_threads: worker threads of the CPU
+    node_size_x, node_size_y: sizes of all nodes (tensor, array or sequence), in pos's order;
+    reset() reads them again. xl, yl, xh, yh: the placement region. num_bins_x, num_bins_y: the
+    bin grid (or give bin_size_x, bin_size_y as DREAMPlace does; the counts are then
+    round(width / bin_size)). num_movable_nodes, num_terminals, num_filler_nodes: the layout
+    above. target_density: in (0, 1]. deterministic (or DREAMPlace's deterministic_flag): bitwise
+    identical results from run to run. pos: the positions the fixed terminals are read from (also
+    fixes dtype and device); without it the first forward's pos is used. padding must be 0
+    (DREAMPlace's bin padding is not supported). movable_macro_mask: None or a bool tensor (array)
+    with one entry per movable node, True for a movable macro: below target density 1 a macro's
+    density ratio is target_density instead of its area over its stretched area (DREAMPlace's
+    rule, docs/math.md 2.1); reset() reads it again. cpu_threads: worker threads of the CPU
     backend (0 = all). gradient_scale: "dreamplace" (the default, DREAMPlace's field estimate) or
     "exact" (dE/dx of the returned energy). asynchronous (CUDA): False (default) runs the
     blocking evaluate (the fastest at scale: the deterministic float pipeline sums in 32-bit
     bins and re-runs in 64-bit ones only after a pile-up); True never waits for the device (the
     deterministic float pipeline then always sums in 64-bit bins, see
     ElectrostaticSystem.evaluate_async; bench_ispd/results/python.md measures both).
+    DREAMPlace's other keywords (bin_center_x, bin_center_y, sorted_node_map, fast_mode,
+    region_id, fence_regions, node2fence_region_map, placedb): see the module's docstring.
     """
 
     def __init__(self, node_size_x, node_size_y, xl=None, yl=None, xh=None, yh=None, num_bins_x=None,
                  num_bins_y=None, num_movable_nodes=None, num_terminals=0, num_filler_nodes=0, target_density=1.0,
                  deterministic=True, pos=None, *, bin_size_x=None, bin_size_y=None, deterministic_flag=None,
                  padding=0, movable_macro_mask=None, cpu_threads=0, gradient_scale="dreamplace", asynchronous=False,
-                 **dreamplace_args):
+                 bin_center_x=None, bin_center_y=None, sorted_node_map=None, fast_mode=False, region_id=None,
+                 fence_regions=None, node2fence_region_map=None, placedb=None):
         super().__init__()
-        unknown = sorted(set(dreamplace_args) - set(_IGNORED_DREAMPLACE_ARGS))
-        if unknown:
-            raise TypeError(f"ElectricPotential got unexpected keyword argument(s): {', '.join(unknown)}")
+        if region_id is not None or fence_regions is not None:
+            raise NotImplementedError(
+                "ElectricPotential: fence regions (region_id / fence_regions: DREAMPlace's per-region electric "
+                "fields) are not supported yet (the fence-region feature, issue 42); pass region_id=None and "
+                "fence_regions=None for the whole-design op")
         if None in (xl, yl, xh, yh):
             raise TypeError("ElectricPotential needs the region xl, yl, xh, yh")
         if num_movable_nodes is None:
             raise TypeError("ElectricPotential needs num_movable_nodes")
         if padding:
             raise ValueError("ElectricPotential: padding > 0 is not supported (pass 0)")
-        if movable_macro_mask is not None:
-            raise ValueError("ElectricPotential: movable_macro_mask is not supported (pass None)")
+        # The objects reset() reads the sizes and the mask from again (DREAMPlace changes them in place).
+        self._size_sources = (node_size_x, node_size_y, movable_macro_mask)
         self.size_x = _arrays.to_numpy_f64(node_size_x, "node_size_x")
         self.size_y = _arrays.to_numpy_f64(node_size_y, "node_size_y")
         self.num_nodes = len(self.size_x)
@@ -173,6 +219,8 @@ class ElectricPotential(torch.nn.Module):
         self.xl, self.yl, self.xh, self.yh = float(xl), float(yl), float(xh), float(yh)
         self.num_bins_x = self._bins(num_bins_x, bin_size_x, self.xh - self.xl, "x")
         self.num_bins_y = self._bins(num_bins_y, bin_size_y, self.yh - self.yl, "y")
+        self._check_bin_centers(bin_center_x, self.xl, self.xh, self.num_bins_x, "x")
+        self._check_bin_centers(bin_center_y, self.yl, self.yh, self.num_bins_y, "y")
         self.num_movable_nodes = int(num_movable_nodes)
         self.num_terminals = int(num_terminals)
         self.num_filler_nodes = int(num_filler_nodes)
@@ -181,13 +229,20 @@ class ElectricPotential(torch.nn.Module):
         if self.num_movable_nodes + self.num_terminals + self.num_filler_nodes > self.num_nodes:
             raise ValueError(f"{self.num_movable_nodes} movable + {self.num_terminals} terminals + "
                              f"{self.num_filler_nodes} fillers exceed the {self.num_nodes} nodes of node_size_x")
+        if sorted_node_map is not None and len(sorted_node_map) != self.num_movable_nodes:
+            raise ValueError(f"sorted_node_map has {len(sorted_node_map)} entries for {self.num_movable_nodes} "
+                             "movable nodes")
+        self.movable_macro_mask = self._read_mask(movable_macro_mask)
+        self.movable_area = self._movable_area()
         self.target_density = float(target_density)
         self.deterministic = bool(deterministic if deterministic_flag is None else deterministic_flag)
+        self.fast_mode = bool(fast_mode)  # nothing to skip (the module's docstring)
         self.cpu_threads = int(cpu_threads)
         self.gradient_scale = str(gradient_scale)
         self.asynchronous = bool(asynchronous)
         self._es = None
         self._evaluator = None
+        self._fixed_positions = None  # the terminals' lower-left corners, read at the build
         if pos is not None:
             self._build(pos)
 
@@ -201,9 +256,35 @@ class ElectricPotential(torch.nn.Module):
             raise ValueError(f"num_bins_{axis} must be >= 1 (got {count})")
         return int(count)
 
+    @staticmethod
+    def _check_bin_centers(centers, lo, hi, count, axis):
+        """DREAMPlace's bin_center_x/y must be the grid's own centres lo + (i + 1/2) b (within a
+        thousandth of a bin: they may come as float32)."""
+        if centers is None:
+            return
+        c = _arrays.to_numpy_f64(centers, f"bin_center_{axis}")
+        if len(c) != count:
+            raise ValueError(f"bin_center_{axis} has {len(c)} entries for {count} bins along {axis}")
+        b = (hi - lo) / count
+        worst = float(np.max(np.abs(c - (lo + (np.arange(count) + 0.5) * b))))
+        if not worst <= 1e-3 * b:
+            raise ValueError(f"bin_center_{axis} is not the centres of {count} bins of size {b} from {lo} "
+                             f"(off by up to {worst}); the op derives them from the region and the bin grid")
+
     @property
     def filler_offset(self):
         return self.num_nodes - self.num_filler_nodes
+
+    def _read_mask(self, mask):
+        """A checked bool NumPy copy of movable_macro_mask (None for none)."""
+        if mask is None:
+            return None
+        return _arrays.to_numpy_mask(mask, "movable_macro_mask", self.num_movable_nodes).astype(bool)
+
+    def _movable_area(self):
+        """The movable nodes' total area (the denominator of the system's overflow)."""
+        nm = self.num_movable_nodes
+        return float((self.size_x[:nm] * self.size_y[:nm]).sum())
 
     def _check(self, pos):
         if not isinstance(pos, torch.Tensor):
@@ -218,25 +299,59 @@ class ElectricPotential(torch.nn.Module):
         if not pos.is_contiguous():
             raise ValueError("pos is not contiguous; pass pos.contiguous()")
 
+    def _fixed_cells(self):
+        """(widths, heights, x, y) of the terminals with an area (the others add nothing)."""
+        nm, nt = self.num_movable_nodes, self.num_terminals
+        tw, th = self.size_x[nm:nm + nt], self.size_y[nm:nm + nt]
+        keep = (tw > 0) & (th > 0)
+        tx, ty = self._fixed_positions
+        return tw[keep], th[keep], tx[keep], ty[keep]
+
     def _build(self, pos):
         self._check(pos)
         n, nm, nt, nf = self.num_nodes, self.num_movable_nodes, self.num_terminals, self.num_filler_nodes
         host = pos.detach().to("cpu", torch.float64).numpy()
-        tw, th = self.size_x[nm:nm + nt], self.size_y[nm:nm + nt]
-        keep = (tw > 0) & (th > 0)
-        fixed = (tw[keep], th[keep], host[nm:nm + nt][keep], host[n + nm:n + nm + nt][keep])
+        self._fixed_positions = (host[nm:nm + nt].copy(), host[n + nm:n + nm + nt].copy())
         fo = self.filler_offset
         fillers = (self.size_x[fo:], self.size_y[fo:]) if nf else None
         self.dtype = pos.dtype
         self.device = pos.device
         device = pos.get_device()  # the CUDA ordinal, -1 on the CPU
         self._es = ElectrostaticSystem(
-            (self.size_x[:nm], self.size_y[:nm]), fillers, fixed, xl=self.xl, yl=self.yl, xh=self.xh, yh=self.yh,
-            num_bins_x=self.num_bins_x, num_bins_y=self.num_bins_y, target_density=self.target_density,
+            (self.size_x[:nm], self.size_y[:nm]), fillers, self._fixed_cells(), xl=self.xl, yl=self.yl, xh=self.xh,
+            yh=self.yh, num_bins_x=self.num_bins_x, num_bins_y=self.num_bins_y, target_density=self.target_density,
             dtype=_arrays.dtype_name(pos.dtype), device=device, deterministic=self.deterministic,
             cpu_threads=self.cpu_threads, filler_offset=fo if nf else -1, gradient_scale=self.gradient_scale,
-            stream=_raw_stream(device) if device >= 0 else 0)
+            stream=_raw_stream(device) if device >= 0 else 0, movable_macro_mask=self.movable_macro_mask)
         self._evaluator = _Evaluator(self._es._system, pos, self.num_nodes, self.asynchronous)
+
+    def reset(self):
+        """Reads node_size_x, node_size_y and movable_macro_mask again from the objects given at
+        construction (DREAMPlace's routability flow inflates cells in place, then calls reset()).
+        The system takes them through its size updates: no re-planning, no allocation; the results
+        are those of an op built anew from them. The terminals' map is recomputed only if their
+        sizes changed (at the positions read at the build: fixed nodes do not move)."""
+        src_x, src_y, src_mask = self._size_sources
+        size_x = _arrays.to_numpy_f64(src_x, "node_size_x")
+        size_y = _arrays.to_numpy_f64(src_y, "node_size_y")
+        if len(size_x) != self.num_nodes or len(size_y) != self.num_nodes:
+            raise ValueError(f"reset: node_size_x and node_size_y now have {len(size_x)} and {len(size_y)} entries; "
+                             f"the op was made for {self.num_nodes} nodes")
+        mask = self._read_mask(src_mask)
+        nm, nt = self.num_movable_nodes, self.num_terminals
+        terminals_changed = not (np.array_equal(size_x[nm:nm + nt], self.size_x[nm:nm + nt])
+                                 and np.array_equal(size_y[nm:nm + nt], self.size_y[nm:nm + nt]))
+        self.size_x, self.size_y, self.movable_macro_mask = size_x, size_y, mask
+        self.movable_area = self._movable_area()
+        if self._es is None:
+            return  # the build reads them
+        self._es.update_movable_sizes((size_x[:nm], size_y[:nm]),
+                                      np.zeros(nm, dtype=bool) if mask is None else mask)
+        if self.num_filler_nodes:
+            fo = self.filler_offset
+            self._es.update_filler_sizes((size_x[fo:], size_y[fo:]))
+        if terminals_changed:
+            self._es.update_fixed_cells(self._fixed_cells())
 
     def _refuse(self, pos):
         """Raises naming what makes pos unfit for the op as built."""
@@ -245,13 +360,28 @@ class ElectricPotential(torch.nn.Module):
             raise TypeError(f"pos has dtype {pos.dtype} but the op was made for {self.dtype}")
         raise ValueError(f"pos is on {pos.device} but the op was made for {self.device}")
 
-    def forward(self, pos):
-        """The energy E = sum phi rho of the placement pos, as a 0-d tensor of pos's dtype."""
+    def forward(self, pos, mode="density"):
+        """mode="density": the energy E = sum phi rho of the placement pos, as a 0-d tensor of
+        pos's dtype (its backward gives the gradient). mode="overflow": DREAMPlace's
+        (overflow, max_density) of pos, 0-d tensors of pos's dtype on its device, without autograd:
+        the overflow in area units, sum over bins of max(0, movable and fixed density - td * bin
+        area) (docs/math.md 2.10 before the division by the movable area), and the maximum bin
+        density; fillers take no part."""
+        if mode not in _MODES:
+            raise ValueError(f"ElectricPotential: mode must be 'density' or 'overflow' (got {mode!r})")
         if self._evaluator is None:
             self._build(pos)
+        if mode == "overflow":
+            return self._overflow(pos)
         if _functorch_active():
             return _ElectricPotentialFunction.apply(pos, self)
         return _apply(pos, self)
+
+    def _overflow(self, pos):
+        out = self._evaluator.overflow(pos, self.movable_area)
+        if out is None:
+            self._refuse(pos)
+        return out
 
     def _scalar(self, index, name):
         return math.nan if self._evaluator is None else self._evaluator.scalar(index, name)

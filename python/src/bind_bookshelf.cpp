@@ -5,6 +5,9 @@
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -91,11 +94,12 @@ void bind_bookshelf(py::module_& m) {
   m.def(
       "generate_synthetic_design",
       [](std::int64_t num_movable, int num_fixed_macros, int num_io_pads, double utilization,
-         double macro_area_fraction, bool with_nets, std::uint64_t seed) {
+         double macro_area_fraction, bool with_nets, std::uint64_t seed, int num_movable_macros) {
         SyntheticDesignSpec spec;
         spec.name = "synthetic" + std::to_string(num_movable);
         spec.num_movable = num_movable;
         spec.num_fixed_macros = num_fixed_macros;
+        spec.num_movable_macros = num_movable_macros;
         spec.num_io_pads = num_io_pads;
         spec.utilization = utilization;
         spec.macro_area_fraction = macro_area_fraction;
@@ -110,19 +114,37 @@ void bind_bookshelf(py::module_& m) {
       },
       py::arg("num_movable"), py::arg("num_fixed_macros") = 40, py::arg("num_io_pads") = 200,
       py::arg("utilization") = 0.7, py::arg("macro_area_fraction") = 0.2, py::arg("with_nets") = true,
-      py::arg("seed") = 1, "A seeded synthetic design (the library's generator) as a dict of NumPy arrays");
+      py::arg("seed") = 1, py::arg("num_movable_macros") = 0,
+      "A seeded synthetic design (the library's generator) as a dict of NumPy arrays");
   m.def(
       "ispd2005_standin",
-      [](const std::string& name, std::uint64_t seed) {
+      [](const std::string& name, std::uint64_t seed, double scale) {
+        SyntheticDesignSpec spec = ispd2005_standin_spec(name, seed);
+        if (!(scale > 0 && scale <= 1)) throw py::value_error("scale must lie in (0, 1]");
+        if (scale < 1) {  // a smaller design of the same kind (tests, quick sweeps)
+          spec.num_movable = std::max<std::int64_t>(1, std::llround(scale * static_cast<double>(spec.num_movable)));
+          spec.num_fixed_macros = std::max(1, static_cast<int>(std::lround(scale * spec.num_fixed_macros)));
+        }
         Design design;
         {
           py::gil_scoped_release release;
-          design = generate_synthetic_design(ispd2005_standin_spec(name, seed));
+          design = generate_synthetic_design(spec);
         }
         return design_arrays(design);
       },
-      py::arg("name"), py::arg("seed") = 1,
-      "A synthetic stand-in with an ISPD2005 design's cell count, terminals and utilization (no nets)");
+      py::arg("name"), py::arg("seed") = 1, py::arg("scale") = 1.0,
+      "A synthetic stand-in with an ISPD2005 design's cell count, terminals and utilization (no nets); "
+      "scale < 1 scales the cell and terminal counts");
+  m.def(
+      "ispd2005_designs",
+      [] {
+        py::list out;
+        for (const auto& d : ispd2005_designs())
+          out.append(py::make_tuple(d.name, d.num_movable, d.num_terminals, d.utilization, d.bins));
+        return out;
+      },
+      "The ISPD2005 designs' published statistics: (name, movable cells, terminals, utilization, DREAMPlace's "
+      "bins per axis)");
 }
 
 }  // namespace efield::python

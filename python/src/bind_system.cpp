@@ -44,7 +44,8 @@ class System {
          const std::string& dtype, int device, bool deterministic, std::uintptr_t stream, int cpu_threads,
          std::int64_t filler_offset, bool use_cuda_graph, const std::string& gradient_scale, bool zero_gap_gradient,
          const HostArray& movable_w, const HostArray& movable_h, const HostArray& filler_w, const HostArray& filler_h,
-         const HostArray& fixed_w, const HostArray& fixed_h, const HostArray& fixed_x, const HostArray& fixed_y)
+         const HostArray& fixed_w, const HostArray& fixed_h, const HostArray& fixed_x, const HostArray& fixed_y,
+         const HostMask& movable_macro_mask)
       : device_(device) {
     if (dtype != "float32" && dtype != "float64")
       throw py::type_error("dtype must be float32 or float64 (got " + dtype + ")");
@@ -63,7 +64,8 @@ class System {
     o.gradient_scale = parse_gradient_scale(gradient_scale);
     o.zero_gap_gradient = zero_gap_gradient;
     stream_ = o.stream;
-    CellSizes movable{to_vector(movable_w), to_vector(movable_h)}, fillers{to_vector(filler_w), to_vector(filler_h)};
+    CellSizes movable{to_vector(movable_w), to_vector(movable_h), to_mask(movable_macro_mask)};
+    CellSizes fillers{to_vector(filler_w), to_vector(filler_h)};
     FixedCells fixed = fixed_cells(fixed_w, fixed_h, fixed_x, fixed_y);
     py::gil_scoped_release release;
     DeviceGuard guard(device_);  // the system belongs to the device current at construction
@@ -174,8 +176,8 @@ class System {
     system_->update_fixed_cells(fixed);
   }
 
-  void update_sizes(const HostArray& w, const HostArray& h, bool fillers) {
-    CellSizes sizes{to_vector(w), to_vector(h)};
+  void update_sizes(const HostArray& w, const HostArray& h, const HostMask& movable_macro_mask, bool fillers) {
+    CellSizes sizes{to_vector(w), to_vector(h), to_mask(movable_macro_mask)};
     py::gil_scoped_release release;
     std::lock_guard<std::mutex> lock(mutex_);
     if (fillers) system_->update_filler_sizes(sizes);
@@ -267,12 +269,14 @@ void bind_system(py::module_& m) {
   py::class_<System>(m, "ElectrostaticSystem")
       .def(py::init<double, double, double, double, int, int, double, const std::string&, int, bool, std::uintptr_t, int,
                     std::int64_t, bool, const std::string&, bool, const HostArray&, const HostArray&, const HostArray&,
-                    const HostArray&, const HostArray&, const HostArray&, const HostArray&, const HostArray&>(),
+                    const HostArray&, const HostArray&, const HostArray&, const HostArray&, const HostArray&,
+                    const HostMask&>(),
            py::arg("xl"), py::arg("yl"), py::arg("xh"), py::arg("yh"), py::arg("num_bins_x"), py::arg("num_bins_y"),
            py::arg("target_density"), py::arg("dtype"), py::arg("device"), py::arg("deterministic"), py::arg("stream"),
            py::arg("cpu_threads"), py::arg("filler_offset"), py::arg("use_cuda_graph"), py::arg("gradient_scale"),
            py::arg("zero_gap_gradient"), py::arg("movable_w"), py::arg("movable_h"), py::arg("filler_w"),
-           py::arg("filler_h"), py::arg("fixed_w"), py::arg("fixed_h"), py::arg("fixed_x"), py::arg("fixed_y"))
+           py::arg("filler_h"), py::arg("fixed_w"), py::arg("fixed_h"), py::arg("fixed_x"), py::arg("fixed_y"),
+           py::arg("movable_macro_mask"))
       .def("evaluate", &System::evaluate, py::arg("x"), py::arg("y"), py::arg("grad_x"), py::arg("grad_y"),
            py::arg("stream") = 0, py::arg("weight") = 1.0, py::arg("accumulate") = false, py::arg("async_") = false)
       .def("evaluate_flat", &System::evaluate_flat, py::arg("pos"), py::arg("grad"), py::arg("half"),
@@ -284,9 +288,13 @@ void bind_system(py::module_& m) {
       .def("copy_result", &System::copy_result, py::arg("out"), py::arg("stream") = 0)
       .def("update_fixed_cells", &System::update_fixed_cells, py::arg("widths"), py::arg("heights"), py::arg("x"),
            py::arg("y"))
-      .def("update_movable_sizes", [](System& s, const HostArray& w, const HostArray& h) { s.update_sizes(w, h, false); },
-           py::arg("widths"), py::arg("heights"))
-      .def("update_filler_sizes", [](System& s, const HostArray& w, const HostArray& h) { s.update_sizes(w, h, true); },
+      .def("update_movable_sizes",
+           [](System& s, const HostArray& w, const HostArray& h, const HostMask& mask) {
+             s.update_sizes(w, h, mask, false);
+           },
+           py::arg("widths"), py::arg("heights"), py::arg("movable_macro_mask"))
+      .def("update_filler_sizes",
+           [](System& s, const HostArray& w, const HostArray& h) { s.update_sizes(w, h, HostMask(0), true); },
            py::arg("widths"), py::arg("heights"))
       .def("density_map", [](System& s) { return s.map(&ElectrostaticSystem::density_map); })
       .def("field_x_map", [](System& s) { return s.map(&ElectrostaticSystem::field_x_map); })

@@ -17,8 +17,6 @@ ibm01=${IBM01:-shared-data/bookshelf/ibm01/ibm01.aux}
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 export EFIELD_COMMIT=${EFIELD_COMMIT:-$(cat .stb/commit 2>/dev/null || git rev-parse --short HEAD 2>/dev/null || echo unknown)}
 log="$OUT/python.log"
-# What scripts/device_prepare.sh carried: header-only libraries into /usr.
-if [[ -d .devdeps/usr ]]; then cp -rn .devdeps/usr/. /usr/; fi
 
 {
   nvidia-smi --query-gpu=index,name,driver_version,memory.total --format=csv,noheader
@@ -36,19 +34,8 @@ print("cuda devices", torch.cuda.device_count(), torch.version.cuda)
 PY
 } 2>&1 | tee "$log"
 
-stb=()
-[[ -f .stb/stb_image_write.h ]] && stb=(-DSTB_INCLUDE_DIR="$PWD/.stb")
-if ! cmake -S . -B build-py -G Ninja -DCMAKE_BUILD_TYPE=Release -DEFIELD_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 \
-    -DEFIELD_PYTHON=ON -DPython3_EXECUTABLE="$python" -DEFIELD_BUILD_TESTS=OFF -DEFIELD_BUILD_BENCH=OFF \
-    "${stb[@]}" > "$OUT/configure.log" 2>&1; then
-  tail -40 "$OUT/configure.log"; exit 1
-fi
-grep -E "efield:" "$OUT/configure.log" | tee -a "$log"
-if ! cmake --build build-py -j16 --target _efield > "$OUT/build.log" 2>&1; then
-  grep -E "error|FAILED" "$OUT/build.log" | head -40; exit 1
-fi
-echo "build OK" | tee -a "$log"
-export PYTHONPATH="$PWD/build-py/python${PYTHONPATH:+:$PYTHONPATH}"
+source scripts/device/python_build.sh
+build_python_extension || exit 1
 status=0
 
 if [[ "$mode" == "--multi-gpu" ]]; then

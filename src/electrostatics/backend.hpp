@@ -21,6 +21,9 @@ struct ElectrostaticDesign {
   FixedCells fixed;
   double bx = 0, by = 0;
   double movable_area = 0;  // sum of w h over movable cells (overflow denominator)
+  // Whether DREAMPlace's movable-macro rule changes anything: td < 1 and some movable cell marked
+  // in movable.movable_macro_mask (density_ratio, math/density.hpp).
+  bool has_movable_macros() const;
   std::int64_t num_movable() const { return static_cast<std::int64_t>(movable.widths.size()); }
   std::int64_t num_fillers() const { return static_cast<std::int64_t>(fillers.widths.size()); }
   std::int64_t num_cells() const { return num_movable() + num_fillers(); }

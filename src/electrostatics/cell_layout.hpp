@@ -27,6 +27,11 @@ struct CellGeometry {
   // filler sizes (set by the CUDA pipeline at construction).
   bool uniform_fillers = false;
   T filler_w = 0, filler_h = 0;
+  // DREAMPlace's movable-macro rule (density_ratio): one byte per movable cell, nonzero for a
+  // movable macro, in the pipeline's memory (host or device); nullptr when no cell is marked or
+  // td = 1 (the rule then changes nothing).
+  const std::uint8_t* movable_macro = nullptr;
+  T target_density = 1;
 };
 
 // Array index of cell c (movable cells first, then fillers) in the caller's x / y / gradient.
@@ -62,9 +67,17 @@ EFIELD_HD Footprint<T> stretched_footprint(const CellGeometry<T>& g, const Stret
   return f;
 }
 
+// Whether cell c (movable cells first, then fillers) is a movable macro (CellGeometry::movable_macro).
 template <typename T>
-EFIELD_HD Footprint<T> cell_footprint(const CellGeometry<T>& g, T x, T y, T w, T h) {
-  return stretched_footprint(g, stretch_cell(x - g.xl, y - g.yl, w, h, g.min_w, g.min_h));
+EFIELD_HD bool is_movable_macro(const CellGeometry<T>& g, std::int64_t c) {
+  return g.movable_macro != nullptr && c < g.num_movable && g.movable_macro[c] != 0;
+}
+
+// The footprint of cell c at (x, y) with size (w, h): every rasterize and gather takes it from here.
+template <typename T>
+EFIELD_HD Footprint<T> cell_footprint(const CellGeometry<T>& g, std::int64_t c, T x, T y, T w, T h) {
+  return stretched_footprint(
+      g, stretch_cell(x - g.xl, y - g.yl, w, h, g.min_w, g.min_h, is_movable_macro(g, c), g.target_density));
 }
 
 // r * ox(m) * oy(n): the cell's charge in bin (m, n), in area units (docs/math.md 2.3).

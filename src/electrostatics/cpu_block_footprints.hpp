@@ -21,15 +21,26 @@ struct BlockFootprints {
   }
 };
 
-// Cells at positions px, py (the caller's arrays at the block's first cell), sizes pw, ph.
+// Cells c0, c0 + 1, ... at positions px, py (the caller's arrays at the block's first cell), sizes
+// pw, ph.
 template <typename T>
-void block_footprints(const CellGeometry<T>& geometry, const T* px, const T* py, const T* pw, const T* ph, int count,
-                      BlockFootprints<T>& out) {
+void block_footprints(const CellGeometry<T>& geometry, std::int64_t c0, const T* px, const T* py, const T* pw,
+                      const T* ph, int count, BlockFootprints<T>& out) {
   const CellGeometry<T> g = geometry;  // a local copy: the stores below cannot alias it
-  for (int i = 0; i < count; ++i) {
-    const Footprint<T> f = cell_footprint(g, px[i], py[i], pw[i], ph[i]);
-    out.x0[i] = f.x0, out.x1[i] = f.x1, out.y0[i] = f.y0, out.y1[i] = f.y1, out.charge[i] = f.charge;
-    out.m0[i] = f.m0, out.m1[i] = f.m1, out.n0[i] = f.n0, out.n1[i] = f.n1;
+  const auto footprints = [&](const CellGeometry<T>& gm) {
+    for (int i = 0; i < count; ++i) {
+      const Footprint<T> f = cell_footprint(gm, c0 + i, px[i], py[i], pw[i], ph[i]);
+      out.x0[i] = f.x0, out.x1[i] = f.x1, out.y0[i] = f.y0, out.y1[i] = f.y1, out.charge[i] = f.charge;
+      out.m0[i] = f.m0, out.m1[i] = f.m1, out.n0[i] = f.n0, out.n1[i] = f.n1;
+    }
+  };
+  // Without movable macros the loop reads no mask (the compiler sees the null pointer).
+  if (g.movable_macro == nullptr) {
+    CellGeometry<T> plain = g;
+    plain.movable_macro = nullptr;
+    footprints(plain);
+  } else {
+    footprints(g);
   }
 }
 

@@ -39,11 +39,13 @@ class DensityCopies {
     chunk_outside_.assign(2 * static_cast<std::size_t>(std::max<std::int64_t>(chunks_, 1)), 0);
   }
 
-  // The cells' sizes (movable cells first, then fillers), held by the caller, which calls again
-  // after changing them.
-  void set_sizes(const T* widths, const T* heights) {
+  // The cells' sizes (movable cells first, then fillers) and the movable-macro mask
+  // (CellGeometry::movable_macro, may be nullptr), held by the caller, which calls again after
+  // changing them.
+  void set_sizes(const T* widths, const T* heights, const std::uint8_t* movable_macro) {
     widths_ = widths;
     heights_ = heights;
+    g_.movable_macro = movable_macro;
   }
 
   // Accumulates the charge of every cell at positions x, y (the caller's arrays) in fixed point
@@ -123,7 +125,7 @@ class DensityCopies {
       const std::int64_t i0 = position_index(g_, c0);
       std::int64_t* map = row(t, filler, 0);
       std::uint8_t* rows_touched = touched(t, filler);
-      block_footprints(g_, x + i0, y + i0, widths_ + c0, heights_ + c0, count, fp);
+      block_footprints(g_, c0, x + i0, y + i0, widths_ + c0, heights_ + c0, count, fp);
       block_outside(g_, fp, count, cell_outside);
       for (int k = 0; k < count; ++k) {
         if (k + kAhead < count) {

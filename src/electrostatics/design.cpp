@@ -25,7 +25,24 @@ void check_sizes(const CellSizes& cells, const char* what) {
   }
 }
 
+// The movable-macro mask: one entry per movable cell or none; fillers take none.
+void check_macro_mask(const CellSizes& cells, const char* what, bool movable) {
+  const std::size_t n = cells.movable_macro_mask.size();
+  if (!movable && n != 0)
+    throw Error(std::string("ElectrostaticSystem: ") + what + " cells have a movable_macro_mask (" +
+                std::to_string(n) + " entries); only movable cells take one");
+  if (n != 0 && n != cells.widths.size())
+    throw Error(std::string("ElectrostaticSystem: movable_macro_mask has ") + std::to_string(n) + " entries for " +
+                std::to_string(cells.widths.size()) + " movable cells (need one per cell, or none)");
+}
+
 }  // namespace
+
+bool ElectrostaticDesign::has_movable_macros() const {
+  if (!(options.target_density < 1.0)) return false;
+  const std::vector<std::uint8_t>& mask = movable.movable_macro_mask;
+  return std::any_of(mask.begin(), mask.end(), [](std::uint8_t v) { return v != 0; });
+}
 
 double ElectrostaticDesign::width(std::int64_t c) const {
   return c < num_movable() ? movable.widths[c] : fillers.widths[c - num_movable()];
@@ -67,6 +84,8 @@ ElectrostaticDesign make_design(const ElectrostaticOptions& options, const CellS
     throw Error("ElectrostaticSystem: cpu_threads " + std::to_string(o.cpu_threads) + " is negative");
   check_sizes(movable, "movable");
   check_sizes(fillers, "filler");
+  check_macro_mask(movable, "movable", true);
+  check_macro_mask(fillers, "filler", false);
   validate_fixed_cells(fixed);
   const auto nm = static_cast<std::int64_t>(movable.widths.size());
   const auto nf = static_cast<std::int64_t>(fillers.widths.size());
@@ -113,6 +132,7 @@ void replace_cell_sizes(ElectrostaticDesign& design, const CellSizes* movable, c
   if (movable) {
     same_count(design.movable, *movable, "movable");
     check_sizes(*movable, "movable");
+    check_macro_mask(*movable, "movable", true);
     check_cell_sizes_in_precision(design, *movable, "movable");
     if (!std::isfinite(total_area(*movable)))
       throw Error("ElectrostaticSystem::update_movable_sizes: the total area of the movable cells overflows double");
@@ -120,6 +140,7 @@ void replace_cell_sizes(ElectrostaticDesign& design, const CellSizes* movable, c
   if (fillers) {
     same_count(design.fillers, *fillers, "filler");
     check_sizes(*fillers, "filler");
+    check_macro_mask(*fillers, "filler", false);
     check_cell_sizes_in_precision(design, *fillers, "filler");
   }
   if (movable) {

@@ -161,7 +161,8 @@ class CpuPipeline final : public ElectrostaticBackend {
       widths_[c] = static_cast<T>(d.width(c));
       heights_[c] = static_cast<T>(d.height(c));
     }
-    density_.set_sizes(widths_.data(), heights_.data());
+    geom_.movable_macro = d.has_movable_macros() ? d.movable.movable_macro_mask.data() : nullptr;
+    density_.set_sizes(widths_.data(), heights_.data(), geom_.movable_macro);
   }
 
   // phi (permuted) from the spectrum of the latest evaluate (nothing else writes spectrum_).
@@ -245,7 +246,7 @@ class CpuPipeline final : public ElectrostaticBackend {
         const std::int64_t b1 = std::min({c1, b0 + kBlock, b0 < g.num_movable ? g.num_movable : c1});
         const std::int64_t i0 = position_index(g, b0);
         const int count = static_cast<int>(b1 - b0);
-        block_footprints(g, x + i0, y + i0, widths_.data() + b0, heights_.data() + b0, count, fp);
+        block_footprints(g, b0, x + i0, y + i0, widths_.data() + b0, heights_.data() + b0, count, fp);
         for (int k = 0; k < count; ++k) {
           if (!exact_ && k + kAhead < count) {
             // The field lines of a cell a few ahead: the sums below then rarely wait on memory.

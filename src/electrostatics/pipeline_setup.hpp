@@ -38,6 +38,7 @@ CellGeometry<T> make_cell_geometry(const ElectrostaticDesign& d) {
   g.num_cells = d.num_cells();
   g.filler_offset = d.options.filler_offset;
   g.large_span = static_cast<T>(kLargeCellSpan);
+  g.target_density = static_cast<T>(d.options.target_density);
   return g;
 }
 

@@ -20,10 +20,20 @@ struct StretchedCell {
   T charge;  // r = w h / (w' h')
 };
 
-// docs/math.md 2.1: stretch to at least sqrt(2) bins on each axis, centred, with the charge scaled so
-// that the cell's total charge stays w h. min_w = sqrt(2) bx, min_h = sqrt(2) by.
+// docs/math.md 2.1: a cell's density ratio r (the charge per unit of its stretched footprint).
+// Normally its area over the stretched area, w h / (w' h'), so that its total charge stays w h.
+// DREAMPlace's movable-macro rule: when td < 1 a movable macro gets r = td instead, so that it adds
+// td per unit of its area and pushes no cell out of a halo around it; with td = 1 the rule is off.
 template <typename T>
-EFIELD_HD StretchedCell<T> stretch_cell(T rel_x, T rel_y, T w, T h, T min_w, T min_h) {
+EFIELD_HD T density_ratio(T w, T h, T ws, T hs, bool movable_macro, T target_density) {
+  return movable_macro && target_density < T(1) ? target_density : (w * h) / (ws * hs);
+}
+
+// docs/math.md 2.1: stretch to at least sqrt(2) bins on each axis, centred, with the charge scaled
+// by density_ratio. min_w = sqrt(2) bx, min_h = sqrt(2) by.
+template <typename T>
+EFIELD_HD StretchedCell<T> stretch_cell(T rel_x, T rel_y, T w, T h, T min_w, T min_h, bool movable_macro,
+                                        T target_density) {
   const T ws = w > min_w ? w : min_w;
   const T hs = h > min_h ? h : min_h;
   StretchedCell<T> c;
@@ -31,7 +41,7 @@ EFIELD_HD StretchedCell<T> stretch_cell(T rel_x, T rel_y, T w, T h, T min_w, T m
   c.y = rel_y + (h - hs) * T(0.5);
   c.w = ws;
   c.h = hs;
-  c.charge = (w * h) / (ws * hs);
+  c.charge = density_ratio(w, h, ws, hs, movable_macro, target_density);
   return c;
 }
 

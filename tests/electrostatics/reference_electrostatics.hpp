@@ -57,7 +57,9 @@ inline ReferenceResult reference_electrostatics(const ElectrostaticOptions& o, c
     if (c < nm) movable_area += w * h;
     const double ws = std::max(w, std::sqrt(2.0) * bx), hs = std::max(h, std::sqrt(2.0) * by);
     const double xs = cx[c] + (w - ws) / 2, ys = cy[c] + (h - hs) / 2;
-    cells[c].charge = w * h / (ws * hs);
+    // DREAMPlace's movable-macro rule: below td = 1 a marked movable cell's ratio is td.
+    const bool macro = c < nm && !movable.movable_macro_mask.empty() && movable.movable_macro_mask[c] != 0;
+    cells[c].charge = macro && td < 1 ? td : w * h / (ws * hs);
     cells[c].ox = overlaps(xs, xs + ws, o.xl, bx, M);
     cells[c].oy = overlaps(ys, ys + hs, o.yl, by, N);
     for (int m = 0; m < M; ++m)

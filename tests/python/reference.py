@@ -79,11 +79,13 @@ def overlaps(x0, x1, lo, b, K):
     return np.maximum(0.0, np.minimum(x1[:, None], edges[None, 1:]) - np.maximum(x0[:, None], edges[None, :-1]))
 
 
-def electrostatics(region, bins, td, movable, fillers, fixed, x, y):
+def electrostatics(region, bins, td, movable, fillers, fixed, x, y, macro_mask=None):
     """docs/math.md section 2. movable, fillers: (w, h); fixed: (w, h, x, y); x, y: lower-left
-    corners of the movable cells, then the fillers. Returns a dict with rho, phi, ex, ey,
-    fixed (F), energy, overflow, max_density, gx, gy (movable, then fillers) and the cell area
-    outside the region (movable_area_outside, filler_area_outside)."""
+    corners of the movable cells, then the fillers; macro_mask: None or a bool per movable cell
+    (DREAMPlace's movable macros: ratio td when td < 1). Returns a dict with rho, phi, ex, ey,
+    fixed (F), energy, overflow (and its numerator overflow_area), max_density, gx, gy (movable,
+    then fillers) and the cell area outside the region (movable_area_outside,
+    filler_area_outside)."""
     xl, yl, xh, yh = region
     M, N = bins
     bx, by = (xh - xl) / M, (yh - yl) / N
@@ -96,6 +98,10 @@ def electrostatics(region, bins, td, movable, fillers, fixed, x, y):
     ws, hs = np.maximum(w, np.sqrt(2) * bx), np.maximum(h, np.sqrt(2) * by)
     xs, ys = x + (w - ws) / 2, y + (h - hs) / 2
     r = w * h / (ws * hs)
+    macro = np.zeros(len(w), dtype=bool)
+    if macro_mask is not None and td < 1:
+        macro[:nm] = np.asarray(macro_mask, dtype=bool)
+    r[macro] = td
     ox, oy = overlaps(xs, xs + ws, xl, bx, M), overlaps(ys, ys + hs, yl, by, N)
     Dm = F + (r[:nm, None] * ox[:nm]).T @ oy[:nm]
     D = F + (r[:, None] * ox).T @ oy
@@ -110,13 +116,15 @@ def electrostatics(region, bins, td, movable, fillers, fixed, x, y):
     phi = idct2(a * inv)
     ex = idxst_idct(a * wu * inv / 2)
     ey = idct_idxst(a * wv * inv / 2)
-    outside = w * h - r * ox.sum(axis=1) * oy.sum(axis=1)  # stretched footprints keep the cell's area
+    # Stretched footprints keep the cell's area, a macro's r w' h' below td = 1.
+    outside = np.where(macro, r * ws * hs, w * h) - r * ox.sum(axis=1) * oy.sum(axis=1)
     gx = -r * np.einsum("im,mn,in->i", ox, ex, oy)
     gy = -r * np.einsum("im,mn,in->i", ox, ey, oy)
     return {
         "rho": rho, "phi": phi, "ex": ex, "ey": ey, "fixed": F,
         "energy": float(np.sum(phi * rho)),
         "overflow": float(np.sum(np.maximum(0.0, Dm - td * bx * by)) / np.sum(w[:nm] * h[:nm])),
+        "overflow_area": float(np.sum(np.maximum(0.0, Dm - td * bx * by))),
         "max_density": float(Dm.max() / (bx * by)),
         "gx": gx, "gy": gy,
         "movable_area_outside": float(outside[:nm].sum()), "filler_area_outside": float(outside[nm:].sum()),

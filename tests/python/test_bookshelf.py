@@ -69,3 +69,14 @@ def test_ibm01():
     d = efield.load_bookshelf(IBM01)
     assert d.num_nodes == 12028 and d.count(efield.MOVABLE) == 12028 and d.num_nets == 11507
     check_consistent(d)
+
+
+def test_scaled_ispd2005_standin_and_the_design_table():
+    table = efield.ispd2005_designs()
+    assert [d["name"] for d in table][:2] == ["adaptec1", "adaptec2"] and len(table) == 8
+    adaptec1 = table[0]
+    d = efield.ispd2005_standin("adaptec1", scale=0.001)
+    assert d.count(efield.MOVABLE) == round(adaptec1["num_movable"] * 0.001)
+    assert d.count(efield.FIXED) == round(adaptec1["num_terminals"] * 0.001) and d.num_nets == 0
+    with pytest.raises(ValueError, match="scale"):
+        efield.ispd2005_standin("adaptec1", scale=0)

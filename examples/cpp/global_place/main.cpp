@@ -41,7 +41,7 @@ int main(int argc, char** argv) {
   global_place::EngineOptions eo;
   double target_density = 1.0, check_overflow = 0.10;
   std::uint64_t seed = 1000;
-  bool check = false;
+  bool check = false, macro_mask = false;
   app.add_option("aux", aux, "Bookshelf .aux file");
   app.add_option("--standin", standin, "instead of an .aux: an ISPD2005 stand-in (adaptec1 ... bigblue4) with nets");
   app.add_option("--backend", backend_name, "cpu, cuda or auto")->check(CLI::IsMember({"cpu", "cuda", "auto"}));
@@ -54,6 +54,9 @@ int main(int argc, char** argv) {
   app.add_option("--ref-hpwl", po.ref_hpwl,
                  "density weight schedule's reference HPWL change, for rows 12 high (scaled to the design's rows)");
   app.add_option("--seed", seed, "seed of the initial spread");
+  app.add_flag("--macro-mask", macro_mask,
+               "DREAMPlace's movable macros (area > 10x the mean, height > 2 rows) take the target density as their "
+               "density ratio");
   app.add_option("--pl", pl_path, "write the placed .pl here");
   app.add_option("--png", png_path, "write a picture of the placement here");
   app.add_flag("--check", check,
@@ -72,7 +75,8 @@ int main(int argc, char** argv) {
     eo.precision = precision_name == "float" ? efield::Precision::Float : efield::Precision::Double;
 
     const efield::Design design = obtain_design(aux, standin);
-    const global_place::PlacementProblem problem = global_place::make_problem(design, target_density);
+    global_place::PlacementProblem problem = global_place::make_problem(design, target_density);
+    if (macro_mask) std::printf("movable macros: %d\n", global_place::mark_movable_macros(problem));
     auto engine = eo.backend == efield::Backend::Cuda ? global_place::make_cuda_engine(problem, eo)
                                                       : global_place::make_cpu_engine(problem, eo);
     std::printf("%s: %d movable cells, %d fillers, %zu fixed, %d nets, %d pins; %d x %d bins; td %.2f; %s\n",

@@ -64,6 +64,21 @@ PlacementProblem make_problem(const efield::Design& design, double target_densit
   return p;
 }
 
+int mark_movable_macros(PlacementProblem& p) {
+  const efield::CellSizes& m = p.movable;
+  double mean_area = 0;
+  for (std::size_t i = 0; i < m.widths.size(); ++i) mean_area += m.widths[i] * m.heights[i];
+  mean_area /= static_cast<double>(std::max<std::size_t>(m.widths.size(), 1));
+  std::vector<std::uint8_t> mask(m.widths.size(), 0);
+  int count = 0;
+  for (std::size_t i = 0; i < mask.size(); ++i) {
+    mask[i] = m.widths[i] * m.heights[i] > 10 * mean_area && m.heights[i] > 2 * p.row_height;
+    count += mask[i];
+  }
+  p.movable.movable_macro_mask = std::move(mask);
+  return count;
+}
+
 efield::ElectrostaticOptions density_options(const PlacementProblem& p, efield::Precision precision,
                                              efield::Backend backend) {
   efield::ElectrostaticOptions o;

@@ -40,6 +40,11 @@ struct PlacementProblem {
 // Throws efield::Error when the design has no movable cells or no nets.
 PlacementProblem make_problem(const efield::Design& design, double target_density);
 
+// DREAMPlace's movable macros, marked in problem.movable.movable_macro_mask: the movable cells whose
+// area exceeds 10 times the mean movable area and whose height exceeds 2 rows. Below target
+// density 1 their density ratio is then the target density (efield's CellSizes). Returns how many.
+int mark_movable_macros(PlacementProblem& problem);
+
 // The ElectrostaticSystem's options for the problem: its region, bins and target density.
 efield::ElectrostaticOptions density_options(const PlacementProblem& problem, efield::Precision precision,
                                              efield::Backend backend);
