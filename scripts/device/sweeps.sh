@@ -51,8 +51,12 @@ target_density = [0.9, 1.0]
 seed = [1, 2, 3, 4]
 TOML
 status=0
+# SWEEPS picks which of gpu1 gpu2 cpu suite run (default: all), so that a 2-GPU lease runs only the
+# GPU sweeps and the CPU one can run on another machine of the same CPU.
+sweeps=" ${SWEEPS:-gpu1 gpu2 cpu suite} "
 sweep() {  # name, time limit (s), then efield.sweep arguments
   local name=$1 limit=$2; shift 2
+  [[ "$sweeps" == *" $name "* ]] || return 0
   echo "== sweep $name: $*" | tee -a "$log"
   timeout "$limit" "$python" -m efield.sweep "$@" --results "$OUT/$name.jsonl" -q > "$OUT/$name.out" 2>&1
   local rc=$?
