@@ -41,10 +41,12 @@ inline void require_valid_options(const std::string& who, const PlanOptions& opt
       options.backend != Backend::Cuda) {
     throw Error(who + ": PlanOptions::backend is not a valid efield::Backend value");
   }
-  // to_string's switch names every Cuda2DMethod (-Wswitch flags a missing one): the one list of
-  // the valid values.
+  // to_string names Auto and every method of the registry, the one list of the valid values.
   if (std::string_view(to_string(options.cuda_2d_method)) == "unknown") {
     throw Error(who + ": PlanOptions::cuda_2d_method is not a valid efield::Cuda2DMethod value");
+  }
+  if (std::string_view(to_string(options.effort)) == "unknown") {
+    throw Error(who + ": PlanOptions::effort is not a valid efield::PlanEffort value");
   }
 }
 
