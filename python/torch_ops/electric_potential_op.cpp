@@ -20,6 +20,7 @@
 #endif
 
 #include <cstdint>
+#include <mutex>
 #include <tuple>
 
 #include "system_registry.hpp"
@@ -74,15 +75,16 @@ std::tuple<at::Tensor, at::Tensor> forward_kernel(const at::Tensor& pos, std::in
   char error[1024] = "";
   int r;
   {
-    GilRelease release;
+    GilRelease release;  // before the lock: a thread waiting for it must not hold the GIL
+    std::lock_guard<std::mutex> one_at_a_time(s->evaluate_mutex);
     r = s->ops.evaluate_flat(s->ops.system, pos.data_ptr(), grad.data_ptr(),
                              static_cast<std::size_t>(s->num_nodes) * s->ops.element_size, current_stream(pos),
                              energy.data_ptr(), s->results.defined() ? s->results.data_ptr() : nullptr,
                              async_wanted ? 1 : 0, error, sizeof(error));
+    if (r >= 0) s->latest.store(r);
+    if (r == 1) energy.copy_(s->results[0]);  // on the current stream, before another evaluate's results
   }
   TORCH_CHECK(r >= 0, "efield::electric_potential: ", error);
-  s->latest.store(r);
-  if (r == 1) energy.copy_(s->results[0]);  // on the current stream
   return {energy, grad};
 }
 

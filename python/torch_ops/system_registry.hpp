@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 
 #include "system_ops.hpp"
 
@@ -25,6 +26,7 @@ struct RegisteredSystem {
   bool asynchronous = false;      // CUDA: never wait for the device (evaluate_async)
   at::Tensor results;             // CUDA: the asynchronous evaluate's float64 results
   std::atomic<int> latest{-1};      // the latest evaluate: -1 none yet, 0 blocking, 1 asynchronous
+  std::mutex evaluate_mutex;        // one evaluate at a time: a system is not safe from two threads
 };
 
 // Takes over the table's reference (the table's system is null afterwards). Throws when the

@@ -190,11 +190,16 @@ def test_op_takes_a_negative_view():
 
 
 @requires_torch
-def test_op_used_from_two_threads_never_returns_another_threads_gradient():
-    from efield.torch import ElectricPotential
+@pytest.mark.parametrize("compiled", [False, True], ids=["python_path", "compiled_op"])
+def test_op_used_from_two_threads_never_returns_another_threads_gradient(compiled, monkeypatch):
+    from efield.torch import ElectricPotential, _compiled_op
 
+    if compiled and not _compiled_op.AVAILABLE:
+        pytest.skip("the compiled op (efield._torch_ops) is not built")
+    monkeypatch.setattr(ElectricPotential, "use_compiled_op", compiled)
     sx, sy, pos, kw = _op_inputs()
     op = ElectricPotential(sx, sy, **kw, pos=pos)
+    assert op.compiled == compiled
     positions = [pos + 0.37 * k for k in range(2)]
     expected = []
     for p in positions:
