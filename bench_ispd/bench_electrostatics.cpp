@@ -10,7 +10,7 @@
 // 1 % of the region's side around its centre (a placer's first iterations: float's exact float
 // bins overflow and evaluate runs again with 64-bit bins); --pile-side sets that fraction (a pile
 // spreading out over a placer's iterations); default: uniformly random.
-// --nondeterministic sets deterministic = false (float atomics into float maps).
+// --nondeterministic sets deterministic = false.
 // --layouts also times the CUDA pipeline's accumulation layouts (64-bit bins in one map or in two,
 // and the default) side by side in the same process, through the test and benchmark hook of
 // src/electrostatics/pipeline_layout.hpp. See --help.
@@ -160,7 +160,7 @@ int main(int argc, char** argv) {
   app.add_option("--pile-side", pile_side, "with --piled: the pile's side as a fraction of the region's")
       ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
-  app.add_flag("--nondeterministic", nondeterministic, "deterministic = false (float atomics into float maps)");
+  app.add_flag("--nondeterministic", nondeterministic, "deterministic = false");
   app.add_flag("--layouts", layouts,
                "also time each accumulation layout of the CUDA pipeline (64-bit bins in one map or two, and the "
                "default) side by side");
@@ -200,7 +200,7 @@ int main(int argc, char** argv) {
                 "warm-up runs (CUDA events around the call; host wall: steady_clock around the call).\n\n",
                 efield::bench::device_name().c_str(), efield::bench::today().c_str(),
                 efield::bench::source_commit().c_str(),
-                deterministic ? "deterministic" : "deterministic = false (float atomics)",
+                deterministic ? "deterministic" : "deterministic = false",
                 placement == StandInPlacement::Sorted
                     ? "handed out in spatial order: cells adjacent in index order are adjacent on the chip"
                 : placement == StandInPlacement::Piled

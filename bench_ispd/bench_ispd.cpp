@@ -71,7 +71,7 @@ bool parse_command_line(int argc, char** argv, BenchArgs& a, int& status) {
       ->type_name("NAME[,NAME]")
       ->needs(suite)
       ->group("Design (one of)");
-  app.add_option("--design-seed", a.design_seed, "seed of synthetic designs")
+  app.add_option("--design-seed", a.design_seed, "seed of synthetic designs")->check(seed_check())
       ->capture_default_str()
       ->group("Design (one of)");
   // Evaluation.
@@ -125,7 +125,10 @@ bool parse_command_line(int argc, char** argv, BenchArgs& a, int& status) {
       ->group(evaluation);
   bool no_stages = false;
   app.add_flag("--no-stages", no_stages, "skip the per-stage split")->group(evaluation);
-  app.add_option("--seed", a.run.seed, "seed of the initial positions")->capture_default_str()->group(evaluation);
+  app.add_option("--seed", a.run.seed, "seed of the initial positions")
+      ->check(seed_check())
+      ->capture_default_str()
+      ->group(evaluation);
   // Output.
   const char* output = "Output";
   app.add_option("--json", a.json_path, "results for machines")->type_name("FILE")->group(output);

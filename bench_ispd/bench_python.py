@@ -30,6 +30,7 @@ import efield
 from efield.torch import ElectricPotential
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from op_overhead import client_times  # noqa: E402
 from torch_density import TorchDensityPenalty  # noqa: E402
 
 BINS = {"adaptec1": 512, "bigblue4": 2048}  # DREAMPlace's bin grids (efield::ispd2005_designs)
@@ -136,9 +137,13 @@ def make_op(f, asynchronous):
                              f["td"], pos=f["pos"], asynchronous=asynchronous)
 
 
-def measure(f, iters, rounds):
+def measure(f, iters, rounds, client_only=False):
     pos = f["pos"]
     device = pos.device
+    if device.type == "cuda":
+        client = client_times(f, iters, rounds)
+        if client_only:
+            return {"design": f["name"], "cells": f["nm"], "fillers": f["nf"], "bins": f["bins"], "client": client}
     n = len(f["size_x"])
     row = {"design": f["name"], "cells": f["nm"], "fillers": f["nf"], "bins": f["bins"]}
     blocking, asynchronous = make_op(f, False), make_op(f, True)
@@ -207,7 +212,40 @@ def measure(f, iters, rounds):
     row["overhead_beyond_floor_us"] = row["op_forward_blocking_us"] - row["floor_after_evaluate_us"]
     row["overhead_forward_backward_us"] = row["op_forward_backward_blocking_us"] - row["cpp_evaluate_us"]
     row["speedup_vs_torch"] = row["torch_forward_backward_us"] / row["op_forward_backward_async_us"]
+    if device.type == "cuda":
+        row["client"] = client
     return row
+
+
+CLIENT_COLUMNS = [("C++ evaluate", "cpp_evaluate_us"), ("ElectrostaticSystem.evaluate", "system_evaluate_us"),
+                  ("its checked path", "system_evaluate_checked_us"), ("the checks of that path", "system_evaluate_checks_us"),
+                  ("compiled op call", "compiled_op_call_us"), ("op fwd (compiled)", "op_compiled_fwd_us"),
+                  ("op fwd+bwd (compiled)", "op_compiled_fwd_bwd_us"),
+                  ("op fwd+bwd (compiled, CUDA graph)", "op_compiled_fwd_bwd_graph_us"),
+                  ("op fwd (Python)", "op_python_fwd_us"), ("op fwd+bwd (Python)", "op_python_fwd_bwd_us"),
+                  ("op fwd+bwd (Python, CUDA graph)", "op_python_fwd_bwd_graph_us"),
+                  ("PyTorch floor: torch.dot fwd+bwd", "torch_dot_fwd_bwd_us")]
+
+
+def client_markdown(rows):
+    """The client's view (CUDA events around loops): times and their excess over the C++ evaluate."""
+    out = ["| design | " + " | ".join(name for name, _ in CLIENT_COLUMNS) + " |",
+           "| --- | " + " | ".join("---" for _ in CLIENT_COLUMNS) + " |"]
+    for r in rows:
+        c = r.get("client")
+        if not c:
+            continue
+        base = c["cpp_evaluate_us"]
+        cells = []
+        for _, key in CLIENT_COLUMNS:
+            if key not in c:
+                cells.append("n/a")
+            elif key in ("cpp_evaluate_us", "system_evaluate_checks_us", "torch_dot_fwd_bwd_us"):  # no evaluate
+                cells.append(f"{c[key]:.1f}")
+            else:
+                cells.append(f"{c[key]:.1f} ({c[key] - base:+.1f})")
+        out.append(f"| {r['design']} | " + " | ".join(cells) + " |")
+    return out
 
 
 def markdown(rows, args, device):
@@ -219,6 +257,12 @@ def markdown(rows, args, device):
            f"{args.dtype}, target density {args.target_density}. Times per call in microseconds: median of "
            f"{args.rounds} rounds, each timing a loop of {args.iters} calls of every measurement in turn (one sync "
            f"after each loop); the pure-PyTorch baseline: median of 5 loops.", ""]
+    if any("client" in r for r in rows):
+        out += ["As a client times them (CUDA events around each loop; in brackets the excess over the C++ "
+                "evaluate):", ""] + client_markdown(rows) + [""]
+    rows = [r for r in rows if "cpp_evaluate_us" in r]
+    if not rows:
+        return "\n".join(out)
     out += ["| design | cells + fillers | bins | C++ evaluate | extension call | ext. call + energy | "
             "op forward (blocking) | overhead | op fwd+bwd (blocking) | overhead | op fwd+bwd (async) | "
             "pure PyTorch fwd+bwd | PyTorch / op |",
@@ -254,12 +298,14 @@ def main(argv=None):
     ap.add_argument("--iters", type=int, default=50, help="calls per timed loop")
     ap.add_argument("--rounds", type=int, default=15, help="timed loops of each measurement, interleaved")
     ap.add_argument("--markdown", default="", help="write the table here too")
+    ap.add_argument("--client-only", action="store_true",
+                    help="only the client's view (CUDA events): C++ evaluate, ElectrostaticSystem.evaluate, the op")
     args = ap.parse_args(argv)
     device = torch.device(args.device)
     rows = []
     for spec in args.designs.split(","):
         f = flat_design(spec, args.target_density, device, getattr(torch, args.dtype))
-        rows.append(measure(f, args.iters, args.rounds))
+        rows.append(measure(f, args.iters, args.rounds, args.client_only))
         print(rows[-1], flush=True)
         del f
         if device.type == "cuda":

@@ -94,12 +94,8 @@ void check(cufftResult r, const char* what) {
   if (r != CUFFT_SUCCESS) throw efield::Error(std::string(what) + ": cuFFT error " + std::to_string(r));
 }
 
-// The methods timed one by one next to Auto.
-constexpr efield::Cuda2DMethod kTimedMethods[] = {efield::Cuda2DMethod::OneFft, efield::Cuda2DMethod::RowFftColumnPass,
-                                                  efield::Cuda2DMethod::TwoPasses, efield::Cuda2DMethod::ThreePasses,
-                                                  efield::Cuda2DMethod::PackedFft,
-                                                  efield::Cuda2DMethod::TransposedPackedFft,
-                                                  efield::Cuda2DMethod::PrimeFactorFft};
+// The methods timed one by one next to Auto: every method of the registry.
+const std::vector<efield::Cuda2DMethod> kTimedMethods = efield::cuda_2d_methods();
 
 // One JSON object per (size, type, transform): Auto's method and time, and every method's time
 // (null where it does not take the shape), in microseconds.
@@ -319,17 +315,8 @@ int run(const Args& args) {
           "`row-column / fused` is the speedup over RowColumnPlan2D (target >= 2x; it supports only "
           "dct2 and idct2). `fused` is Plan2D's default, Cuda2DMethod::Auto, which runs the method in "
           "`Auto runs`, the policy table's choice for the shape and the GPU "
-          "(src/transforms/cuda2d_policy.cpp): "
-          "two_passes (our row pass with the reorder folded in, then our column pass with the 2D "
-          "postprocess fused; the inverses the other way round), three_passes (two_passes with the "
-          "column FFT split in two passes of short lines, four-step), row_fft_column_pass (reorder, "
-          "cuFFT's batched row FFTs, our column pass), one_fft (reorder, one cuFFT 2D real FFT, "
-          "postprocess), packed_fft (one_fft with the real FFT as one complex FFT of rows x cols/2 "
-          "packed pairs, its split fused into the postprocess), transposed_packed_fft (packed_fft "
-          "of the transposed array, the transposition folded into its first and last passes) or "
-          "prime_factor_fft (transposed_packed_fft with the long axis split by the prime-factor map "
-          "rows/2 = P Q: DFT-P in registers in its first and last passes, cuFFT's P batched 2D FFTs "
-          "of Q x cols, no transposition). The next seven columns time each explicit Cuda2DMethod on "
+          "(src/transforms/cuda2d_policy.cpp; the methods are described at efield::Cuda2DMethod in "
+          "include/efield/transforms.hpp). The next columns time each explicit Cuda2DMethod on "
           "the same data, with its ratio to "
           "cuFFT (n/a where the method does not take the shape).\n\n"
        << t.markdown() << "\n";

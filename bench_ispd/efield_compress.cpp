@@ -75,7 +75,7 @@ int main(int argc, char** argv) {
   app.add_option("--backend", backend_name, "auto, cpu or cuda")
       ->check(CLI::IsMember({"auto", "cpu", "cuda"}))
       ->capture_default_str();
-  app.add_option("--seed", seed, "seed of --generate")->capture_default_str();
+  app.add_option("--seed", seed, "seed of --generate")->check(efield::bench::seed_check())->capture_default_str();
   app.add_option("--save-input", save_input, "also write the input picture (useful with --generate)")
       ->type_name("FILE.png");
   CLI11_PARSE(app, argc, argv);

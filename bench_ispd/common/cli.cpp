@@ -51,6 +51,18 @@ CLI::Validator at_least(long long min) {
       "", ">=" + std::to_string(min));
 }
 
+CLI::Validator seed_check() {
+  return CLI::Validator(
+      [](std::string& text) {
+        unsigned long long value = 0;
+        const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+        if (ec != std::errc() || end != text.data() + text.size() || text.empty())
+          return "expected a whole number in 0..2^64-1, got '" + text + "'";
+        return std::string();
+      },
+      "", "0..2^64-1");
+}
+
 void save_text(const std::string& path, const std::string& text) {
   std::FILE* f = std::fopen(path.c_str(), "w");
   if (!f) throw Error(path + ": cannot create file");

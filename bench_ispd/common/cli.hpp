@@ -22,6 +22,9 @@ CLI::Validator grid_size_check();
 // A CLI11 check for a whole number of at least `min` ("must be at least 1, got 0").
 CLI::Validator at_least(long long min);
 
+// A CLI11 check for a seed: a whole number in 0..2^64-1 ("-1" is refused, not wrapped around).
+CLI::Validator seed_check();
+
 // Writes `text` to `path`; throws efield::Error naming the file.
 void save_text(const std::string& path, const std::string& text);
 

@@ -33,11 +33,15 @@ def main(argv=None):
     ap.add_argument("--macro-mask", action="store_true",
                     help="DREAMPlace's movable macros (area > 10x the mean, height > 2 rows) take the target "
                     "density as their density ratio")
+    ap.add_argument("--loop", default="eager", choices=["eager", "device", "graph", "compile+graph"],
+                    help="graph: each iteration one CUDA graph replay; compile+graph: its objective torch.compile'd "
+                         "too (efield.place, PlaceParams.loop)")
     args = ap.parse_args(argv)
 
     params = efield.place.PlaceParams(device=args.device, dtype=args.dtype, target_density=args.target_density,
                                       target_overflow=args.target_overflow, max_iters=args.max_iters,
-                                      seed=args.seed, threads=args.threads, macro_mask=args.macro_mask)
+                                      seed=args.seed, threads=args.threads, macro_mask=args.macro_mask,
+                                      loop=args.loop)
     t0 = time.perf_counter()
     design = efield.load_bookshelf(args.aux)
     placement, placer = efield.place.prepare(design, params)

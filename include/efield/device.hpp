@@ -9,6 +9,10 @@ struct CUstream_st;
 
 namespace efield {
 
+// The most CPU threads any cpu_threads option takes (each thread is an OS thread with its own
+// stack, and the CPU electrostatic system's map copies grow with it); larger values throw.
+constexpr int kMaxCpuThreads = 1024;
+
 // Same type as cudaStream_t; nullptr is the legacy default stream.
 using Stream = ::CUstream_st*;
 

@@ -53,10 +53,11 @@ struct ElectrostaticOptions {
   Backend backend = Backend::Auto;
   // Bitwise identical results across runs on the same device and inputs (fixed-point
   // accumulation of the density map, fixed-order reductions; CUDA float adds contributions rounded
-  // to 2^-18 bin areas, whose sums are exact whatever the atomics' order). false: the CUDA backend
-  // in float adds unrounded contributions with floating-point vector atomics (the last bits then
-  // vary from run to run with the atomics' order; no second run after a pile-up). The CPU backend
-  // and double on CUDA stay deterministic whatever this says.
+  // to 2^-18 bin areas, whose sums are exact whatever the atomics' order). false only relaxes that
+  // promise, it never makes a call slower: evaluate takes the same path (the fastest one, piled or
+  // spread), and evaluate_async in float adds unrounded contributions with floating-point vector
+  // atomics (its last bits then vary with the atomics' order) instead of the 64-bit bins it takes
+  // when deterministic. The CPU backend and double on CUDA are deterministic whatever this says.
   bool deterministic = true;
   // CUDA stream all work is enqueued on (nullptr = legacy default stream). Ignored on the CPU.
   Stream stream = nullptr;
@@ -153,7 +154,8 @@ class ElectrostaticSystem {
   // returns without waiting; the gradient and device_result() are ready when the stream reaches
   // them. Capturable into the caller's own CUDA graph (then replay order is the caller's). The
   // deterministic float pipeline accumulates in 64-bit bins here (it cannot re-run after a
-  // pile-up without a host sync), which makes it somewhat slower than evaluate; see the README.
+  // pile-up without a host sync), which makes it somewhat slower than evaluate; with
+  // deterministic = false it takes float atomics instead. See the README.
   void evaluate_async(const float* x, const float* y, float* grad_x, float* grad_y,
                       const EvaluateOptions& options = {});
   void evaluate_async(const double* x, const double* y, double* grad_x, double* grad_y,

@@ -7,6 +7,8 @@
 //   1D plans: [batch][n]        2D plans: [rows][cols]        3D plans: [d0][d1][d2]
 // `in` and `out` may be the same array. A plan is not safe to execute from two threads at once.
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "efield/device.hpp"
 
@@ -79,10 +81,23 @@ enum class Cuda2DMethod {
                    // (10000 = 2 x 8 x 625); throws otherwise.
 };
 
+// How Cuda2DMethod::Auto chooses (Plan2D on CUDA). Either way a choice already in the process's
+// wisdom (measured earlier, or read by load_wisdom) for the plan's device, precision, kind and
+// shape is taken first.
+enum class PlanEffort {
+  Estimate,  // no time spent: the policy table where it has a row for the GPU and shape, else a
+             // rule that leans on cuFFT alone (docs/design.md)
+  Measure,   // like FFTW_MEASURE: the first plan of a device, precision, kind and shape times every
+             // method that takes it (a few runs each, on scratch arrays) and keeps the fastest in
+             // the wisdom; costs milliseconds to a second at plan time
+};
+
 struct PlanOptions {
   Backend backend = Backend::Auto;
   // Plan2D on the CUDA backend only.
   Cuda2DMethod cuda_2d_method = Cuda2DMethod::Auto;
+  // Plan2D on the CUDA backend with cuda_2d_method = Auto only.
+  PlanEffort effort = PlanEffort::Estimate;
   // CPU backend: worker threads for FFTW and the pre/postprocessing (0 = all hardware threads).
   int cpu_threads = 0;
   // Forward transforms only: coefficients with |X| < zero_below are written as exactly 0
@@ -192,5 +207,20 @@ const char* to_string(Transform2D kind) noexcept;
 const char* to_string(Transform3D kind) noexcept;
 const char* to_string(DctAlgorithm algorithm) noexcept;
 const char* to_string(Cuda2DMethod method) noexcept;
+const char* to_string(PlanEffort effort) noexcept;
+
+// Every CUDA method of Plan2D but Auto, in the order of the method registry (docs/design.md).
+std::vector<Cuda2DMethod> cuda_2d_methods();
+
+// Wisdom: the choices PlanEffort::Measure made, per device, precision, kind and shape, kept for
+// the process. save_wisdom writes the current CUDA device's choices to `path` (a versioned text
+// file naming the device); throws efield::Error when it cannot write. load_wisdom adds the choices
+// of a file written on this kind of device (same name, compute capability and SM count) and
+// returns true; a file from another GPU, of another format version or that does not parse is
+// ignored with a warning in the log, and returns false (as does a missing file). forget_wisdom
+// drops every choice.
+void save_wisdom(const std::string& path);
+bool load_wisdom(const std::string& path);
+void forget_wisdom();
 
 }  // namespace efield

@@ -29,14 +29,30 @@ const char* cufft_result_name(cufftResult code) noexcept {
   }
 }
 
+namespace {
+
+// The source file from the repository's top (kernels/..., src/...): __FILE__ holds the build
+// machine's absolute path, which means nothing to the user who reads the message.
+std::string source_name(const char* file) {
+  const std::string path(file);
+  for (const char* top : {"/kernels/", "/src/", "/python/"}) {
+    const std::size_t at = path.rfind(top);
+    if (at != std::string::npos) return path.substr(at + 1);
+  }
+  const std::size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+}  // namespace
+
 void throw_cuda_error(cudaError_t code, const char* expr, const char* file, int line) {
   throw Error(std::string("CUDA error ") + cudaGetErrorName(code) + " (" + cudaGetErrorString(code) +
-              ") in " + expr + " at " + file + ":" + std::to_string(line));
+              ") in " + expr + " at " + source_name(file) + ":" + std::to_string(line));
 }
 
 void throw_cufft_error(cufftResult code, const char* expr, const char* file, int line) {
   throw Error(std::string("cuFFT error ") + cufft_result_name(code) + " (" +
-              std::to_string(static_cast<int>(code)) + ") in " + expr + " at " + file + ":" +
+              std::to_string(static_cast<int>(code)) + ") in " + expr + " at " + source_name(file) + ":" +
               std::to_string(line));
 }
 

@@ -130,6 +130,16 @@ int current_compute_capability() {
   return 10 * major + minor;
 }
 
+std::string current_device_identity() {
+  const int device = current_cuda_device();
+  cudaDeviceProp prop{};
+  EFIELD_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+  std::string name(prop.name);
+  for (char& c : name)
+    if (c == '\n' || c == '\r') c = ' ';  // one line in the wisdom file
+  return std::to_string(10 * prop.major + prop.minor) + " " + std::to_string(prop.multiProcessorCount) + " " + name;
+}
+
 DeviceScope::DeviceScope(int device) {
   if (device < 0) return;
   previous_ = current_cuda_device();

@@ -1,10 +1,10 @@
 #pragma once
 // Internal: the kernels of one CUDA evaluate, in order (each launcher checks its launch):
-//   rasterize.cu  float maps (float: exact whole numbers when deterministic, plain float atomics
-//                 otherwise):
+//   rasterize.cu  float maps (float: exact whole numbers; plain float atomics in evaluate_async
+//                 with deterministic = false):
 //                 launch_rasterize     all cells -> movable and filler float maps (2 x 2-bin tiles)
 //                 launch_density_float maps + F -> rho (R2C input), partials, bins flagged; clears
-//                 piled movable cells (float, deterministic, after a dense evaluate):
+//                 piled movable cells (float, exact, after a dense evaluate):
 //                 launch_rasterize_piled movable cells -> 64-bit tiles (a block's bins summed in
 //                                      shared memory first), fillers -> the filler float map
 //                 launch_density_float the same pass, the movable map read as 64-bit tiles
@@ -24,7 +24,7 @@
 //                 launch_gather        Ex/Ey -> gradients
 //   finalize.cu   launch_finalize      partials -> {energy, overflow, max density, wrapped}
 // Every reduction is fixed-order (per-block CUB reductions into per-block partials, then one
-// block over the partials), so a run is bitwise reproducible (except with the float maps).
+// block over the partials), so a run is bitwise reproducible (except with plain float atomics).
 #include <cuda_runtime.h>
 
 #include <cub/block/block_reduce.cuh>
@@ -33,18 +33,11 @@
 #include <type_traits>
 
 #include "electrostatics/cell_layout.hpp"
+#include "electrostatics/pipeline_policy.cuh"
 #include "math/complex.hpp"
 #include "math/electrostatics.hpp"
 
 namespace efield::detail {
-
-inline constexpr int kEsThreads = 256;
-
-// Rasterize and gather (one thread per cell, each waiting on a few scattered L2 accesses) keep 6
-// blocks of 256 threads per SM in float (40 registers, a few bytes of spill; 8 blocks spill far
-// more). Double keeps the compiler's choice (docs/performance.md, "Cell kernels: register cap").
-template <typename T>
-inline constexpr int kEsCellKernelMinBlocks = std::is_same_v<T, float> ? 6 : 1;
 
 // Large cells (is_large_cell: stretched beyond kLargeCellSpan bins on an axis) skip the paths
 // with one thread per cell. The pipeline lists them once, at construction: first those of up to
@@ -76,16 +69,11 @@ inline constexpr float kEsExactFloatLimit = 16777216.0f;  // 2^24: larger sums m
 // non-zero bin of the window to the map with one 64-bit atomic, so a hot bin takes one global
 // atomic per block instead of one per cell, and each contribution outside the window to the map
 // directly. A block's sum in one bin stays below 2^32: at most
-// kEsThreads * kEsPiledMaxCellsPerThread = 8192 contributions of at most 2^18 + 1 each.
-// 8192 bins (32 KB: the cell kernels' 6 blocks an SM still fit; docs/performance.md, "CUDA
-// pipeline: piled cells").
-inline constexpr int kEsPiledWindowBins = 8192;
-inline constexpr int kEsPiledMaxCellsPerThread = 32;
+// kEsThreads * kEsPiledMaxCellsPerThread = 8192 contributions of at most 2^18 + 1 each (the
+// launch parameters: pipeline_policy.cuh).
 static_assert(static_cast<double>(kEsThreads) * kEsPiledMaxCellsPerThread * ((1 << kEsExactFloatBits) + 1) <
                   4294967296.0,
               "a block's sum in one shared bin must fit 32 bits");
-// Blocks the piled movable cells are spread over, per SM (cells_per_thread follows, capped).
-inline constexpr int kEsPiledBlocksPerSm = 4;
 static_assert(kEsTotalSlots <= kEsThreads, "finalize reads one slot per thread");
 
 // Maps in 2 x 2-bin tiles: tile (i, j) holds bins (2i, 2j), (2i, 2j+1), (2i+1, 2j), (2i+1, 2j+1),
@@ -118,11 +106,6 @@ template <typename T>
 __device__ __forceinline__ EsNativePair<T> es_load_pair_last_use(const T* pair) {
   return __ldcs(reinterpret_cast<const EsNativePair<T>*>(pair));
 }
-
-// Upper bound on the blocks of the grid-stride reduction kernels (= number of partials).
-inline constexpr int kEsMaxReduceBlocks = 1024;
-// Upper bound on the blocks of the kernels that take a row per block (grid-stride over rows).
-inline constexpr int kEsMaxRowBlocks = 4096;
 
 using EsAccum = unsigned long long;
 

@@ -1,6 +1,6 @@
 // Rasterization: every movable and filler cell's stretched footprint (docs/math.md 2.1-2.3) is added
-// into float maps in 2 x 2-bin tiles (float: exact whole numbers when deterministic) or as
-// fixed-point integers (density.hpp) into 64-bit accumulators in the natural layout, where a
+// into float maps in 2 x 2-bin tiles (float: exact whole numbers, or plain float atomics in a
+// non-deterministic evaluate_async) or as fixed-point integers (density.hpp) into 64-bit accumulators in the natural layout, where a
 // footprint row is 2-3 adjacent words; the density pass writes rho into the permuted position the
 // forward R2C reads while it reads the maps anyway. 64-bit bins on large grids share one map:
 // movable cells first, then movable_stats reads the movable + fixed density for the overflow and

@@ -2,6 +2,8 @@
 another array protocol), dtype, device and the stream its work runs on, and how to make a new
 array of the same kind on the same device. The C++ extension reads the data pointer itself."""
 
+import math
+import numbers
 import sys
 
 from . import _efield
@@ -48,8 +50,10 @@ def parse_device(device):
     torch.device. 'cuda' without an index is the current CUDA device."""
     if device is None:
         return -1
-    if isinstance(device, int):
-        return device
+    if isinstance(device, numbers.Integral) and not isinstance(device, bool):
+        if device < -1:
+            raise ValueError(f"device must be -1 (cpu) or a CUDA ordinal >= 0 (got {device})")
+        return _available(int(device))
     text = str(device)
     if text == "cpu":
         return -1
@@ -57,10 +61,64 @@ def parse_device(device):
         t = _torch()
         if t is not None and t.cuda.is_available():
             return t.cuda.current_device()
-        return max(_efield.current_device(), 0)
-    if text.startswith("cuda:"):
-        return int(text[len("cuda:"):])
+        return _available(max(_efield.current_device(), 0))
+    if text.startswith("cuda:") and text[len("cuda:"):].isdigit():
+        return _available(int(text[len("cuda:"):]))
     raise ValueError(f"device must be 'cpu', 'cuda' or 'cuda:N' (got {device!r})")
+
+
+def _available(device):
+    """device, or a ValueError when it names a CUDA device this process cannot use."""
+    if device < 0:
+        return device
+    count = _efield.cuda_device_count()
+    if device >= count:
+        why = ("efield was built without CUDA" if not _efield.built_with_cuda()
+               else f"{count} usable CUDA device(s) (is the NVIDIA driver installed and a GPU visible?)")
+        raise _efield.Error(f"device cuda:{device} is not available: {why}")
+    return device
+
+
+def _is_bool(value):
+    return isinstance(value, bool) or type(value).__name__ == "bool_"
+
+
+def _real(value, name, what):
+    """float(value) for real numbers (Python, NumPy, 0-d arrays and tensors); bools, complex
+    numbers and strings raise naming `name`."""
+    if (_is_bool(value) or isinstance(value, (str, bytes))
+            or (isinstance(value, numbers.Complex) and not isinstance(value, numbers.Real))):
+        raise TypeError(f"{name} must be {what} (got {type(value).__name__} {value!r})")
+    dtype = getattr(value, "dtype", None)
+    if dtype is not None and ("complex" in str(dtype) or "bool" in str(dtype)):
+        raise TypeError(f"{name} must be {what} (got {dtype} {value!r})")
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be {what} (got {type(value).__name__} {value!r})") from None
+
+
+def to_int(value, name, minimum=None):
+    """value as an int: integers, and real numbers that hold an integer (16.0); bools, complex
+    numbers, NaN and fractions raise naming `name`."""
+    if isinstance(value, numbers.Integral) and not _is_bool(value):
+        result = int(value)
+    else:
+        v = _real(value, name, "an integer")
+        if not math.isfinite(v) or v != math.floor(v):
+            raise ValueError(f"{name} must be an integer (got {value!r})")
+        result = int(v)
+    if minimum is not None and result < minimum:
+        raise ValueError(f"{name} must be >= {minimum} (got {result})")
+    return result
+
+
+def to_float(value, name):
+    """value as a finite float; bools, complex numbers, NaN and infinities raise naming `name`."""
+    v = _real(value, name, "a real number")
+    if not math.isfinite(v):
+        raise ValueError(f"{name} must be finite (got {v})")
+    return v
 
 
 def device_name(device):
@@ -73,6 +131,8 @@ def describe(x):
     if k == "torch":
         if x.device.type not in ("cpu", "cuda"):
             raise ValueError(f"efield takes CPU and CUDA tensors; this one is on {x.device}")
+        if x.layout is not _torch().strided:
+            raise ValueError(f"efield takes dense (strided) tensors; this one is {x.layout} (use .to_dense())")
         return k, dtype_name(x.dtype), (x.device.index if x.device.type == "cuda" else -1), tuple(x.shape)
     if k == "numpy":
         return k, x.dtype.name, -1, x.shape
@@ -107,6 +167,31 @@ def detached(x, k):
     return x
 
 
+def readable(x, k, name="x"):
+    """An array efield reads: x, or for a torch view with a negative or conjugate bit (whose
+    memory does not hold its values) a materialised copy; without autograd history. Sparse
+    tensors raise."""
+    if k == "torch":
+        if x.layout is not _torch().strided:
+            raise ValueError(f"{name} is a {x.layout} tensor; efield reads dense tensors only (use .to_dense())")
+        if x.is_neg() or x.is_conj():
+            x = x.resolve_conj().resolve_neg()
+    return detached(x, k)
+
+
+def writable(x, name):
+    """An array efield writes: x itself (without autograd history); a torch view with a negative
+    or conjugate bit or a sparse tensor raises (writing its memory would not give its values)."""
+    k = kind(x)
+    if k == "torch":
+        if x.layout is not _torch().strided:
+            raise ValueError(f"{name} is a {x.layout} tensor; efield writes into dense tensors only")
+        if x.is_neg() or x.is_conj():
+            raise ValueError(f"{name} is a view with a negative or conjugate bit; efield cannot write into it "
+                             f"(pass a plain tensor, e.g. torch.empty_like({name}))")
+    return detached(x, k)
+
+
 def empty_like(x, k, dtype, device, shape, zero=False):
     """A new array of x's kind (NumPy for host arrays of other kinds, CuPy for CUDA ones) on x's
     device."""
@@ -137,13 +222,17 @@ def to_numpy_f64(a, name):
         return None
     k = kind(a)
     if k == "torch":
-        a = a.detach().cpu().numpy()
+        if a.device.type not in ("cpu", "cuda") or a.layout is not _torch().strided:
+            raise ValueError(f"{name} must be a dense CPU or CUDA tensor (got {a.layout} on {a.device})")
+        a = a.detach().resolve_conj().resolve_neg().cpu().numpy()
     elif k == "cupy":
         a = _cupy().asnumpy(a)
-    arr = np.ascontiguousarray(np.asarray(a, dtype=np.float64)).reshape(-1)
+    arr = np.asarray(a)
+    if arr.dtype.kind not in "iuf":
+        raise TypeError(f"{name} must hold real numbers (got dtype {arr.dtype})")
     if arr.ndim != 1:
-        raise ValueError(f"{name} must be one-dimensional")
-    return arr
+        raise ValueError(f"{name} must be one-dimensional (got shape {arr.shape})")
+    return np.ascontiguousarray(arr, dtype=np.float64)
 
 
 def to_numpy_mask(a, name, count):

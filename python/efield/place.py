@@ -56,6 +56,7 @@ class PlaceParams:
     threads: int = 0                 # CPU threads of torch and of the density op (0: their defaults)
     deterministic: bool = True       # the density op's deterministic accumulation
     macro_mask: bool = False         # DREAMPlace's movable macros take td as their density ratio
+    loop: str = "eager"              # "eager" (the host loop), "device", "graph", "compile+graph" (efield/_device_loop.py)
 
     def __post_init__(self):
         if self.dtype not in ("float32", "float64"):
@@ -64,6 +65,8 @@ class PlaceParams:
             raise ValueError(f"target_density must lie in (0, 1], got {self.target_density}")
         if self.max_iters < 1:
             raise ValueError(f"max_iters must be >= 1, got {self.max_iters}")
+        if self.loop not in ("eager", "device", "graph", "compile+graph"):
+            raise ValueError(f"loop must be eager, device, graph or compile+graph, got {self.loop!r}")
         if self.threads < 0:
             raise ValueError(f"threads must be >= 0, got {self.threads}")
         torch.device(self.device)  # raises for a malformed device name
@@ -222,6 +225,10 @@ class GlobalPlacer:
 
     def run(self, report=0, log=print):
         """Places from the start; returns (u, record dict)."""
+        if self.params.loop != "eager":
+            from ._device_loop import run_device_loop
+
+            return run_device_loop(self, report, log)
         prm, p = self.params, self.p
         t0 = time.perf_counter()
         self.watch.lap("setup")

@@ -21,7 +21,7 @@ of construction (sizes, fixed cells) may be any arrays or sequences; they are co
 from dataclasses import dataclass
 from typing import Any
 
-from . import _arrays, _efield
+from . import _arrays, _efield, _torch_fast
 
 
 @dataclass
@@ -99,10 +99,13 @@ class ElectrostaticSystem:
             stream = _default_stream(self.device)
         e = _empty()
         self._system = _efield.ElectrostaticSystem(
-            xl=float(xl), yl=float(yl), xh=float(xh), yh=float(yh), num_bins_x=int(num_bins_x),
-            num_bins_y=int(num_bins_y), target_density=float(target_density), dtype=self.dtype,
+            xl=_arrays.to_float(xl, "xl"), yl=_arrays.to_float(yl, "yl"), xh=_arrays.to_float(xh, "xh"),
+            yh=_arrays.to_float(yh, "yh"), num_bins_x=_arrays.to_int(num_bins_x, "num_bins_x", 1),
+            num_bins_y=_arrays.to_int(num_bins_y, "num_bins_y", 1),
+            target_density=_arrays.to_float(target_density, "target_density"), dtype=self.dtype,
             device=self.device, deterministic=bool(deterministic), stream=int(stream),
-            cpu_threads=int(cpu_threads), filler_offset=int(filler_offset), use_cuda_graph=bool(use_cuda_graph),
+            cpu_threads=_arrays.to_int(cpu_threads, "cpu_threads", 0),
+            filler_offset=_arrays.to_int(filler_offset, "filler_offset", -1), use_cuda_graph=bool(use_cuda_graph),
             gradient_scale=str(gradient_scale), zero_gap_gradient=bool(zero_gap_gradient),
             movable_w=mw, movable_h=mh, filler_w=e if fw is None else fw, filler_h=e if fh is None else fh,
             fixed_w=e if xw is None else xw, fixed_h=e if xh_ is None else xh_, fixed_x=e if xx is None else xx,
@@ -121,7 +124,8 @@ class ElectrostaticSystem:
             grad_x = _arrays.empty_like(x, k, dtype, device, shape, zero=True)
         if grad_y is None:
             grad_y = _arrays.empty_like(x, k, dtype, device, shape, zero=True)
-        plain = [_arrays.detached(a, _arrays.kind(a)) for a in (x, y, grad_x, grad_y)]
+        plain = [_arrays.readable(x, k), _arrays.readable(y, _arrays.kind(y), "y"),
+                 _arrays.writable(grad_x, "grad_x"), _arrays.writable(grad_y, "grad_y")]
         return plain, grad_x, grad_y, _arrays.current_stream(x, k, device)
 
     def evaluate(self, x, y, grad_x=None, grad_y=None, weight=1.0, accumulate=False):
@@ -129,8 +133,12 @@ class ElectrostaticSystem:
         weight * gradient of every movable and filler cell into grad_x, grad_y (adds it with
         accumulate=True). grad_x, grad_y are allocated like x, zero-filled, when None. Returns an
         EvaluateResult (blocks until its scalars are ready)."""
+        fast = _torch_fast.pointers(self, x, y, grad_x, grad_y)
+        if fast is not None:
+            r = self._system.evaluate_pointers(*fast, float(weight), bool(accumulate), False)
+            return EvaluateResult._of(r, grad_x, grad_y)
         plain, grad_x, grad_y, stream = self._prepared(x, y, grad_x, grad_y, accumulate)
-        r = self._system.evaluate(*plain, stream, float(weight), bool(accumulate), False)
+        r = self._system.evaluate(*plain, stream, _arrays.to_float(weight, "weight"), bool(accumulate), False)
         return EvaluateResult._of(r, grad_x, grad_y)
 
     def evaluate_async(self, x, y, grad_x=None, grad_y=None, weight=1.0, accumulate=False, result=None):
@@ -141,9 +149,9 @@ class ElectrostaticSystem:
         float pipeline accumulates in 64-bit bins here (it cannot re-run after a pile-up without
         the host)."""
         plain, grad_x, grad_y, stream = self._prepared(x, y, grad_x, grad_y, accumulate)
-        self._system.evaluate(*plain, stream, float(weight), bool(accumulate), True)
+        self._system.evaluate(*plain, stream, _arrays.to_float(weight, "weight"), bool(accumulate), True)
         if result is not None:
-            self._system.copy_result(_arrays.detached(result, _arrays.kind(result)), stream)
+            self._system.copy_result(_arrays.writable(result, "result"), stream)
         return grad_x, grad_y
 
     def wait_result(self):
@@ -167,8 +175,9 @@ class ElectrostaticSystem:
         self._system.update_filler_sizes(w, h)
 
     def update_fixed_cells(self, fixed):
-        """Recomputes the fixed map from (widths, heights, x, y); the count may change."""
-        w, h, x, y = _fixed(fixed)
+        """Recomputes the fixed map from (widths, heights, x, y); the count may change (None:
+        no fixed cells)."""
+        w, h, x, y = [(_empty() if a is None else a) for a in _fixed(fixed)]
         self._system.update_fixed_cells(w, h, x, y)
 
     # Maps of the latest evaluate as float64 NumPy arrays [num_bins_x, num_bins_y].

@@ -45,11 +45,12 @@ older one raises).
 """
 
 import math
+import threading
 
 import numpy as np
 import torch
 
-from . import _arrays
+from . import _arrays, _compiled_op
 from .system import ElectrostaticSystem
 
 __all__ = ["ElectricPotential"]
@@ -69,7 +70,8 @@ class _Evaluator:
     on a torch.nn.Module goes through its Python __setattr__."""
 
     __slots__ = ("system", "dtype", "device_index", "numel", "grad", "grad_ptr", "half", "asynchronous",
-                 "energy_like", "results", "results_ptr", "result_energy", "generation", "last_async", "scratch")
+                 "energy_like", "results", "results_ptr", "result_energy", "generation", "last_async", "scratch",
+                 "lock")
 
     def __init__(self, system, pos, num_nodes, asynchronous):
         self.system = system
@@ -93,14 +95,22 @@ class _Evaluator:
         self.generation = 0
         self.last_async = False
         self.scratch = None  # mode="overflow"'s gradient, made at its first call
+        # One evaluate (or backward's read of the gradient) at a time: the gradient buffer, the
+        # results and the generation are the op's per-call state, shared by every thread.
+        self.lock = threading.Lock()
 
     def fits(self, pos):
         return (pos.dtype is self.dtype and pos.get_device() == self.device_index and pos.numel() == self.numel
-                and pos.is_contiguous())
+                and pos.dim() == 1 and not pos.is_meta and pos.layout is torch.strided and pos.is_contiguous())
 
     def __call__(self, pos):
+        """(energy, generation) of pos, or None when pos does not fit (the op names the problem)."""
         if not self.fits(pos):
-            return None  # the op names the problem
+            return None
+        with self.lock:
+            return self._evaluate(pos), self.generation
+
+    def _evaluate(self, pos):
         self.generation += 1
         device = self.device_index
         # The blocking evaluate writes the energy into the output on the stream (no kernel of
@@ -121,17 +131,17 @@ class _Evaluator:
         the result array on the stream)."""
         if not self.fits(pos):
             return None
+        with self.lock:
+            return self._overflow(pos, movable_area)
+
+    def _overflow(self, pos, movable_area):
         if self.scratch is None:
             self.scratch = torch.zeros_like(self.grad)
         device = self.device_index
         stream = _raw_stream(device) if device >= 0 else 0
         self.last_async = self.system.evaluate_flat(pos.data_ptr(), self.scratch.data_ptr(), self.half, stream, 0,
                                                     self.results_ptr, device >= 0)
-        if device >= 0:
-            return (self.results[1] * movable_area).to(self.dtype), self.results[2].to(self.dtype)
-        r = self.system.wait_result()
-        return (torch.tensor(r.overflow * movable_area, dtype=self.dtype),
-                torch.tensor(r.max_density, dtype=self.dtype))
+        return _compiled_op.overflow_values(self.system, self.results, device, movable_area, self.dtype)
 
     def scalar(self, index, name):
         if self.generation == 0:
@@ -145,20 +155,22 @@ class _ElectricPotentialFunction(torch.autograd.Function):
     @staticmethod
     def forward(ctx, pos, op):
         evaluator = op._evaluator
-        energy = evaluator(pos)
-        if energy is None:
+        done = evaluator(pos)
+        if done is None:
             op._refuse(pos)
+        energy, ctx.generation = done
         ctx.evaluator = evaluator
-        ctx.generation = evaluator.generation
         return energy
 
     @staticmethod
     def backward(ctx, grad_output):
         evaluator = ctx.evaluator
-        if ctx.generation != evaluator.generation:
-            raise RuntimeError("efield.torch.ElectricPotential: backward of an older forward; the op keeps the "
-                               "gradient of its latest forward only (run backward before the next forward)")
-        return grad_output * evaluator.grad, None
+        with evaluator.lock:
+            if ctx.generation != evaluator.generation:
+                raise RuntimeError("efield.torch.ElectricPotential: backward of an older forward (a later one ran, "
+                                   "in this thread or another); the op keeps the gradient of its latest forward "
+                                   "only (run backward before the next forward, or give each thread its own op)")
+            return grad_output * evaluator.grad, None
 
 
 # Function.apply's C++ implementation. PyTorch 2 wraps it in Python for functorch transforms (vmap,
@@ -189,7 +201,15 @@ class ElectricPotential(torch.nn.Module):
     ElectrostaticSystem.evaluate_async; bench_ispd/results/python.md measures both).
     DREAMPlace's other keywords (bin_center_x, bin_center_y, sorted_node_map, fast_mode,
     region_id, fence_regions, node2fence_region_map, placedb): see the module's docstring.
+
+    The op runs as torch.ops.efield.electric_potential (compiled in C++, autograd included: works
+    under torch.compile and CUDA graph capture) when efield._torch_ops was built, else through
+    Python; `compiled` says which, after the build. Setting the class attribute
+    use_compiled_op = False before the build picks the Python path. The compiled op's forward
+    returns a new gradient per call, so a backward of any forward is exact.
     """
+
+    use_compiled_op = _compiled_op.AVAILABLE
 
     def __init__(self, node_size_x, node_size_y, xl=None, yl=None, xh=None, yh=None, num_bins_x=None,
                  num_bins_y=None, num_movable_nodes=None, num_terminals=0, num_filler_nodes=0, target_density=1.0,
@@ -216,14 +236,15 @@ class ElectricPotential(torch.nn.Module):
         self.num_nodes = len(self.size_x)
         if len(self.size_y) != self.num_nodes:
             raise ValueError(f"node_size_x has {self.num_nodes} entries but node_size_y {len(self.size_y)}")
-        self.xl, self.yl, self.xh, self.yh = float(xl), float(yl), float(xh), float(yh)
+        self.xl, self.yl, self.xh, self.yh = (_arrays.to_float(v, name)
+                                              for v, name in zip((xl, yl, xh, yh), ("xl", "yl", "xh", "yh")))
         self.num_bins_x = self._bins(num_bins_x, bin_size_x, self.xh - self.xl, "x")
         self.num_bins_y = self._bins(num_bins_y, bin_size_y, self.yh - self.yl, "y")
         self._check_bin_centers(bin_center_x, self.xl, self.xh, self.num_bins_x, "x")
         self._check_bin_centers(bin_center_y, self.yl, self.yh, self.num_bins_y, "y")
-        self.num_movable_nodes = int(num_movable_nodes)
-        self.num_terminals = int(num_terminals)
-        self.num_filler_nodes = int(num_filler_nodes)
+        self.num_movable_nodes = _arrays.to_int(num_movable_nodes, "num_movable_nodes")
+        self.num_terminals = _arrays.to_int(num_terminals, "num_terminals")
+        self.num_filler_nodes = _arrays.to_int(num_filler_nodes, "num_filler_nodes")
         if min(self.num_movable_nodes, self.num_terminals, self.num_filler_nodes) < 0:
             raise ValueError("num_movable_nodes, num_terminals and num_filler_nodes must be >= 0")
         if self.num_movable_nodes + self.num_terminals + self.num_filler_nodes > self.num_nodes:
@@ -234,14 +255,15 @@ class ElectricPotential(torch.nn.Module):
                              "movable nodes")
         self.movable_macro_mask = self._read_mask(movable_macro_mask)
         self.movable_area = self._movable_area()
-        self.target_density = float(target_density)
+        self.target_density = _arrays.to_float(target_density, "target_density")
         self.deterministic = bool(deterministic if deterministic_flag is None else deterministic_flag)
         self.fast_mode = bool(fast_mode)  # nothing to skip (the module's docstring)
-        self.cpu_threads = int(cpu_threads)
+        self.cpu_threads = _arrays.to_int(cpu_threads, "cpu_threads", 0)
         self.gradient_scale = str(gradient_scale)
         self.asynchronous = bool(asynchronous)
         self._es = None
         self._evaluator = None
+        self.compiled = False
         self._fixed_positions = None  # the terminals' lower-left corners, read at the build
         if pos is not None:
             self._build(pos)
@@ -251,10 +273,11 @@ class ElectricPotential(torch.nn.Module):
         if count is None:
             if size is None:
                 raise TypeError(f"ElectricPotential needs num_bins_{axis} (or bin_size_{axis})")
-            count = round(extent / float(size))
-        if int(count) < 1:
-            raise ValueError(f"num_bins_{axis} must be >= 1 (got {count})")
-        return int(count)
+            size = _arrays.to_float(size, f"bin_size_{axis}")
+            if size <= 0:
+                raise ValueError(f"bin_size_{axis} must be > 0 (got {size})")
+            count = round(extent / size)
+        return _arrays.to_int(count, f"num_bins_{axis}", 1)
 
     @staticmethod
     def _check_bin_centers(centers, lo, hi, count, axis):
@@ -289,6 +312,8 @@ class ElectricPotential(torch.nn.Module):
     def _check(self, pos):
         if not isinstance(pos, torch.Tensor):
             raise TypeError(f"pos must be a torch.Tensor (got {type(pos).__name__})")
+        if pos.layout is not torch.strided:
+            raise ValueError(f"pos is a {pos.layout} tensor; ElectricPotential takes dense tensors (pos.to_dense())")
         if pos.dtype not in (torch.float32, torch.float64):
             raise TypeError(f"pos has dtype {pos.dtype}; ElectricPotential takes float32 or float64")
         if pos.device.type not in ("cpu", "cuda"):
@@ -303,6 +328,11 @@ class ElectricPotential(torch.nn.Module):
         """(widths, heights, x, y) of the terminals with an area (the others add nothing)."""
         nm, nt = self.num_movable_nodes, self.num_terminals
         tw, th = self.size_x[nm:nm + nt], self.size_y[nm:nm + nt]
+        bad = ~((tw >= 0) & (th >= 0) & np.isfinite(tw) & np.isfinite(th))
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise ValueError(f"terminal {i} (node {nm + i}) has size {tw[i]} x {th[i]}; terminal sizes must be finite "
+                             "and >= 0 (zero-area terminals take no part in the density)")
         keep = (tw > 0) & (th > 0)
         tx, ty = self._fixed_positions
         return tw[keep], th[keep], tx[keep], ty[keep]
@@ -310,20 +340,26 @@ class ElectricPotential(torch.nn.Module):
     def _build(self, pos):
         self._check(pos)
         n, nm, nt, nf = self.num_nodes, self.num_movable_nodes, self.num_terminals, self.num_filler_nodes
-        host = pos.detach().to("cpu", torch.float64).numpy()
+        host = pos.detach().resolve_neg().to("cpu", torch.float64).numpy()
         self._fixed_positions = (host[nm:nm + nt].copy(), host[n + nm:n + nm + nt].copy())
         fo = self.filler_offset
         fillers = (self.size_x[fo:], self.size_y[fo:]) if nf else None
         self.dtype = pos.dtype
         self.device = pos.device
         device = pos.get_device()  # the CUDA ordinal, -1 on the CPU
+        compiled = self.use_compiled_op and _compiled_op.AVAILABLE
         self._es = ElectrostaticSystem(
             (self.size_x[:nm], self.size_y[:nm]), fillers, self._fixed_cells(), xl=self.xl, yl=self.yl, xh=self.xh,
             yh=self.yh, num_bins_x=self.num_bins_x, num_bins_y=self.num_bins_y, target_density=self.target_density,
             dtype=_arrays.dtype_name(pos.dtype), device=device, deterministic=self.deterministic,
             cpu_threads=self.cpu_threads, filler_offset=fo if nf else -1, gradient_scale=self.gradient_scale,
-            stream=_raw_stream(device) if device >= 0 else 0, movable_macro_mask=self.movable_macro_mask)
-        self._evaluator = _Evaluator(self._es._system, pos, self.num_nodes, self.asynchronous)
+            stream=_raw_stream(device) if device >= 0 else 0, movable_macro_mask=self.movable_macro_mask,
+            zero_gap_gradient=compiled)
+        if compiled:
+            self._evaluator = _compiled_op.CompiledEvaluator(self._es._system, pos, self.num_nodes, self.asynchronous)
+        else:
+            self._evaluator = _Evaluator(self._es._system, pos, self.num_nodes, self.asynchronous)
+        self.compiled = compiled
 
     def reset(self):
         """Reads node_size_x, node_size_y and movable_macro_mask again from the objects given at
@@ -369,10 +405,17 @@ class ElectricPotential(torch.nn.Module):
         density; fillers take no part."""
         if mode not in _MODES:
             raise ValueError(f"ElectricPotential: mode must be 'density' or 'overflow' (got {mode!r})")
+        if isinstance(pos, torch.Tensor) and pos.is_neg():
+            pos = pos.resolve_neg()  # a negative view's memory does not hold its values
         if self._evaluator is None:
             self._build(pos)
         if mode == "overflow":
             return self._overflow(pos)
+        if self.compiled:
+            evaluator = self._evaluator
+            if not evaluator.fits(pos):
+                self._refuse(pos)
+            return _compiled_op.electric_potential(pos, evaluator.handle)
         if _functorch_active():
             return _ElectricPotentialFunction.apply(pos, self)
         return _apply(pos, self)

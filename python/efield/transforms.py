@@ -87,28 +87,39 @@ def plan_cache_max_size(value=None):
     return _cache.max_size
 
 
-def _prepare(x, out):
-    """(x, out, dtype, device, shape, stream) with out allocated like x when not given."""
+def _prepare(x, out, plan_for):
+    """(x, out, plan, stream): `plan_for(dtype, device, shape)` gives the plan (and checks the
+    shape) before out is allocated like x when not given. None for the plan: x holds no
+    transform (an empty batch), out is returned as it is."""
     k, dtype, device, shape = _arrays.describe(x)
-    x = _arrays.detached(x, k)
+    x = _arrays.readable(x, k)
+    plan = plan_for(dtype, device, tuple(shape))
     if out is None:
         out = _arrays.empty_like(x, k, dtype, device, shape)
     else:
-        out = _arrays.detached(out, _arrays.kind(out))
-    return x, out, dtype, device, shape, _arrays.current_stream(x, k, device)
+        out = _arrays.writable(out, "out")
+    return x, out, plan, _arrays.current_stream(x, k, device)
 
 
 def _transform(kind, x, out):
     rank = _RANK[kind]
-    x, out, dtype, device, shape, stream = _prepare(x, out)
-    if len(shape) < rank:
-        raise ValueError(f"{kind} needs an array of at least {rank} dimension(s); got shape {shape}")
-    dims = shape[len(shape) - rank:]
-    batch = math.prod(shape[: len(shape) - rank]) if rank == 1 else 1
-    if dtype not in ("float32", "float64"):
-        raise TypeError(f"x has dtype {dtype}; efield transforms take float32 or float64")
-    plan = _cache.get((kind, dims, batch, dtype, device))
-    plan.execute(x, out, stream)
+
+    def plan_for(dtype, device, shape):
+        if len(shape) < rank:
+            raise ValueError(f"{kind} needs an array of at least {rank} dimension(s); got shape {shape}")
+        if dtype not in ("float32", "float64"):
+            raise TypeError(f"x has dtype {dtype}; efield transforms take float32 or float64")
+        dims = shape[len(shape) - rank:]
+        if min(dims) < 1:
+            raise ValueError(f"{kind} needs transform axes of length >= 1; got shape {shape}")
+        leading = math.prod(shape[: len(shape) - rank])
+        if leading == 0:
+            return None  # an empty batch: empty in, empty out (as scipy.fft)
+        return _cache.get((kind, dims, leading if rank == 1 else 1, dtype, device))
+
+    x, out, plan, stream = _prepare(x, out, plan_for)
+    if plan is not None:
+        plan.execute(x, out, stream)
     return out
 
 
@@ -191,6 +202,7 @@ class _Plan:
 
     _rank = 0
     _kinds = ()
+    _dim_names = ()
 
     def __init__(self, kind, dims, batch, dtype, device, cpu_threads):
         if kind in _RENAMED and _RENAMED[kind] in self._kinds:
@@ -199,7 +211,11 @@ class _Plan:
             raise ValueError(f"{type(self).__name__} kind must be one of {', '.join(self._kinds)} (got {kind!r})")
         self.dtype = _arrays.dtype_name(dtype)
         self.device = _arrays.parse_device(device)
-        self._plan = _efield.TransformPlan(kind, list(dims), batch, self.dtype, self.device, cpu_threads)
+        # Integers only (16.9 or True would be taken as 16 or 1); the ranges are checked in C++.
+        dims = [_arrays.to_int(d, name) for d, name in zip(dims, self._dim_names)]
+        batch = _arrays.to_int(batch, "batch")
+        cpu_threads = _arrays.to_int(cpu_threads, "cpu_threads")
+        self._plan = _efield.TransformPlan(kind, dims, batch, self.dtype, self.device, cpu_threads)
 
     @property
     def kind(self):
@@ -217,9 +233,18 @@ class _Plan:
     def __call__(self, x, out=None):
         """Transforms x (the plan's shape, with leading batch axes for 2D/3D plans) into out
         (allocated like x when None; may be x itself) and returns out."""
-        x, out, dtype, device, shape, stream = _prepare(x, out)
-        self._plan.execute(x, out, stream)
+        x, out, plan, stream = _prepare(x, out, self._check)
+        plan.execute(x, out, stream)  # with an empty batch it checks out and runs nothing
         return out
+
+    def _check(self, dtype, device, shape):
+        rank = len(self.shape)
+        if tuple(shape[len(shape) - rank:]) != self.shape or len(shape) < rank:
+            raise ValueError(f"{self.kind} plan of shape (..., {', '.join(map(str, self.shape))}) cannot take x of "
+                             f"shape {tuple(shape)}")
+        if dtype != self.dtype:
+            raise TypeError(f"x has dtype {dtype}; this plan was made for {self.dtype}")
+        return self._plan
 
     def __repr__(self):
         return (f"{type(self).__name__}({self.kind!r}, shape={self.shape}, dtype={self.dtype}, "
@@ -231,6 +256,7 @@ class Plan1D(_Plan):
     of shape (..., n) whose leading axes hold exactly `batch` rows."""
 
     _kinds = ("dct", "idct", "idxst")
+    _dim_names = ("n",)
 
     def __init__(self, kind, n, batch=1, dtype="float32", device="cpu", cpu_threads=0):
         super().__init__(kind, [n], batch, dtype, device, cpu_threads)
@@ -241,6 +267,7 @@ class Plan2D(_Plan):
     of shape (..., rows, cols)."""
 
     _kinds = ("dct2", "idct2", "idct_idxst", "idxst_idct")
+    _dim_names = ("rows", "cols")
 
     def __init__(self, kind, rows, cols, dtype="float32", device="cpu", cpu_threads=0):
         super().__init__(kind, [rows, cols], 1, dtype, device, cpu_threads)
@@ -250,6 +277,7 @@ class Plan3D(_Plan):
     """3D plan: kind 'dct2_3d' or 'idct2_3d' of d0 x d1 x d2; takes arrays of shape (..., d0, d1, d2)."""
 
     _kinds = ("dct2_3d", "idct2_3d")
+    _dim_names = ("d0", "d1", "d2")
 
     def __init__(self, kind, d0, d1, d2, dtype="float32", device="cpu", cpu_threads=0):
         super().__init__(kind, [d0, d1, d2], 1, dtype, device, cpu_threads)

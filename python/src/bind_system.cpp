@@ -4,6 +4,7 @@
 #include <pybind11/numpy.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -14,6 +15,7 @@
 #include "cuda_device.hpp"
 #include "efield/electrostatic_system.hpp"
 #include "host_array.hpp"
+#include "system_ops.hpp"
 
 namespace py = pybind11;
 
@@ -101,6 +103,15 @@ class System {
     return run(views[0].data, views[1].data, views[2].data, views[3].data, stream, {weight, accumulate}, async, 0);
   }
 
+  // The fast path of ElectrostaticSystem.evaluate for PyTorch tensors: pointers of arrays the caller
+  // has checked (dtype, device, contiguity, length: efield/_torch_fast.py), no array protocol read.
+  EvaluateResult evaluate_pointers(std::uintptr_t x, std::uintptr_t y, std::uintptr_t gx, std::uintptr_t gy,
+                                   std::uintptr_t stream, double weight, bool accumulate, bool async) {
+    if (async && device_ < 0) throw py::value_error("evaluate_async needs a CUDA system (this one runs on the CPU)");
+    return run(reinterpret_cast<void*>(x), reinterpret_cast<void*>(y), reinterpret_cast<void*>(gx),
+               reinterpret_cast<void*>(gy), stream, {weight, accumulate}, async, 0);
+  }
+
   // The fast path of efield.torch on a flat pos = [x..., y...] and its gradient buffer of the same
   // layout (pointers the caller has checked; the y halves start `half` bytes in). Runs the blocking
   // evaluate and writes its energy into `energy` (0 = nowhere; else one value of the system's dtype
@@ -111,9 +122,14 @@ class System {
   // evaluate_async. One lock, one device switch and no Python object made per call.
   bool evaluate_flat(std::uintptr_t pos, std::uintptr_t grad, std::uintptr_t half, std::uintptr_t stream,
                      std::uintptr_t energy, std::uintptr_t results, bool async) {
-    auto* p = reinterpret_cast<char*>(pos);
-    auto* g = reinterpret_cast<char*>(grad);
     py::gil_scoped_release release;
+    return evaluate_flat_nogil(reinterpret_cast<char*>(pos), reinterpret_cast<char*>(grad), half, stream, energy,
+                               results, async);
+  }
+
+  // evaluate_flat for callers without the GIL (the compiled op of efield._torch_ops).
+  bool evaluate_flat_nogil(char* p, char* g, std::uintptr_t half, std::uintptr_t stream, std::uintptr_t energy,
+                           std::uintptr_t results, bool async) {
     std::lock_guard<std::mutex> lock(mutex_);
     DeviceGuard guard(device_);
     const Stream caller = stream_from_protocol(stream);
@@ -194,6 +210,36 @@ class System {
     return to_numpy(v, system_->options().num_bins_x, system_->options().num_bins_y);
   }
 
+  // The table of system_ops.hpp for efield._torch_ops, owning one reference to `self`.
+  static py::capsule ops(const std::shared_ptr<System>& self) {
+    auto* t = new SystemOps;
+    t->system = new std::shared_ptr<System>(self);
+    t->release = [](void* s) { delete static_cast<std::shared_ptr<System>*>(s); };
+    t->evaluate_flat = [](void* s, const void* pos, void* grad, std::size_t half, std::uintptr_t stream, void* energy,
+                          void* results, int async, char* error, std::size_t error_size) -> int {
+      try {
+        System& sys = **static_cast<std::shared_ptr<System>*>(s);
+        return sys.evaluate_flat_nogil(static_cast<char*>(const_cast<void*>(pos)), static_cast<char*>(grad), half,
+                                       stream, reinterpret_cast<std::uintptr_t>(energy),
+                                       reinterpret_cast<std::uintptr_t>(results), async != 0)
+                   ? 1
+                   : 0;
+      } catch (const std::exception& e) {
+        std::snprintf(error, error_size, "%s", e.what());
+        return -1;
+      }
+    };
+    t->device = self->device_;
+    t->element_size = self->dtype_ == DType::Float32 ? 4 : 8;
+    t->required_length = self->required_length_;
+    t->result_values = kResultValues;
+    return py::capsule(t, kSystemOpsCapsule, [](PyObject* capsule) {
+      auto* table = static_cast<SystemOps*>(PyCapsule_GetPointer(capsule, kSystemOpsCapsule));
+      if (table && table->system) table->release(table->system);
+      delete table;
+    });
+  }
+
   const ElectrostaticSystem& system() const { return *system_; }
   int device() const { return device_; }
   std::string dtype() const { return to_string(dtype_); }
@@ -266,7 +312,7 @@ void bind_system(py::module_& m) {
       .def_readonly("movable_area_outside", &EvaluateResult::movable_area_outside)
       .def_readonly("filler_area_outside", &EvaluateResult::filler_area_outside);
 
-  py::class_<System>(m, "ElectrostaticSystem")
+  py::class_<System, std::shared_ptr<System>>(m, "ElectrostaticSystem")
       .def(py::init<double, double, double, double, int, int, double, const std::string&, int, bool, std::uintptr_t, int,
                     std::int64_t, bool, const std::string&, bool, const HostArray&, const HostArray&, const HostArray&,
                     const HostArray&, const HostArray&, const HostArray&, const HostArray&, const HostArray&,
@@ -279,9 +325,12 @@ void bind_system(py::module_& m) {
            py::arg("movable_macro_mask"))
       .def("evaluate", &System::evaluate, py::arg("x"), py::arg("y"), py::arg("grad_x"), py::arg("grad_y"),
            py::arg("stream") = 0, py::arg("weight") = 1.0, py::arg("accumulate") = false, py::arg("async_") = false)
+      .def("evaluate_pointers", &System::evaluate_pointers, py::arg("x"), py::arg("y"), py::arg("grad_x"),
+           py::arg("grad_y"), py::arg("stream"), py::arg("weight"), py::arg("accumulate"), py::arg("async_"))
       .def("evaluate_flat", &System::evaluate_flat, py::arg("pos"), py::arg("grad"), py::arg("half"),
            py::arg("stream"), py::arg("energy"), py::arg("results"), py::arg("async_"))
       .def("wait_result", &System::wait_result)
+      .def("_ops", &System::ops, "A capsule of the system's C table (python/src/system_ops.hpp) for efield._torch_ops")
       .def("profile", &System::profile, py::arg("x"), py::arg("y"), py::arg("grad_x"), py::arg("grad_y"),
            py::arg("stream"), py::arg("repetitions"),
            "profile_stages on pointers (benchmarks): median ms of each stage and of one whole evaluate")

@@ -82,6 +82,7 @@ class TransformPlan {
     if (x.shape != y.shape)
       throw py::value_error("out has shape " + y.shape_string() + " but x has shape " + x.shape_string());
     const std::int64_t count = slices(x);
+    if (count == 0) return;  // an empty batch: nothing to transform (empty in, empty out)
     const Stream stream = stream_from_protocol(stream_value);
     if (x.has_producer_stream) order_after(x.producer_stream, stream);
     if (y.has_producer_stream) order_after(y.producer_stream, stream);

@@ -1,5 +1,6 @@
 // Design's queries: counts, footprints, region, areas, and a consistency check.
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include "efield/bookshelf.hpp"
@@ -79,6 +80,16 @@ void Design::check_consistent() const {
   same(kind.size(), "kind");
   same(orientation.size(), "orientation");
   same(node_weight.size(), "node_weight");
+  // Enum values outside their enum (a cast from an integer) would index past the tables of
+  // placement_netlist and to_string.
+  for (std::size_t i = 0; i < n; ++i) {
+    if (static_cast<unsigned>(kind[i]) > static_cast<unsigned>(NodeKind::FixedNI))
+      throw Error("design '" + name + "': node " + std::to_string(i) + " has kind " +
+                  std::to_string(static_cast<unsigned>(kind[i])) + ", not a NodeKind");
+    if (static_cast<unsigned>(orientation[i]) > static_cast<unsigned>(Orientation::FW))
+      throw Error("design '" + name + "': node " + std::to_string(i) + " has orientation " +
+                  std::to_string(static_cast<unsigned>(orientation[i])) + ", not an Orientation (N..FW)");
+  }
   if (net_pin_start.empty()) {
     if (!pins.empty() || !net_names.empty()) throw Error("design '" + name + "': pins or nets without net_pin_start");
     return;
@@ -90,9 +101,16 @@ void Design::check_consistent() const {
     throw Error("design '" + name + "': net_pin_start does not span the pins");
   for (std::size_t k = 0; k < nets; ++k)
     if (net_pin_start[k + 1] < net_pin_start[k]) throw Error("design '" + name + "': net_pin_start decreases");
-  for (const Pin& p : pins)
+  for (std::size_t k = 0; k < pins.size(); ++k) {
+    const Pin& p = pins[k];
     if (p.node < 0 || static_cast<std::size_t>(p.node) >= n)
       throw Error("design '" + name + "': a pin names node " + std::to_string(p.node) + " of " + std::to_string(n));
+    if (static_cast<unsigned>(p.direction) > static_cast<unsigned>(PinDirection::Bidirectional))
+      throw Error("design '" + name + "': pin " + std::to_string(k) + " has direction " +
+                  std::to_string(static_cast<unsigned>(p.direction)) + ", not a PinDirection");
+    if (!std::isfinite(p.offset_x) || !std::isfinite(p.offset_y))
+      throw Error("design '" + name + "': pin " + std::to_string(k) + " has a non-finite offset");
+  }
 }
 
 const char* to_string(NodeKind kind) noexcept {

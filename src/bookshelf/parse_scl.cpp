@@ -5,6 +5,7 @@
 //     SubrowOrigin : x  NumSites : n        (one line, or two)
 //   End
 #include <algorithm>
+#include <cmath>
 
 #include "bookshelf/parsers.hpp"
 
@@ -87,6 +88,9 @@ void parse_scl(LineReader& reader, Design& design) {
       reader.fail("the row starting at line " + std::to_string(row_line) +
                   " needs a positive Height, Sitewidth and Sitespacing");
     row.x_max = row.x_min + static_cast<double>(row.num_sites) * row.site_spacing;
+    if (!std::isfinite(row.x_max) || !std::isfinite(row.y + row.height))
+      reader.fail("the row starting at line " + std::to_string(row_line) +
+                  " reaches past the largest double (SubrowOrigin + NumSites * Sitespacing or Coordinate + Height)");
     design.rows.push_back(std::move(row));
   }
   if (declared_rows < 0) reader.fail_at_end("no 'NumRows : <count>' line");

@@ -5,6 +5,7 @@
 namespace efield {
 
 PlacementInputs placement_inputs(const Design& d) {
+  d.check_consistent();
   PlacementInputs p;
   p.region = d.region();
   p.row_height = d.rows.empty() ? 0.0 : d.rows.front().height;

@@ -12,4 +12,9 @@ int current_compute_capability();
 // empty when a device is present.
 std::string cuda_unavailable_reason();
 
+// What makes two GPUs time alike, for the wisdom (transforms/wisdom.hpp): the current device's
+// name, compute capability and SM count, as one line ("90 132 NVIDIA H100 80GB HBM3"); empty in
+// a build without CUDA. Throws efield::Error when the CUDA runtime cannot say.
+std::string current_device_identity();
+
 }  // namespace efield::detail

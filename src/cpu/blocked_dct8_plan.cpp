@@ -6,6 +6,7 @@
 #include <string>
 
 #include "blocked_dct8/blocked_dct8_cuda.hpp"
+#include "common/cpu_threads.hpp"
 #include "common/device_scope.hpp"
 #include "common/log.hpp"
 #include "cpu/blocked_dct8_cpu.hpp"
@@ -41,8 +42,7 @@ void check_request(Transform2D kind, int rows, int cols, const BlockedDct8Option
     throw Error("BlockedDct8: zero_below must be finite and >= 0, got " + std::to_string(options.zero_below));
   if (!std::isfinite(options.inverse_scale))
     throw Error("BlockedDct8: inverse_scale must be finite, got " + std::to_string(options.inverse_scale));
-  if (options.cpu_threads < 0)
-    throw Error("BlockedDct8: cpu_threads must be >= 0, got " + std::to_string(options.cpu_threads));
+  detail::check_cpu_threads(options.cpu_threads, "BlockedDct8");
 }
 
 // in == out is allowed (each block is read whole before it is written); a partial overlap is not.

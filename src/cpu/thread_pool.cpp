@@ -29,17 +29,28 @@ std::uint64_t pack(std::uint64_t generation, std::uint64_t count, std::uint64_t 
 
 ThreadPool::ThreadPool(int threads) {
   if (threads < 1) throw Error("ThreadPool: " + std::to_string(threads) + " threads (need >= 1)");
-  workers_.reserve(static_cast<std::size_t>(threads - 1));
-  for (int t = 1; t < threads; ++t) workers_.emplace_back([this, t] { worker(t); });
+  try {
+    workers_.reserve(static_cast<std::size_t>(threads - 1));
+    for (int t = 1; t < threads; ++t) workers_.emplace_back([this, t] { worker(t); });
+  } catch (const std::exception& e) {
+    // The system (a memory or process limit) refused a thread: stop the ones started.
+    const std::size_t started = workers_.size();
+    stop_workers();
+    throw Error("ThreadPool: could not start thread " + std::to_string(started + 2) + " of " +
+                std::to_string(threads) + " (" + e.what() + "); use fewer cpu_threads");
+  }
 }
 
-ThreadPool::~ThreadPool() {
+ThreadPool::~ThreadPool() { stop_workers(); }
+
+void ThreadPool::stop_workers() noexcept {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     stop_ = true;
   }
   wake_.notify_all();
   for (std::thread& t : workers_) t.join();
+  workers_.clear();
 }
 
 void ThreadPool::run_chunk(std::int64_t k, int thread) {

@@ -22,7 +22,8 @@ namespace efield::detail {
 
 class ThreadPool {
  public:
-  // `threads` >= 1 threads in all: the caller and threads - 1 workers.
+  // `threads` >= 1 threads in all: the caller and threads - 1 workers. Throws efield::Error when
+  // the system refuses to start a thread.
   explicit ThreadPool(int threads);
   ~ThreadPool();
   ThreadPool(const ThreadPool&) = delete;
@@ -55,6 +56,7 @@ class ThreadPool {
   using Trampoline = void (*)(void*, std::int64_t, int);
   void run(std::int64_t chunks, Trampoline fn, void* body);
   void worker(int thread);
+  void stop_workers() noexcept;
   // Claims and runs chunks of the job in `claim_` while any is left (as `thread`); false when none was.
   bool work(int thread);
   void run_chunk(std::int64_t k, int thread);

@@ -7,9 +7,16 @@
 // (take_row). Charge is accumulated in 64-bit fixed point (to_fixed_point), whose sums are exact:
 // the maps are the same for any thread count and whichever thread ran which chunk. Rows a copy
 // was not written in are neither summed nor cleared (touched_).
+//
+// Each copy takes 16 bytes per bin; the copies together are kept within kCopyBudgetBytes (at
+// least one copy): with fewer copies than threads, a thread adds a chunk into whichever copy no
+// other thread holds (a lock per copy), so memory stays bounded on many-core machines and big
+// grids while the sums stay exact.
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <memory>
+#include <mutex>
 #include <vector>
 
 #include "cpu/thread_pool.hpp"
@@ -24,11 +31,24 @@ class DensityCopies {
   // Footprints up to this many columns keep their column overlaps on the stack.
   static constexpr int kSpan = 8;
 
-  // The grid, the number of cells and of threads are fixed for the pipeline's life.
-  void configure(const CellGeometry<T>& g, int threads) {
+  // All copies of the maps together stay within this many bytes (one copy always exists).
+  static constexpr std::size_t kCopyBudgetBytes = std::size_t(1) << 30;
+
+  // How many copies `threads` threads get on an M x N grid.
+  static int copies_for(int threads, std::size_t bins, std::size_t budget = kCopyBudgetBytes) {
+    const std::size_t per_copy = 2 * sizeof(std::int64_t) * std::max<std::size_t>(bins, 1);
+    const std::size_t fit = std::max<std::size_t>(1, budget / per_copy);
+    return static_cast<int>(std::min<std::size_t>(std::max(1, threads), fit));
+  }
+
+  // The grid, the number of cells and of threads are fixed for the pipeline's life (`budget`:
+  // kCopyBudgetBytes but in tests).
+  void configure(const CellGeometry<T>& g, int threads, std::size_t budget = kCopyBudgetBytes) {
     g_ = g;
-    copies_ = std::max(1, threads);
     bins_ = static_cast<std::size_t>(g.M) * g.N;
+    copies_ = copies_for(threads, bins_, budget);
+    shared_ = copies_ < std::max(1, threads);
+    copy_locks_ = std::make_unique<std::mutex[]>(static_cast<std::size_t>(copies_));
     maps_.assign(static_cast<std::size_t>(copies_) * 2 * bins_, 0);
     // Apart by at least a cache line: each copy's flags are written by one thread at a time.
     touched_stride_ = (static_cast<std::size_t>(g.M) + 63) / 64 * 64 + 64;
@@ -38,6 +58,8 @@ class DensityCopies {
     chunks_ = (g.num_cells + kCellsPerChunk - 1) / kCellsPerChunk;
     chunk_outside_.assign(2 * static_cast<std::size_t>(std::max<std::int64_t>(chunks_, 1)), 0);
   }
+
+  int copies() const { return copies_; }
 
   // The cells' sizes (movable cells first, then fillers) and the movable-macro mask
   // (CellGeometry::movable_macro, may be nullptr), held by the caller, which calls again after
@@ -54,7 +76,22 @@ class DensityCopies {
   void rasterize(ThreadPool& pool, const T* x, const T* y, T to_fixed, std::int64_t outside[2]) {
     pool.for_chunks_on_threads(chunks_, [&](std::int64_t k, int t) {
       const std::int64_t c0 = k * kCellsPerChunk, c1 = std::min(g_.num_cells, c0 + kCellsPerChunk);
-      add_cells(c0, c1, t, x, y, to_fixed, chunk_outside_.data() + 2 * k);
+      if (!shared_) {
+        add_cells(c0, c1, t, x, y, to_fixed, chunk_outside_.data() + 2 * k);
+        return;
+      }
+      // A free copy if there is one (starting from the thread's own), else wait for its own.
+      int copy = t % copies_;
+      std::unique_lock<std::mutex> lock(copy_locks_[copy], std::try_to_lock);
+      for (int i = 1; i < copies_ && !lock.owns_lock(); ++i) {
+        copy = (t + i) % copies_;
+        lock = std::unique_lock<std::mutex>(copy_locks_[copy], std::try_to_lock);
+      }
+      if (!lock.owns_lock()) {
+        copy = t % copies_;
+        lock = std::unique_lock<std::mutex>(copy_locks_[copy]);
+      }
+      add_cells(c0, c1, copy, x, y, to_fixed, chunk_outside_.data() + 2 * k);
     });
     outside[0] = outside[1] = 0;
     for (std::int64_t k = 0; k < chunks_; ++k) outside[0] += chunk_outside_[2 * k], outside[1] += chunk_outside_[2 * k + 1];
@@ -172,6 +209,8 @@ class DensityCopies {
 
   CellGeometry<T> g_;
   int copies_ = 1;
+  bool shared_ = false;                     // fewer copies than threads: copies are locked
+  std::unique_ptr<std::mutex[]> copy_locks_;
   std::size_t bins_ = 0;
   std::size_t touched_stride_ = 0;
   std::int64_t chunks_ = 0;

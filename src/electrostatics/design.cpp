@@ -4,6 +4,7 @@
 #include <cmath>
 #include <string>
 
+#include "common/cpu_threads.hpp"
 #include "electrostatics/backend.hpp"
 #include "electrostatics/precision_limits.hpp"
 #include "math/density.hpp"
@@ -80,8 +81,7 @@ ElectrostaticDesign make_design(const ElectrostaticOptions& options, const CellS
                 std::to_string(o.num_bins_y) + " is larger than 2^28 bins");
   if (!(o.target_density > 0 && o.target_density <= 1))
     throw Error("ElectrostaticSystem: target_density " + num(o.target_density) + " is outside (0, 1]");
-  if (o.cpu_threads < 0)
-    throw Error("ElectrostaticSystem: cpu_threads " + std::to_string(o.cpu_threads) + " is negative");
+  check_cpu_threads(o.cpu_threads, "ElectrostaticSystem");
   check_sizes(movable, "movable");
   check_sizes(fillers, "filler");
   check_macro_mask(movable, "movable", true);

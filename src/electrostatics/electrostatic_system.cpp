@@ -1,7 +1,11 @@
 // efield::ElectrostaticSystem: validation and dispatch to the CPU or CUDA pipeline.
 #include "efield/electrostatic_system.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <limits>
 #include <string>
 
 #include "common/log.hpp"
@@ -9,6 +13,25 @@
 
 namespace efield {
 namespace {
+
+// The gradients are written while x and y are read and each other written: a gradient array that
+// shares entries with another array (grad_x == grad_y, grad_x == x, ...) would give wrong results.
+// Each array spans the entries evaluate touches, [0, filler_offset + num_fillers).
+template <typename T>
+void check_aliasing(const detail::ElectrostaticDesign& d, const T* x, const T* y, T* gx, T* gy) {
+  const std::int64_t n = std::max<std::int64_t>(d.num_movable(), d.options.filler_offset + d.num_fillers());
+  const auto overlap = [n](const void* a, const void* b) {
+    const auto pa = reinterpret_cast<std::uintptr_t>(a), pb = reinterpret_cast<std::uintptr_t>(b);
+    const auto bytes = static_cast<std::uintptr_t>(n) * sizeof(T);
+    return pa < pb + bytes && pb < pa + bytes;
+  };
+  const char* problem = overlap(gx, gy) ? "grad_x and grad_y" : overlap(gx, x) ? "grad_x and x"
+                      : overlap(gx, y) ? "grad_x and y" : overlap(gy, x) ? "grad_y and x"
+                      : overlap(gy, y) ? "grad_y and y" : nullptr;
+  if (problem)
+    throw Error(std::string("ElectrostaticSystem::evaluate: ") + problem + " share memory (each spans " +
+                std::to_string(n) + " entries); pass separate arrays");
+}
 
 // Host or device pointers, all four of one kind; the CPU backend takes host pointers only.
 template <typename T>
@@ -26,6 +49,7 @@ void check_pointers(detail::ElectrostaticBackend& impl, const T* x, const T* y, 
     return;
   }
   known.valid = false;
+  check_aliasing(d, x, y, gx, gy);
   const bool dx = is_device_pointer(x), dy = is_device_pointer(y);
   const bool dgx = is_device_pointer(gx), dgy = is_device_pointer(gy);
   if (backend == Backend::Cpu && (dx || dy || dgx || dgy))
@@ -58,16 +82,24 @@ ElectrostaticSystem& ElectrostaticSystem::operator=(ElectrostaticSystem&&) noexc
 
 namespace {
 
-void check_evaluate_options(const EvaluateOptions& eo, const char* who) {
-  if (!std::isfinite(eo.weight))
-    throw Error(std::string("ElectrostaticSystem::") + who + ": weight " + std::to_string(eo.weight) +
-                " is not finite");
+// One check for both backends: the weight must be finite in the pipeline's precision (it is cast
+// to T before it scales the gradient).
+void check_evaluate_options(const EvaluateOptions& eo, Precision precision, const char* who) {
+  const double largest = precision == Precision::Float ? static_cast<double>(std::numeric_limits<float>::max())
+                                                       : std::numeric_limits<double>::max();
+  if (!std::isfinite(eo.weight) || std::fabs(eo.weight) > largest) {
+    char weight[32];
+    std::snprintf(weight, sizeof weight, "%g", eo.weight);
+    throw Error(std::string("ElectrostaticSystem::") + who + ": weight " + weight +
+                (std::isfinite(eo.weight) ? " is beyond the range of float (this system's precision)"
+                                          : " is not finite"));
+  }
 }
 
 template <typename T>
 EvaluateResult evaluate_checked(detail::ElectrostaticBackend& impl, Precision precision, const T* x, const T* y,
                                 T* gx, T* gy, const EvaluateOptions& eo) {
-  check_evaluate_options(eo, "evaluate");
+  check_evaluate_options(eo, impl.design().options.precision, "evaluate");
   if (impl.design().options.precision == precision) check_pointers(impl, x, y, gx, gy);
   return impl.evaluate(x, y, gx, gy, eo);  // the other precision throws
 }
@@ -75,7 +107,7 @@ EvaluateResult evaluate_checked(detail::ElectrostaticBackend& impl, Precision pr
 template <typename T>
 void evaluate_async_checked(detail::ElectrostaticBackend& impl, Precision precision, const T* x, const T* y, T* gx,
                             T* gy, const EvaluateOptions& eo) {
-  check_evaluate_options(eo, "evaluate_async");
+  check_evaluate_options(eo, impl.design().options.precision, "evaluate_async");
   if (impl.backend() != Backend::Cuda)
     throw Error("ElectrostaticSystem::evaluate_async: the CUDA backend only (this system runs on the CPU; call "
                 "evaluate)");

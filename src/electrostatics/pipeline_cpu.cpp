@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <new>
 #include <string>
 
 #include "common/log.hpp"
@@ -377,8 +378,17 @@ class CpuPipeline final : public ElectrostaticBackend {
 }  // namespace
 
 std::unique_ptr<ElectrostaticBackend> make_cpu_pipeline(ElectrostaticDesign design) {
-  if (design.options.precision == Precision::Double) return std::make_unique<CpuPipeline<double>>(std::move(design));
-  return std::make_unique<CpuPipeline<float>>(std::move(design));
+  const int M = design.options.num_bins_x, N = design.options.num_bins_y;
+  const int threads = design.options.cpu_threads > 0 ? design.options.cpu_threads : omp_get_max_threads();
+  try {
+    if (design.options.precision == Precision::Double) return std::make_unique<CpuPipeline<double>>(std::move(design));
+    return std::make_unique<CpuPipeline<float>>(std::move(design));
+  } catch (const std::bad_alloc&) {
+    throw Error("ElectrostaticSystem (CPU): out of memory allocating the buffers of a " + std::to_string(M) + " x " +
+                std::to_string(N) + " bin grid for " + std::to_string(threads) +
+                " threads (about 100 bytes per bin, plus 16 per bin per thread up to 1 GiB); use a smaller grid or "
+                "fewer cpu_threads");
+  }
 }
 
 }  // namespace efield::detail

@@ -8,7 +8,9 @@
 //   - the spectral step's wavenumbers (2 pi v / N)(bx / by), v = 1..N/2, and their squares and
 //     reciprocals must stay finite and nonzero: the wavenumbers are kept within [2^-32, 2^32];
 //   - each cell's area w h and stretched area w' h' in T (the charge is w h / (w' h'): an overflow
-//     gives inf / inf = NaN gradients), and the total movable area in double.
+//     gives inf / inf = NaN gradients), and the total movable area in double;
+//   - each kind's total cell area in bin areas, whose part outside the region is summed in 64-bit
+//     fixed point (outside_fixed_point): at most 2^41 bin areas.
 #include "electrostatics/precision_limits.hpp"
 
 #include <cmath>
@@ -117,11 +119,26 @@ void check_option_enums(const ElectrostaticOptions& o) {
   if (o.backend != Backend::Auto && o.backend != Backend::Cpu && o.backend != Backend::Cuda)
     throw Error("ElectrostaticSystem: backend " + std::to_string(static_cast<int>(o.backend)) +
                 " is not a Backend (Auto, Cpu or Cuda)");
+  if (o.gradient_scale != GradientScale::DreamPlace && o.gradient_scale != GradientScale::Exact)
+    throw Error("ElectrostaticSystem: gradient_scale " + std::to_string(static_cast<int>(o.gradient_scale)) +
+                " is not a GradientScale (DreamPlace or Exact)");
 }
 
 void check_cell_sizes_in_precision(const ElectrostaticDesign& d, const CellSizes& cells, const char* what) {
   if (d.options.precision == Precision::Float) check_cells<float>(d, cells, what);
   else check_cells<double>(d, cells, what);
+  // The area outside the region is summed per kind in 64-bit fixed point with
+  // kOutsideFractionBits fraction bits, in bin areas; a cell's outside area is at most its own
+  // area (up to rounding, covered by the factor 4 of headroom).
+  double area = 0;
+  for (std::size_t i = 0; i < cells.widths.size(); ++i) area += cells.widths[i] * cells.heights[i];
+  const double bins = area / (d.bx * d.by);
+  const double limit = std::ldexp(1.0, 61 - kOutsideFractionBits);
+  if (!(bins <= limit))
+    throw Error("ElectrostaticSystem: the " + std::string(what) + " cells' total area is " + num(bins) +
+                " bin areas, more than 2^" + std::to_string(61 - kOutsideFractionBits) +
+                " (the fixed-point sum of their area outside the region would overflow); use larger bins or "
+                "scale the cell sizes");
 }
 
 void check_precision_limits(const ElectrostaticDesign& d) {

@@ -47,23 +47,23 @@ std::vector<Cuda2DSolver> make_solvers() {
   const std::string lengths = std::to_string(kColumnPassMinRows) + ".." + std::to_string(kColumnPassMaxRows);
   const std::string single_column = " (a single column counts as a single row)";
   return {
-      {Cuda2DMethod::OneFft, "OneFft", any_shape, "takes every shape", make_cuda_fft_plan2d<float>,
+      {Cuda2DMethod::OneFft, "OneFft", "one_fft", any_shape, "takes every shape", make_cuda_fft_plan2d<float>,
        make_cuda_fft_plan2d<double>},
-      {Cuda2DMethod::RowFftColumnPass, "RowFftColumnPass", row_fft_column_pass_applies,
+      {Cuda2DMethod::RowFftColumnPass, "RowFftColumnPass", "row_fft_column_pass", row_fft_column_pass_applies,
        "needs a power-of-two row count in " + lengths + single_column, make_cuda_fft_plan2d<float>,
        make_cuda_fft_plan2d<double>},
-      {Cuda2DMethod::TwoPasses, "TwoPasses", two_passes_apply, "needs both sizes to be powers of two in " + lengths,
+      {Cuda2DMethod::TwoPasses, "TwoPasses", "two_passes", two_passes_apply, "needs both sizes to be powers of two in " + lengths,
        make_cuda_own_pass_plan2d<float>, make_cuda_own_pass_plan2d<double>},
-      {Cuda2DMethod::ThreePasses, "ThreePasses", three_passes_apply,
+      {Cuda2DMethod::ThreePasses, "ThreePasses", "three_passes", three_passes_apply,
        "needs both sizes to be powers of two in " + lengths + ", and at least " + std::to_string(kFourStepMinRows) +
            " rows",
        make_cuda_own_pass_plan2d<float>, make_cuda_own_pass_plan2d<double>},
-      {Cuda2DMethod::PackedFft, "PackedFft", packed_fft_applies,
+      {Cuda2DMethod::PackedFft, "PackedFft", "packed_fft", packed_fft_applies,
        "needs an even column count of at least 4" + single_column, make_cuda_fft_plan2d<float>,
        make_cuda_fft_plan2d<double>},
-      {Cuda2DMethod::TransposedPackedFft, "TransposedPackedFft", transposed_packed_fft_applies,
+      {Cuda2DMethod::TransposedPackedFft, "TransposedPackedFft", "transposed_packed_fft", transposed_packed_fft_applies,
        "needs an even row count of at least 4", make_cuda_fft_plan2d<float>, make_cuda_fft_plan2d<double>},
-      {Cuda2DMethod::PrimeFactorFft, "PrimeFactorFft", prime_factor_fft_applies,
+      {Cuda2DMethod::PrimeFactorFft, "PrimeFactorFft", "prime_factor_fft", prime_factor_fft_applies,
        "needs rows/2 = P Q with P a power of two in 2.." + std::to_string(kPrimeFactorMaxP) + " and Q odd, at least 3",
        make_cuda_prime_factor_plan2d<float>, make_cuda_prime_factor_plan2d<double>},
   };
@@ -81,6 +81,31 @@ const Cuda2DSolver& cuda_2d_solver(Cuda2DMethod method) {
     if (s.method == method) return s;
   }
   throw Error(std::string("Cuda2DMethod::") + to_string(method) + " has no solver (Auto is resolved first)");
+}
+
+const Cuda2DSolver* find_cuda_2d_solver(const std::string& key) {
+  for (const Cuda2DSolver& s : cuda_2d_solvers()) {
+    if (key == s.key) return &s;
+  }
+  return nullptr;
+}
+
+}  // namespace efield::detail
+
+namespace efield {
+
+std::vector<Cuda2DMethod> cuda_2d_methods() {
+  std::vector<Cuda2DMethod> methods;
+  for (const detail::Cuda2DSolver& s : detail::cuda_2d_solvers()) methods.push_back(s.method);
+  return methods;
+}
+
+const char* to_string(Cuda2DMethod method) noexcept {
+  if (method == Cuda2DMethod::Auto) return "auto";
+  for (const detail::Cuda2DSolver& s : detail::cuda_2d_solvers()) {
+    if (s.method == method) return s.key;
+  }
+  return "unknown";
 }
 
 }  // namespace efield::detail

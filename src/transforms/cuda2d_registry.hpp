@@ -1,8 +1,9 @@
 #pragma once
-// Internal: the CUDA backend's 2D methods as data. One row per Cuda2DMethod (Auto excepted): its
-// name, where it applies, what it needs (the error when a plan asks for it elsewhere) and the
-// factory of its plan. Plan2D looks a method up here; Auto's choice among them is the policy
-// table's (cuda2d_policy.hpp).
+// Internal: the CUDA backend's 2D methods as data, the one list of them. One row per Cuda2DMethod
+// (Auto excepted): its names, where it applies, what it needs (the error when a plan asks for it
+// elsewhere) and the factory of its plan. Plan2D, to_string, cuda_2d_methods(), the wisdom, the
+// benchmark and the tests read it; Auto's choice among them is the policy table's
+// (cuda2d_policy.hpp) or the wisdom's (wisdom.hpp).
 #include <memory>
 #include <string>
 #include <type_traits>
@@ -27,6 +28,7 @@ using Cuda2DFactory = std::unique_ptr<Plan2DImpl<T>> (*)(Cuda2DMethod method, Tr
 struct Cuda2DSolver {
   Cuda2DMethod method;
   const char* name;  // the enumerator as written in C++ ("RowFftColumnPass"), for messages
+  const char* key;   // to_string's name ("row_fft_column_pass"): benchmark tables, wisdom files
   // Whether the method takes the caller's shape (before canonical_2d_shape).
   bool (*applies)(Transform2D kind, int rows, int cols, Scalar scalar);
   std::string requirement;  // what `applies` asks, completing "Cuda2DMethod::<name> "
@@ -47,6 +49,8 @@ struct Cuda2DSolver {
 const std::vector<Cuda2DSolver>& cuda_2d_solvers();
 // The row of `method`; throws efield::Error for Auto or a value outside the enum.
 const Cuda2DSolver& cuda_2d_solver(Cuda2DMethod method);
+// The row whose key is `key`; nullptr when none is.
+const Cuda2DSolver* find_cuda_2d_solver(const std::string& key);
 
 // The factories the rows point at, one per implementation file under kernels/transforms/ (a
 // build without CUDA has throwing stand-ins in plan2d_cuda_nocuda.cpp):

@@ -40,16 +40,12 @@ const char* to_string(DctAlgorithm algorithm) noexcept {
   return "unknown";
 }
 
-const char* to_string(Cuda2DMethod method) noexcept {
-  switch (method) {
-    case Cuda2DMethod::Auto: return "auto";
-    case Cuda2DMethod::OneFft: return "one_fft";
-    case Cuda2DMethod::RowFftColumnPass: return "row_fft_column_pass";
-    case Cuda2DMethod::TwoPasses: return "two_passes";
-    case Cuda2DMethod::ThreePasses: return "three_passes";
-    case Cuda2DMethod::PackedFft: return "packed_fft";
-    case Cuda2DMethod::TransposedPackedFft: return "transposed_packed_fft";
-    case Cuda2DMethod::PrimeFactorFft: return "prime_factor_fft";
+// to_string(Cuda2DMethod) reads the method registry (cuda2d_registry.cpp).
+
+const char* to_string(PlanEffort effort) noexcept {
+  switch (effort) {
+    case PlanEffort::Estimate: return "estimate";
+    case PlanEffort::Measure: return "measure";
   }
   return "unknown";
 }

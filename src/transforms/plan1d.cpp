@@ -3,6 +3,7 @@
 #include <cmath>
 #include <string>
 
+#include "common/cpu_threads.hpp"
 #include "common/log.hpp"
 #include "efield/error.hpp"
 #include "efield/transforms.hpp"
@@ -52,8 +53,7 @@ void validate_plan1d_spec(const Plan1DSpec& spec, const char* who) {
   if (total > (1LL << 40))
     throw Error(w + ": n * batch = " + std::to_string(spec.n) + " * " + std::to_string(spec.batch) +
                 " is too large");
-  if (spec.cpu_threads < 0)
-    throw Error(w + ": cpu_threads must be >= 0 (got " + std::to_string(spec.cpu_threads) + ")");
+  detail::check_cpu_threads(spec.cpu_threads, w);
   if (!std::isfinite(spec.zero_below) || spec.zero_below < 0)
     throw Error(w + ": zero_below must be finite and >= 0 (got " + std::to_string(spec.zero_below) + ")");
 }

@@ -8,7 +8,9 @@
 #include "transforms/cuda2d_policy.hpp"
 #include "transforms/cuda2d_registry.hpp"
 #include "transforms/plan2d_impl.hpp"
+#include "transforms/plan2d_timing.hpp"
 #include "transforms/plan_validation_2d3d.hpp"
+#include "transforms/wisdom.hpp"
 
 namespace efield {
 namespace {
@@ -23,16 +25,52 @@ bool valid_kind(Transform2D kind) {
          kind == Transform2D::IdctIdxst || kind == Transform2D::IdxstIdct;
 }
 
-// The CUDA plan: Auto resolved by the policy table for the current device, the method looked up
-// in the registry, and an error naming the method's rule when it does not take the shape.
+// PlanEffort::Measure: every method that takes the shape, timed once on this device; the fastest.
+template <typename T>
+detail::WisdomEntry measure_cuda_2d_method(const std::string& who, Transform2D kind, int rows, int cols,
+                                           const PlanOptions& options) {
+  constexpr detail::Scalar scalar = detail::scalar_of<T>();
+  detail::WisdomEntry best{Cuda2DMethod::OneFft, -1.0};
+  for (const detail::Cuda2DSolver& solver : detail::cuda_2d_solvers()) {
+    if (!solver.applies(kind, rows, cols, scalar)) continue;
+    const auto plan = solver.make<T>(kind, rows, cols, options);
+    const double ms = detail::time_cuda_plan2d_ms(*plan);
+    detail::log().debug("{} {} {}x{}: {} {:.4f} ms", who, to_string(kind), rows, cols, solver.key, ms);
+    if (best.ms < 0 || ms < best.ms) best = {solver.method, ms};
+  }
+  detail::log().info("{} {} {}x{}: measured, {} is the fastest ({:.4f} ms)", who, to_string(kind), rows, cols,
+                     to_string(best.method), best.ms);
+  return best;
+}
+
+// Auto: the wisdom's choice for this device, precision, kind and shape; else (PlanEffort::Measure)
+// one measured now and kept in the wisdom; else the policy table's.
+template <typename T>
+Cuda2DMethod choose_auto_method(const std::string& who, Transform2D kind, int rows, int cols,
+                                const PlanOptions& options) {
+  constexpr detail::Scalar scalar = detail::scalar_of<T>();
+  detail::Wisdom& wisdom = detail::Wisdom::process();
+  if (options.effort == PlanEffort::Measure || !wisdom.empty()) {
+    const detail::WisdomKey key{detail::current_device_identity(), scalar, kind, rows, cols};
+    if (const auto known = wisdom.find(key)) return known->method;
+    if (options.effort == PlanEffort::Measure) {
+      const detail::WisdomEntry measured = measure_cuda_2d_method<T>(who, kind, rows, cols, options);
+      wisdom.record(key, measured);
+      return measured.method;
+    }
+  }
+  return detail::choose_cuda_2d_method(detail::current_compute_capability(), scalar, kind, rows, cols);
+}
+
+// The CUDA plan: Auto resolved (choose_auto_method), the method looked up in the registry, and an
+// error naming the method's rule when it does not take the shape.
 template <typename T>
 std::unique_ptr<detail::Plan2DImpl<T>> make_cuda_plan(const std::string& who, Transform2D kind, int rows, int cols,
                                                       const PlanOptions& options) {
   constexpr detail::Scalar scalar = detail::scalar_of<T>();
-  const Cuda2DMethod method =
-      options.cuda_2d_method == Cuda2DMethod::Auto
-          ? detail::choose_cuda_2d_method(detail::current_compute_capability(), scalar, kind, rows, cols)
-          : options.cuda_2d_method;
+  const Cuda2DMethod method = options.cuda_2d_method == Cuda2DMethod::Auto
+                                  ? choose_auto_method<T>(who, kind, rows, cols, options)
+                                  : options.cuda_2d_method;
   const detail::Cuda2DSolver& solver = detail::cuda_2d_solver(method);
   if (!solver.applies(kind, rows, cols, scalar)) {
     throw Error(who + " " + to_string(kind) + " " + std::to_string(rows) + "x" + std::to_string(cols) +

@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 
+#include "common/cpu_threads.hpp"
 #include "efield/device.hpp"
 #include "efield/error.hpp"
 #include "efield/transforms.hpp"
@@ -31,10 +32,7 @@ inline void require_element_count(const std::string& who, long long elements) {
 }
 
 inline void require_valid_options(const std::string& who, const PlanOptions& options) {
-  if (options.cpu_threads < 0) {
-    throw Error(who + ": PlanOptions::cpu_threads must be >= 0 (0 = all hardware threads), got " +
-                std::to_string(options.cpu_threads));
-  }
+  detail::check_cpu_threads(options.cpu_threads, who);
   if (!(options.zero_below >= 0.0) || !std::isfinite(options.zero_below)) {
     throw Error(who + ": PlanOptions::zero_below must be finite and >= 0, got " +
                 std::to_string(options.zero_below));
@@ -43,10 +41,12 @@ inline void require_valid_options(const std::string& who, const PlanOptions& opt
       options.backend != Backend::Cuda) {
     throw Error(who + ": PlanOptions::backend is not a valid efield::Backend value");
   }
-  // to_string's switch names every Cuda2DMethod (-Wswitch flags a missing one): the one list of
-  // the valid values.
+  // to_string names Auto and every method of the registry, the one list of the valid values.
   if (std::string_view(to_string(options.cuda_2d_method)) == "unknown") {
     throw Error(who + ": PlanOptions::cuda_2d_method is not a valid efield::Cuda2DMethod value");
+  }
+  if (std::string_view(to_string(options.effort)) == "unknown") {
+    throw Error(who + ": PlanOptions::effort is not a valid efield::PlanEffort value");
   }
 }
 

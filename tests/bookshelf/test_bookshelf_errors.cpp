@@ -45,6 +45,7 @@ const BrokenCase kCases[] = {
     {"empty_nodes", "empty_nodes.nodes: empty file:", "no 'NumNodes : <count>' line"},
     {"missing_file", "missing_file/missing.pl: cannot open file", "(named in "},
     {"no_nets", "no_nets.aux:", "names no .nets file"},
+    {"scl_overflow", "scl_overflow.scl:12:", "the row starting at line 6 reaches past the largest double"},
 };
 
 std::string message_of(const std::string& aux) { return efield::test::load_error_message(aux); }
@@ -60,6 +61,13 @@ TEST_P(BrokenBookshelf, IsRejectedWithFileLineAndProblem) {
 
 INSTANTIATE_TEST_SUITE_P(Corpus, BrokenBookshelf, ::testing::ValuesIn(kCases),
                          [](const ::testing::TestParamInfo<BrokenCase>& info) { return std::string(info.param.name); });
+
+TEST(BrokenBookshelfPath, EmbeddedNulIsRefused) {
+  // The C library would stop at the NUL and open tiny.aux.
+  const std::string path = kCorpus + "/valid/tiny.aux" + std::string(1, '\0') + "junk";
+  const std::string message = message_of(path);
+  EXPECT_NE(message.find("the path holds a NUL byte"), std::string::npos) << "message: " << message;
+}
 
 TEST(BrokenBookshelfAux, MissingEmptyAndIncompleteAux) {
   EXPECT_NE(message_of(kCorpus + "/does_not_exist.aux").find("does_not_exist.aux: cannot open file"), std::string::npos);

@@ -4,10 +4,12 @@
 
 #include <cmath>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "efield/bookshelf.hpp"
+#include "efield/error.hpp"
 #include "efield/placement_netlist.hpp"
 
 namespace {
@@ -100,6 +102,34 @@ TEST(PlacementNetlist, WithoutNets) {
   EXPECT_EQ(nl.num_nets(), 0);
   EXPECT_EQ(nl.num_pins(), 0);
   EXPECT_EQ(nl.node_pin_start, std::vector<int>(10, 0));
+}
+
+TEST(PlacementNetlist, EnumValuesOutsideTheirEnumsAreRefused) {
+  // A cast from an integer: the netlist's turn table and to_string have 8 rows.
+  const auto refused = [](const Design& d, const char* problem) {
+    for (const auto& call : {std::function<void()>([&] { d.check_consistent(); }),
+                             std::function<void()>([&] { (void)efield::placement_netlist(d); }),
+                             std::function<void()>([&] { (void)efield::placement_inputs(d); })}) {
+      try {
+        call();
+        ADD_FAILURE() << "accepted " << problem;
+      } catch (const efield::Error& e) {
+        EXPECT_NE(std::string(e.what()).find(problem), std::string::npos) << e.what();
+      }
+    }
+  };
+  Design d = eight_orientations();
+  d.orientation[3] = static_cast<efield::Orientation>(8);
+  refused(d, "node 3 has orientation 8, not an Orientation");
+  d = eight_orientations();
+  d.kind[2] = static_cast<efield::NodeKind>(5);
+  refused(d, "node 2 has kind 5, not a NodeKind");
+  d = eight_orientations();
+  d.pins[0].direction = static_cast<efield::PinDirection>(9);
+  refused(d, "pin 0 has direction 9, not a PinDirection");
+  d = eight_orientations();
+  d.pins[1].offset_x = std::nan("");
+  refused(d, "pin 1 has a non-finite offset");
 }
 
 TEST(PlacementNetlist, TinyDesignMatchesItsPins) {

@@ -7,6 +7,7 @@
 
 #include "efield/efield.hpp"
 #include "electrostatics/random_design.hpp"
+#include "support/expect_error.hpp"
 #include "support/random.hpp"
 
 namespace efield::test {
@@ -26,16 +27,6 @@ ElectrostaticOptions good_options() {
   return o;
 }
 CellSizes good_cells() { return CellSizes{{3, 4, 12}, {2, 5, 9}}; }
-
-template <typename F>
-void expect_error(F&& f, const char* needle) {
-  try {
-    f();
-    ADD_FAILURE() << "no efield::Error (expected one mentioning '" << needle << "')";
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
-  }
-}
 
 TEST(ElectrostaticInputs, BadConstructionRaises) {
   const double nan = std::numeric_limits<double>::quiet_NaN();

@@ -46,8 +46,11 @@ TEST(ElectrostaticLimits, CellAreaOverflowingThePrecisionIsRefused) {
   expect_error([] { ElectrostaticSystem(square_region(100, 8, Precision::Float), CellSizes{{1}, {1}},
                                         CellSizes{{1e20, 2}, {1e20, 2}}); },
                {"filler cell 0", "area overflows float"});
-  // The same cells in double are fine, and give finite gradients.
-  ElectrostaticSystem es(square_region(100, 8, Precision::Double), CellSizes{{1, 1e20}, {1, 1e20}});
+  // The same cells in double are fine on bins large enough for their area (at most 2^41 bin
+  // areas: the fixed-point sum of the area outside the region), and give finite gradients.
+  expect_error([] { ElectrostaticSystem(square_region(100, 8, Precision::Double), CellSizes{{1, 1e20}, {1, 1e20}}); },
+               {"movable cells' total area", "more than 2^41"});
+  ElectrostaticSystem es(square_region(1e15, 8, Precision::Double), CellSizes{{1, 1e20}, {1, 1e20}});
   std::vector<double> x{10, -5e19}, y{10, -5e19}, gx(2), gy(2);
   const EvaluateResult r = es.evaluate(x.data(), y.data(), gx.data(), gy.data());
   EXPECT_TRUE(std::isfinite(r.energy) && std::isfinite(r.overflow));

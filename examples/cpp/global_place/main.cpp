@@ -53,7 +53,7 @@ int main(int argc, char** argv) {
   app.add_option("--report", po.report_every, "print a line every N iterations (0: none)");
   app.add_option("--ref-hpwl", po.ref_hpwl,
                  "density weight schedule's reference HPWL change, for rows 12 high (scaled to the design's rows)");
-  app.add_option("--seed", seed, "seed of the initial spread");
+  app.add_option("--seed", seed, "seed of the initial spread")->check(CLI::NonNegativeNumber);
   app.add_flag("--macro-mask", macro_mask,
                "DREAMPlace's movable macros (area > 10x the mean, height > 2 rows) take the target density as their "
                "density ratio");

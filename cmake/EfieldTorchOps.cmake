@@ -1,0 +1,107 @@
+# The compiled PyTorch op efield._torch_ops (python/torch_ops/), built against the PyTorch of the
+# extension's interpreter: AUTO builds it when that PyTorch's C++ side (libtorch: Debian's
+# libtorch-dev, or the headers and libraries of a pip wheel) is found, ON requires it, OFF skips
+# it. Without it efield.torch runs its Python path. Sets EFIELD_HAS_TORCH_OPS.
+#
+# Found through torch.utils.cmake_prefix_path (find_package(Torch)); where that config is absent
+# or fails to give libtorch, the interpreter's torch.utils.cpp_extension paths are used instead
+# (EFIELD_TORCH_FIND=PYTHON asks for that path directly). Included from python/CMakeLists.txt so
+# that what TorchConfig sets stays in that directory.
+set(EFIELD_TORCH_OPS AUTO CACHE STRING "Build the compiled PyTorch op efield._torch_ops: AUTO, ON or OFF")
+set(EFIELD_TORCH_FIND CONFIG CACHE STRING "How libtorch is found: CONFIG (find_package(Torch), then PYTHON) or PYTHON")
+string(TOUPPER "${EFIELD_TORCH_OPS}" EFIELD_TORCH_OPS)
+set(EFIELD_HAS_TORCH_OPS OFF)
+
+function(efield_torch_ops_missing what)
+  if(EFIELD_TORCH_OPS STREQUAL "ON")
+    message(FATAL_ERROR "EFIELD_TORCH_OPS=ON but ${what}")
+  endif()
+  message(STATUS "efield: compiled PyTorch op OFF: ${what}")
+endfunction()
+
+if(EFIELD_TORCH_OPS STREQUAL "OFF")
+  message(STATUS "efield: compiled PyTorch op disabled (EFIELD_TORCH_OPS=OFF)")
+  return()
+endif()
+
+execute_process(
+  COMMAND ${Python3_EXECUTABLE} -c
+          "import torch, torch.utils, torch.utils.cpp_extension as c
+print(torch.utils.cmake_prefix_path)
+print(torch.__version__.split('+')[0])
+print(int(torch._C._GLIBCXX_USE_CXX11_ABI))
+print(torch.version.cuda or 'none')
+print('*'.join(c.include_paths()))
+print('*'.join(c.library_paths()))"
+  OUTPUT_VARIABLE torch_info OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET RESULT_VARIABLE torch_result)
+if(NOT torch_result EQUAL 0)
+  efield_torch_ops_missing("the interpreter ${Python3_EXECUTABLE} cannot import torch")
+  return()
+endif()
+string(REPLACE "\n" ";" torch_lines "${torch_info}")
+list(GET torch_lines 0 torch_prefix)
+list(GET torch_lines 1 torch_version)
+list(GET torch_lines 2 torch_cxx11_abi)
+list(GET torch_lines 3 torch_cuda_version)
+list(GET torch_lines 4 torch_include_dirs)
+list(GET torch_lines 5 torch_library_dirs)
+if(torch_cuda_version STREQUAL "none")
+  set(torch_cuda_version "")
+endif()
+string(REPLACE "*" ";" torch_include_dirs "${torch_include_dirs}")
+string(REPLACE "*" ";" torch_library_dirs "${torch_library_dirs}")
+string(REGEX MATCH "^[0-9]+\\.[0-9]+" torch_minor "${torch_version}")
+
+set(torch_link "")
+set(torch_found_by "")
+if(EFIELD_TORCH_FIND STREQUAL "CONFIG")
+  list(APPEND CMAKE_PREFIX_PATH "${torch_prefix}")
+  find_package(Torch CONFIG QUIET)
+  if(Torch_FOUND AND TORCH_LIBRARIES)
+    string(REGEX MATCH "^[0-9]+\\.[0-9]+" config_minor "${Torch_VERSION}")
+    if(config_minor STREQUAL torch_minor OR NOT Torch_VERSION)
+      set(torch_link ${TORCH_LIBRARIES})
+      set(torch_includes ${TORCH_INCLUDE_DIRS})
+      set(torch_found_by "find_package(Torch) in ${Torch_DIR}")
+    else()
+      message(STATUS "efield: libtorch ${Torch_VERSION} of ${Torch_DIR} is not the interpreter's PyTorch ${torch_version}")
+    endif()
+  endif()
+endif()
+if(NOT torch_found_by)
+  # The interpreter's own headers and libraries (a pip wheel carries both).
+  set(torch_includes ${torch_include_dirs})
+  set(torch_names torch torch_cpu c10)
+  if(torch_cuda_version AND EFIELD_HAS_CUDA)
+    list(APPEND torch_names torch_cuda c10_cuda)
+  endif()
+  foreach(name ${torch_names})
+    find_library(EFIELD_TORCH_LIB_${name} NAMES ${name} HINTS ${torch_library_dirs} NO_DEFAULT_PATH)
+    if(NOT EFIELD_TORCH_LIB_${name})
+      find_library(EFIELD_TORCH_LIB_${name} NAMES ${name})
+    endif()
+    if(NOT EFIELD_TORCH_LIB_${name})
+      efield_torch_ops_missing("lib${name} of PyTorch ${torch_version} was not found (libtorch-dev)")
+      return()
+    endif()
+    list(APPEND torch_link ${EFIELD_TORCH_LIB_${name}})
+  endforeach()
+  set(torch_found_by "the interpreter's torch.utils.cpp_extension paths")
+endif()
+find_path(EFIELD_TORCH_LIBRARY_H NAMES torch/library.h HINTS ${torch_includes} NO_DEFAULT_PATH)
+if(NOT EFIELD_TORCH_LIBRARY_H)
+  efield_torch_ops_missing("torch/library.h of PyTorch ${torch_version} was not found (libtorch-dev)")
+  return()
+endif()
+
+set(EFIELD_HAS_TORCH_OPS ON)
+set(EFIELD_TORCH_LINK ${torch_link})
+set(EFIELD_TORCH_INCLUDES ${torch_includes})
+set(EFIELD_TORCH_CXX11_ABI ${torch_cxx11_abi})
+set(EFIELD_TORCH_LIBRARY_DIRS ${torch_library_dirs})
+set(EFIELD_TORCH_OPS_CUDA OFF)
+if(torch_cuda_version AND EFIELD_HAS_CUDA)
+  set(EFIELD_TORCH_OPS_CUDA ON)
+endif()
+message(STATUS "efield: compiled PyTorch op ON (PyTorch ${torch_version}, CUDA kernels ${EFIELD_TORCH_OPS_CUDA}, "
+               "through ${torch_found_by})")

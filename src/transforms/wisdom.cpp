@@ -1,0 +1,162 @@
+// The wisdom of PlanEffort::Measure (wisdom.hpp) and the public save_wisdom / load_wisdom /
+// forget_wisdom.
+#include "transforms/wisdom.hpp"
+
+#include <cmath>
+#include <fstream>
+#include <iomanip>
+#include <sstream>
+#include <vector>
+
+#include "common/device_properties.hpp"
+#include "common/log.hpp"
+#include "efield/error.hpp"
+
+namespace efield::detail {
+namespace {
+
+constexpr const char* kMagic = "efield-wisdom";
+
+const char* scalar_key(Scalar s) { return s == Scalar::Float ? "float" : "double"; }
+
+std::optional<Transform2D> kind_of(const std::string& name) {
+  for (Transform2D k : {Transform2D::Dct2, Transform2D::Idct2, Transform2D::IdctIdxst, Transform2D::IdxstIdct})
+    if (name == to_string(k)) return k;
+  return std::nullopt;
+}
+
+// One "plan2d ..." line; nullopt when it does not parse or names a method that does not take the
+// shape.
+std::optional<std::pair<WisdomKey, WisdomEntry>> parse_entry(const std::string& line, const std::string& device) {
+  std::istringstream in(line);
+  std::string tag, type, kind_name, method_key;
+  long long rows = 0, cols = 0;
+  double ms = 0;
+  if (!(in >> tag >> type >> kind_name >> rows >> cols >> method_key >> ms) || tag != "plan2d") return std::nullopt;
+  std::string rest;
+  if (in >> rest) return std::nullopt;  // trailing tokens
+  if (type != "float" && type != "double") return std::nullopt;
+  const std::optional<Transform2D> kind = kind_of(kind_name);
+  const Cuda2DSolver* solver = find_cuda_2d_solver(method_key);
+  if (!kind || solver == nullptr || rows < 1 || cols < 1 || rows > (1LL << 30) || cols > (1LL << 30) ||
+      !std::isfinite(ms) || ms < 0)
+    return std::nullopt;
+  const Scalar scalar = type == "float" ? Scalar::Float : Scalar::Double;
+  if (!solver->applies(*kind, static_cast<int>(rows), static_cast<int>(cols), scalar)) return std::nullopt;
+  return std::make_pair(WisdomKey{device, scalar, *kind, static_cast<int>(rows), static_cast<int>(cols)},
+                        WisdomEntry{solver->method, ms});
+}
+
+}  // namespace
+
+Wisdom& Wisdom::process() {
+  static Wisdom wisdom;
+  return wisdom;
+}
+
+bool Wisdom::empty() const {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  return entries_.empty();
+}
+
+std::optional<WisdomEntry> Wisdom::find(const WisdomKey& key) const {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  const auto it = entries_.find(key);
+  if (it == entries_.end()) return std::nullopt;
+  return it->second;
+}
+
+void Wisdom::record(const WisdomKey& key, const WisdomEntry& entry) {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  entries_[key] = entry;
+}
+
+void Wisdom::clear() {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  entries_.clear();
+}
+
+std::string Wisdom::text(const std::string& device) const {
+  std::ostringstream out;
+  out << kMagic << ' ' << kWisdomVersion << '\n' << "device " << device << '\n';
+  out << std::setprecision(6);
+  const std::lock_guard<std::mutex> lock(mutex_);
+  for (const auto& [key, entry] : entries_) {
+    if (key.device != device) continue;
+    out << "plan2d " << scalar_key(key.scalar) << ' ' << to_string(key.kind) << ' ' << key.rows << ' ' << key.cols
+        << ' ' << to_string(entry.method) << ' ' << entry.ms << '\n';
+  }
+  return out.str();
+}
+
+bool Wisdom::add_text(const std::string& text, const std::string& device, const std::string& source) {
+  std::istringstream in(text);
+  std::string line;
+  const auto ignored = [&](const std::string& why) {
+    log().warn("efield wisdom {}: {}; ignored", source, why);
+    return false;
+  };
+  if (!std::getline(in, line)) return ignored("empty, not a wisdom file");
+  {
+    std::istringstream head(line);
+    std::string magic;
+    int version = 0;
+    if (!(head >> magic >> version) || magic != kMagic) return ignored("not a wisdom file (no \"efield-wisdom\" line)");
+    if (version != kWisdomVersion)
+      return ignored("format version " + std::to_string(version) + ", this library reads " +
+                     std::to_string(kWisdomVersion));
+  }
+  if (!std::getline(in, line) || line.rfind("device ", 0) != 0) return ignored("line 2 does not name the device");
+  const std::string written_on = line.substr(7);
+  if (written_on != device) return ignored("written on another GPU (" + written_on + "; this is " + device + ")");
+  std::vector<std::pair<WisdomKey, WisdomEntry>> entries;
+  for (int number = 3; std::getline(in, line); ++number) {
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    auto entry = parse_entry(line, device);
+    if (!entry) return ignored("line " + std::to_string(number) + " does not parse: \"" + line + "\"");
+    entries.push_back(*entry);
+  }
+  const std::lock_guard<std::mutex> lock(mutex_);
+  for (const auto& [key, entry] : entries) entries_[key] = entry;
+  return true;
+}
+
+}  // namespace efield::detail
+
+namespace efield {
+
+void save_wisdom(const std::string& path) {
+  const std::string device = detail::current_device_identity();
+  if (device.empty()) throw Error("save_wisdom: no CUDA device (wisdom is per GPU)");
+  const std::string text = detail::Wisdom::process().text(device);
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+  out.flush();
+  if (!out) throw Error("save_wisdom: cannot write \"" + path + "\"");
+}
+
+bool load_wisdom(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    detail::log().warn("efield wisdom {}: cannot be read; ignored", path);
+    return false;
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  std::string device;
+  try {
+    device = detail::current_device_identity();
+  } catch (const Error& e) {
+    detail::log().warn("efield wisdom {}: no CUDA device to check it against ({}); ignored", path, e.what());
+    return false;
+  }
+  if (device.empty()) {
+    detail::log().warn("efield wisdom {}: built without CUDA; ignored", path);
+    return false;
+  }
+  return detail::Wisdom::process().add_text(text.str(), device, path);
+}
+
+void forget_wisdom() { detail::Wisdom::process().clear(); }
+
+}  // namespace efield

@@ -1,0 +1,60 @@
+#pragma once
+// Internal: the wisdom of PlanEffort::Measure: which CUDA 2D method was fastest for a device,
+// precision, kind and shape, kept for the process and written to or read from a versioned text
+// file (save_wisdom / load_wisdom in efield/transforms.hpp):
+//   efield-wisdom 1
+//   device <current_device_identity()>
+//   plan2d <float|double> <kind> <rows> <cols> <method key> <median ms>
+// A file is taken whole or not at all: one from another device, of another version, or with a
+// line that does not parse (an unknown kind or method, a method that does not take the shape) is
+// ignored with a warning.
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <tuple>
+
+#include "efield/transforms.hpp"
+#include "transforms/cuda2d_registry.hpp"
+
+namespace efield::detail {
+
+inline constexpr int kWisdomVersion = 1;
+
+struct WisdomKey {
+  std::string device;  // current_device_identity()
+  Scalar scalar;
+  Transform2D kind;
+  int rows;
+  int cols;
+  bool operator<(const WisdomKey& o) const {
+    return std::tie(device, scalar, kind, rows, cols) < std::tie(o.device, o.scalar, o.kind, o.rows, o.cols);
+  }
+};
+
+struct WisdomEntry {
+  Cuda2DMethod method;
+  double ms;  // its time when measured
+};
+
+class Wisdom {
+ public:
+  // The process's wisdom (what Plan2D reads and the public functions change).
+  static Wisdom& process();
+
+  bool empty() const;
+  std::optional<WisdomEntry> find(const WisdomKey& key) const;
+  void record(const WisdomKey& key, const WisdomEntry& entry);
+  void clear();
+  // The file's text with the entries of `device`.
+  std::string text(const std::string& device) const;
+  // Adds the entries of a file's `text` when it was written on `device` and parses whole; else
+  // warns (naming `source`), adds nothing and returns false.
+  bool add_text(const std::string& text, const std::string& device, const std::string& source);
+
+ private:
+  mutable std::mutex mutex_;
+  std::map<WisdomKey, WisdomEntry> entries_;
+};
+
+}  // namespace efield::detail
