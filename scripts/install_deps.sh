@@ -1,18 +1,28 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages efield builds with, skipping those already present.
+#   bash scripts/install_deps.sh          everything: the library, tests, fuzzing, the Python package
+#   bash scripts/install_deps.sh bench    only what bench_ispd needs (quickstart.sh bench)
 # CUDA is optional: when NVIDIA's toolkit is installed (nvcc in /usr/local/cuda or on PATH) the
 # CUDA backend is built too; this script does not install a GPU toolkit or driver.
 set -euo pipefail
 
-packages=(build-essential cmake ninja-build pkg-config libeigen3-dev libgtest-dev
-          libspdlog-dev libfmt-dev libfftw3-dev libstb-dev libcli11-dev nlohmann-json3-dev
-          # clang + libFuzzer: the Bookshelf fuzz test (fuzz/)
-          clang-14 libclang-rt-14-dev
-          # the Python package (python/) and its tests
-          python3-dev pybind11-dev libdlpack-dev python3-numpy python3-scipy python3-pytest
-          python3-torch python3-matplotlib python3-pip python3-setuptools python3-wheel python3-venv
-          # efield.sweep: placement sweeps on Dask (an embedded local cluster or an existing one)
-          python3-dask python3-distributed)
+group=${1:-all}
+# The library and bench_ispd: compiler, build tools, the C++ libraries (stb: PNG heat maps).
+bench=(build-essential cmake ninja-build pkg-config libeigen3-dev libspdlog-dev libfmt-dev
+       libfftw3-dev libstb-dev libcli11-dev nlohmann-json3-dev)
+rest=(libgtest-dev
+      # clang + libFuzzer: the Bookshelf fuzz test (fuzz/)
+      clang-14 libclang-rt-14-dev
+      # the Python package (python/) and its tests
+      python3-dev pybind11-dev libdlpack-dev python3-numpy python3-scipy python3-pytest
+      python3-torch python3-matplotlib python3-pip python3-setuptools python3-wheel python3-venv
+      # efield.sweep: placement sweeps on Dask (an embedded local cluster or an existing one)
+      python3-dask python3-distributed)
+case "$group" in
+  bench) packages=("${bench[@]}") ;;
+  all) packages=("${bench[@]}" "${rest[@]}") ;;
+  *) echo "usage: $0 [bench|all]" >&2; exit 2 ;;
+esac
 
 missing=()
 for p in "${packages[@]}"; do

@@ -15,17 +15,38 @@ namespace efield {
 
 bool built_with_cuda() noexcept { return true; }
 
-int cuda_device_count() noexcept {
-  static const int count = [] {
-    int n = 0;
-    if (cudaGetDeviceCount(&n) != cudaSuccess) {
+namespace {
+
+// cudaGetDeviceCount once per process: the count, or why there is no device. The static CUDA
+// runtime loads the driver (libcuda.so.1) here, at the library's first CUDA question, so a machine
+// without a driver or a GPU gets 0 devices and the reason, never a failure to load libefield.
+struct DeviceCount {
+  int count = 0;
+  std::string unavailable;  // empty when count > 0
+};
+
+const DeviceCount& device_count() noexcept {
+  static const DeviceCount result = [] {
+    DeviceCount r;
+    const cudaError_t status = cudaGetDeviceCount(&r.count);
+    if (status != cudaSuccess) {
       cudaGetLastError();  // clear the sticky "no device" error
-      return 0;
+      r.count = 0;
+      r.unavailable = std::string("cudaGetDeviceCount failed with ") + cudaGetErrorName(status) + " (" +
+                      cudaGetErrorString(status) + ")";
+      if (status == cudaErrorInsufficientDriver || status == cudaErrorNoDevice)
+        r.unavailable += ": no NVIDIA driver (libcuda.so.1) or no GPU on this machine";
+    } else if (r.count == 0) {
+      r.unavailable = "the CUDA driver reports no device";
     }
-    return n;
+    return r;
   }();
-  return count;
+  return result;
 }
+
+}  // namespace
+
+int cuda_device_count() noexcept { return device_count().count; }
 
 namespace {
 
@@ -90,9 +111,12 @@ void PinnedHostRange::release() noexcept {
 
 namespace efield::detail {
 
+std::string cuda_unavailable_reason() { return device_count().unavailable; }
+
 std::uint64_t host_pinning_generation() noexcept { return pinning_generation.load(); }
 
 int current_cuda_device() {
+  if (cuda_device_count() == 0) throw Error("CUDA is unavailable here: " + cuda_unavailable_reason());
   int device = 0;
   EFIELD_CUDA_CHECK(cudaGetDevice(&device));
   return device;

@@ -6,19 +6,22 @@ transforms, on NumPy arrays, PyTorch tensors (CPU and CUDA) and CuPy arrays with
     Y = efield.fft.dctn(x, norm="ortho")      # scipy.fft's conventions
     es = efield.ElectrostaticSystem(...)      # the density system of a placer
     from efield.torch import ElectricPotential   # DREAMPlace-style autograd op (imports torch)
+    efield.show_config()                      # version, CUDA or not, its architectures, the compiled op
 
 See python/README.md.
 """
 
 # PyTorch, when installed, is loaded before our extension: with PyTorch 2.11 (CUDA 13 wheels) an
 # `import torch` after `_efield` had loaded crashed inside torch's own import (not inside efield),
-# while the other order works. Loading it first costs its import time once.
+# while the other order works. Loading it first costs its import time once. A PyTorch that cannot
+# load (OSError: a CUDA PyTorch on a machine without its CUDA libraries) leaves efield without it.
 try:
     import torch as _torch  # noqa: F401
-except ImportError:
+except (ImportError, OSError):
     pass
 
 from ._efield import Error, built_with_cuda, cuda_device_count
+from .build_info import build_info, show_config
 from .bookshelf import (FIXED, FIXED_NI, MOVABLE, BookshelfDesign, generate_synthetic_design, ispd2005_designs,
                         ispd2005_standin, load_bookshelf)
 from .system import ElectrostaticSystem, EvaluateResult, default_bin_grid, make_fillers
@@ -26,10 +29,10 @@ from . import fft
 from .transforms import (Plan1D, Plan2D, Plan3D, dct, dct2, dct2_3d, dct3, idct, idct2, idct2_3d, idct3, idct_idxst,
                          idxst, idxst_idct, plan_cache_clear, plan_cache_max_size, plan_cache_size)
 
-__version__ = "0.1.0"
+__version__ = "0.1.0"  # pyproject.toml reads it; the extension's (CMake's project version) must agree
 
 __all__ = [
-    "Error", "built_with_cuda", "cuda_device_count",
+    "Error", "built_with_cuda", "cuda_device_count", "build_info", "show_config",
     "dct", "idct", "idxst", "dct2", "idct2", "idct_idxst", "idxst_idct", "dct2_3d", "idct2_3d", "fft",
     "Plan1D", "Plan2D", "Plan3D", "plan_cache_clear", "plan_cache_size", "plan_cache_max_size",
     "ElectrostaticSystem", "EvaluateResult", "make_fillers", "default_bin_grid",

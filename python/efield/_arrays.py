@@ -74,7 +74,8 @@ def _available(device):
     count = _efield.cuda_device_count()
     if device >= count:
         why = ("efield was built without CUDA" if not _efield.built_with_cuda()
-               else f"{count} usable CUDA device(s) (is the NVIDIA driver installed and a GPU visible?)")
+               else f"{count} usable CUDA device(s) ({_efield.cuda_unavailable_reason()})" if count == 0
+               else f"{count} usable CUDA device(s)")
         raise _efield.Error(f"device cuda:{device} is not available: {why}")
     return device
 

@@ -14,9 +14,9 @@ namespace efield::python {
 // The device ordinal that owns `ptr` (device or managed memory); throws efield::Error otherwise.
 int pointer_device(const void* ptr);
 
-// The current CUDA device (-1 without CUDA), and the guard that makes an array's or a system's
-// device current around a call: the library's own (src/common/device_scope.hpp).
-inline int current_device() { return detail::current_cuda_device(); }
+// The current CUDA device (-1 without CUDA or without a device), and the guard that makes an
+// array's or a system's device current around a call: the library's own (src/common/device_scope.hpp).
+inline int current_device() { return cuda_device_count() > 0 ? detail::current_cuda_device() : -1; }
 using DeviceGuard = detail::DeviceScope;
 
 // A stream handle as the array protocols write it: __cuda_array_interface__'s `stream` and

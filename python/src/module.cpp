@@ -29,4 +29,5 @@ PYBIND11_MODULE(_efield, m) {
   efield::python::bind_system(m);
   efield::python::bind_bookshelf(m);
   efield::python::bind_placement(m);
+  efield::python::bind_build_config(m);
 }

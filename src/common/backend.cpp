@@ -1,4 +1,5 @@
 // Backend selection shared by every plan and system.
+#include "common/device_properties.hpp"
 #include "common/log.hpp"
 #include "efield/device.hpp"
 #include "efield/error.hpp"
@@ -19,7 +20,8 @@ Backend resolve_backend(Backend requested) {
   const bool have_cuda = built_with_cuda() && cuda_device_count() > 0;
   if (requested == Backend::Cuda) {
     if (!built_with_cuda()) throw Error("Backend::Cuda requested, but efield was built without CUDA");
-    if (!have_cuda) throw Error("Backend::Cuda requested, but no CUDA device is present");
+    if (!have_cuda)
+      throw Error("Backend::Cuda requested, but CUDA is unavailable here: " + detail::cuda_unavailable_reason());
     return Backend::Cuda;
   }
   const Backend chosen = have_cuda ? Backend::Cuda : Backend::Cpu;

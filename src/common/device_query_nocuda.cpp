@@ -26,6 +26,7 @@ namespace efield::detail {
 
 int current_cuda_device() { return -1; }
 int current_compute_capability() { return 0; }
+std::string cuda_unavailable_reason() { return "efield was built without CUDA"; }
 std::string current_device_identity() { return {}; }
 std::uint64_t host_pinning_generation() noexcept { return 0; }
 DeviceScope::DeviceScope(int) {}
