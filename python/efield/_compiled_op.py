@@ -53,7 +53,8 @@ class CompiledEvaluator:
 
     def fits(self, pos):
         return (isinstance(pos, torch.Tensor) and pos.dtype is self.dtype and pos.get_device() == self.device_index
-                and pos.dim() == 1 and pos.numel() == self.numel and pos.is_contiguous())
+                and pos.layout is torch.strided and not pos.is_meta and pos.dim() == 1 and pos.numel() == self.numel
+                and pos.is_contiguous())
 
     def overflow(self, pos, movable_area):
         """ElectricPotential's mode="overflow" (as its Python path computes it): (overflow area, max

@@ -352,7 +352,7 @@ class ElectricPotential(torch.nn.Module):
             (self.size_x[:nm], self.size_y[:nm]), fillers, self._fixed_cells(), xl=self.xl, yl=self.yl, xh=self.xh,
             yh=self.yh, num_bins_x=self.num_bins_x, num_bins_y=self.num_bins_y, target_density=self.target_density,
             dtype=_arrays.dtype_name(pos.dtype), device=device, deterministic=self.deterministic,
-            cpu_threads=self.cpu_threads, filler_offset=fo if nf else -1, gradient_scale=self.gradient_scale,
+            cpu_threads=self.cpu_threads, filler_offset=fo, gradient_scale=self.gradient_scale,
             stream=_raw_stream(device) if device >= 0 else 0, movable_macro_mask=self.movable_macro_mask,
             zero_gap_gradient=compiled)
         if compiled:

@@ -3,6 +3,7 @@ active when built, the same energy and gradient as the Python path, handles chec
 registry, and on PyTorch 2: torch.library.opcheck, torch.compile(fullgraph=True) of a placer's
 loss, and a whole iteration (forward, backward, optimizer step) captured in a CUDA graph."""
 
+import numpy as np
 import pytest
 
 from conftest import CUDA_REASON, torch
@@ -49,6 +50,29 @@ def test_compiled_op_matches_the_python_path(device, dtype, rng):
     assert op(pos).item() == energy.item()
     assert torch.equal(g, pos.grad)
     assert op.overflow == reference_op.overflow and op.max_density == reference_op.max_density
+
+
+@needs_op
+def test_no_fillers_gradient_is_zero_at_terminals(device, rng):
+    """Without fillers the gap of terminals and terminal_NIs runs to the end of each half of pos;
+    the compiled forward's fresh gradient must hold zeros there, not what its memory held."""
+    f = FlatDesign(rng)
+    n, nm, nf = f.n, f.nm, f.nf
+    keep = np.r_[0:n - nf]
+    size_x, size_y = f.size_x[keep], f.size_y[keep]
+    start = np.concatenate([f.pos[:n][keep], f.pos[n:][keep]])
+    xl, yl, xh, yh = f.d["region"]
+    op = ElectricPotential(size_x, size_y, xl, yl, xh, yh, f.d["bins"][0], f.d["bins"][1], nm, f.nt, 0, f.d["td"],
+                           pos=torch.tensor(start, device=device))
+    assert op.compiled
+    m = n - nf
+    for shift in (0.0, 0.37):
+        torch.full((4 * m,), float("nan"), device=device)  # leaves NaNs in the allocator's free memory
+        pos = torch.tensor(start + shift, device=device, requires_grad=True)
+        op(pos).backward()
+        g = pos.grad.cpu()
+        assert torch.all(g[nm:m] == 0) and torch.all(g[m + nm:] == 0)
+        assert torch.all(torch.isfinite(g))
 
 
 @needs_op
