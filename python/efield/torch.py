@@ -63,6 +63,7 @@ _MODES = ("density", "overflow")
 _raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream",
                       lambda device: torch.cuda.current_stream(device).cuda_stream)
 _functorch_active = getattr(torch._C, "_are_functorch_transforms_active", lambda: False)
+_is_compiling = getattr(getattr(torch, "compiler", None), "is_compiling", lambda: False)
 
 
 class _Evaluator:
@@ -405,17 +406,19 @@ class ElectricPotential(torch.nn.Module):
         density; fillers take no part."""
         if mode not in _MODES:
             raise ValueError(f"ElectricPotential: mode must be 'density' or 'overflow' (got {mode!r})")
-        if isinstance(pos, torch.Tensor) and pos.is_neg():
-            pos = pos.resolve_neg()  # a negative view's memory does not hold its values
         if self._evaluator is None:
             self._build(pos)
-        if mode == "overflow":
-            return self._overflow(pos)
-        if self.compiled:
+        if self.compiled and mode == "density":
+            # PyTorch's dispatcher resolves negative and conjugate views for the op. While
+            # torch.compile traces, the op's own checks stand in for fits(), which is not traceable.
             evaluator = self._evaluator
-            if not evaluator.fits(pos):
+            if not _is_compiling() and not evaluator.fits(pos):
                 self._refuse(pos)
             return _compiled_op.electric_potential(pos, evaluator.handle)
+        if isinstance(pos, torch.Tensor) and pos.is_neg():
+            pos = pos.resolve_neg()  # a negative view's memory does not hold its values
+        if mode == "overflow":
+            return self._overflow(pos)
         if _functorch_active():
             return _ElectricPotentialFunction.apply(pos, self)
         return _apply(pos, self)

@@ -67,6 +67,7 @@ def hidden(tmp_path_factory):
     subprocess.run([compiler, "-shared", "-fPIC", "-O1", "-o", str(library),
                     str(HERE.parent / "support" / "hide_cuda_audit.cpp")], check=True)
     env = dict(os.environ, LD_AUDIT=str(library))
+    env.pop("EFIELD_REQUIRE_CUDA", None)  # the child runs the CPU tests, on purpose without CUDA
     torch_loads = run_child(["-c", "import torch"], env).returncode == 0
     return env, "" if torch_loads else "import sys; sys.modules['torch'] = None\n"
 
