@@ -95,7 +95,7 @@ TEST(HostileInputs, CpuThreadsHaveAnUpperBound) {
   po.cpu_threads = 100000;
   expect_error([&] { Plan2D<float>(Transform2D::Dct2, 64, 64, po); }, "cpu_threads 100000 is outside 0..1024");
   expect_error([&] { Plan1D<float>(Transform1D::Dct, 64, 1, DctAlgorithm::NPoint, po); }, "is outside 0..1024");
-  expect_error([&] { Plan3D<float>(Transform3D::Dct3, 4, 4, 4, po); }, "is outside 0..1024");
+  expect_error([&] { Plan3D<float>(Transform3D::Dct, 4, 4, 4, po); }, "is outside 0..1024");
   BlockedDct8Options bo;
   bo.backend = Backend::Cpu;
   bo.cpu_threads = -2;
