@@ -1,6 +1,7 @@
 #pragma once
-// Internal: the input checks shared by the filler and bin-grid helpers (placement_helpers.cpp,
+// Internal: the input checks (and the fixed area inside the region) shared by the filler and bin-grid helpers (placement_helpers.cpp,
 // region_fillers.cpp).
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -31,6 +32,18 @@ inline void check_movable(const char* who, const CellSizes& movable) {
 inline void check_td(const char* who, double td) {
   if (!(td > 0 && td <= 1))
     throw Error(std::string(who) + ": target_density " + std::to_string(td) + " is outside (0, 1]");
+}
+
+// Sum over fixed cells of the area of each cell's part inside the region (overlaps between fixed
+// cells counted once per cell: make_fillers' rule); non-finite parts count nothing.
+inline double fixed_area_inside(const FixedCells& fixed, double xl, double yl, double xh, double yh) {
+  double area = 0;
+  for (size_t i = 0; i < fixed.widths.size(); ++i) {
+    const double ox = std::min(fixed.x[i] + fixed.widths[i], xh) - std::max(fixed.x[i], xl);
+    const double oy = std::min(fixed.y[i] + fixed.heights[i], yh) - std::max(fixed.y[i], yl);
+    if (std::isfinite(ox) && std::isfinite(oy) && ox > 0 && oy > 0) area += ox * oy;
+  }
+  return area;
 }
 
 }  // namespace efield::detail

@@ -53,12 +53,7 @@ FillerSpec make_fillers(const CellSizes& movable, const FixedCells& fixed, doubl
   }
   double movable_area = 0;
   for (size_t i = 0; i < n; ++i) movable_area += movable.widths[i] * movable.heights[i];
-  double fixed_area = 0;
-  for (size_t i = 0; i < nf; ++i) {
-    const double ox = std::min(fixed.x[i] + fixed.widths[i], xh) - std::max(fixed.x[i], xl);
-    const double oy = std::min(fixed.y[i] + fixed.heights[i], yh) - std::max(fixed.y[i], yl);
-    if (std::isfinite(ox) && std::isfinite(oy) && ox > 0 && oy > 0) fixed_area += ox * oy;
-  }
+  const double fixed_area = detail::fixed_area_inside(fixed, xl, yl, xh, yh);
   const double region_area = (xh - xl) * (yh - yl);
   spec.total_area = std::max(target_density * (region_area - fixed_area) - movable_area, 0.0);
   // An ElectrostaticSystem takes at most 2^31 - 1 movable and filler cells; beyond that (or when

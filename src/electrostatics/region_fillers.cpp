@@ -159,13 +159,7 @@ std::vector<RegionFillerSpec> make_region_fillers(const CellSizes& movable, cons
     out.target_density = td;
     out.num_movable = static_cast<std::int64_t>(n);
     for (size_t i = 0; i < n; ++i) out.movable_area += movable.widths[i] * movable.heights[i];
-    double fixed_area = 0;
-    for (size_t i = 0; i < fixed.widths.size(); ++i) {
-      const double ox = std::min(fixed.x[i] + fixed.widths[i], xh) - std::max(fixed.x[i], xl);
-      const double oy = std::min(fixed.y[i] + fixed.heights[i], yh) - std::max(fixed.y[i], yl);
-      if (std::isfinite(ox) && std::isfinite(oy) && ox > 0 && oy > 0) fixed_area += ox * oy;
-    }
-    out.placeable_area = (xh - xl) * (yh - yl) - fixed_area;
+    out.placeable_area = (xh - xl) * (yh - yl) - detail::fixed_area_inside(fixed, xl, yl, xh, yh);
     out.utilization = std::min(out.movable_area / out.placeable_area, 1.0);
     return {out};
   }
