@@ -189,3 +189,50 @@ def test_bad_shapes_raise():
         reference3d.electrostatics3d(**{**design, "region": (0.0, 0.0, 1.0, 4.0, 4.0, 1.0)})
     with pytest.raises(ValueError, match="bins"):
         reference3d.electrostatics3d(**{**design, "bins": (4, 4, 0)})
+
+
+def _inside_design(rng, bins, extent, n):
+    """Cells of 1.5 to 3 bins per side, all inside the region (no fixed cells, no fillers): where
+    the field estimate follows the derivative closely."""
+    sizes = [rng.uniform(1.5, 3.0, n) * e / b for e, b in zip(extent, bins)]
+    corners = [rng.uniform(0.0, e - s) for e, s in zip(extent, sizes)]
+    return sizes, corners
+
+
+def _scale_and_cosine(g, exact):
+    return g @ exact / (exact @ exact), g @ exact / (np.linalg.norm(g) * np.linalg.norm(exact))
+
+
+def test_dreamplace_scale_is_bx_times_bin_volume_over_two():
+    """Section 4.9: g ~ (bx^2 by bz / 2) dE/d(x, y, z) on every axis, with bins of three sizes."""
+    bins, extent = (8, 6, 6), (16.0, 9.0, 12.0)
+    (w, h, d), (x, y, z) = _inside_design(np.random.default_rng(0), bins, extent, 100)
+    empty = np.zeros(0)
+    ref = reference3d.electrostatics3d((0.0, 0.0, 0.0, *extent), bins, 0.9, (w, h, d), (empty,) * 3,
+                                       (empty,) * 6, x, y, z)
+    bx, by, bz = (e / b for e, b in zip(extent, bins))
+    for axis in "xyz":
+        scale, cosine = _scale_and_cosine(ref["g" + axis], (bx * bx * by * bz / 2) * ref["exact_g" + axis])
+        assert cosine > 0.9 and 0.8 < scale < 1.2, (axis, cosine, scale)
+
+
+def test_2d_dreamplace_scale_on_non_square_bins():
+    """Section 2.9: gx and gy both ~ (bx^2 by / 2) dE/d(x, y); here by = 2 bx."""
+    bins, extent = (16, 8), (40.0, 40.0)
+    (w, h), (x, y) = _inside_design(np.random.default_rng(1), bins, extent, 80)
+    empty = np.zeros(0)
+    design = {"region": (0.0, 0.0, *extent), "bins": bins, "td": 0.9, "movable": (w, h),
+              "fillers": (empty, empty), "fixed": (empty,) * 4, "x": x, "y": y}
+    ref = reference.electrostatics(**design)
+    bx, by = extent[0] / bins[0], extent[1] / bins[1]
+    step = 1e-6
+    for axis in "xy":
+        fd = np.empty(len(x))
+        for i in range(len(x)):
+            plus, minus = design[axis].copy(), design[axis].copy()
+            plus[i] += step
+            minus[i] -= step
+            fd[i] = (reference.electrostatics(**{**design, axis: plus})["energy"]
+                     - reference.electrostatics(**{**design, axis: minus})["energy"]) / (2 * step)
+        scale, cosine = _scale_and_cosine(ref["g" + axis], (bx * bx * by / 2) * fd)
+        assert cosine > 0.9 and 0.8 < scale < 1.2, (axis, cosine, scale)
