@@ -7,7 +7,7 @@ import numpy as np
 from reference import _along, cos_matrix, dct, idct, idxst, overlaps
 
 
-# 3D transforms (section 4.5 and 4.7): axes 0, 1, 2 are x, y, z.
+# 3D transforms (section 4.4): axes 0, 1, 2 are x, y, z.
 def dct3d(x):
     return _along(dct, _along(dct, dct(x), -2), -3)
 

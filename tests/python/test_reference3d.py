@@ -31,11 +31,14 @@ def _full_depth(rng, bins2d, region2d, zl=0.5, zh=3.5):
     return design, design3d, depth
 
 
-@pytest.mark.parametrize("bins2d", [(8, 6), (7, 9), (5, 11), (13, 2)])
-def test_one_layer_of_full_depth_cells_is_the_2d_system(bins2d):
+@pytest.mark.parametrize("bins2d,macros", [((8, 6), False), ((7, 9), False), ((5, 11), True), ((13, 2), False)])
+def test_one_layer_of_full_depth_cells_is_the_2d_system(bins2d, macros):
     rng = np.random.default_rng(sum(bins2d))
     region2d = (2.0, -1.0, 42.0, 23.0)  # bins not square
     design, design3d, depth = _full_depth(rng, bins2d, region2d)
+    if macros:  # every third movable cell a macro (td = 0.8 < 1)
+        mask = np.arange(len(design["movable"][0])) % 3 == 0
+        design, design3d = {**design, "macro_mask": mask}, {**design3d, "macro_mask": mask}
     ref2 = reference.electrostatics(**design)
     ref3 = reference3d.electrostatics3d(**design3d)
     for key in ("rho", "phi", "ex", "ey", "fixed"):
