@@ -190,13 +190,18 @@ std::vector<RegionFillerSpec> make_region_fillers(const CellSizes& movable, cons
   std::vector<std::vector<double>> widths(K + 1);
   std::vector<RegionFillerSpec> out(K + 1);
   std::vector<double> height_sum(K + 1, 0.0);
+  std::vector<Rect> boxes;
+  for (const FenceRegion& f : fences) {
+    Rect box = f.rects[0];
+    for (const Rect& r : f.rects)
+      box = Rect{std::min(box.xl, r.xl), std::min(box.yl, r.yl), std::max(box.xh, r.xh), std::max(box.yh, r.yh)};
+    boxes.push_back(box);
+  }
   for (size_t i = 0; i < n; ++i) {
     const size_t k = field[i];
     const double w = movable.widths[i], h = movable.heights[i];
     if (k < K) {
-      Rect box = fences[k].rects[0];
-      for (const Rect& r : fences[k].rects)
-        box = Rect{std::min(box.xl, r.xl), std::min(box.yl, r.yl), std::max(box.xh, r.xh), std::max(box.yh, r.yh)};
+      const Rect& box = boxes[k];
       if (w > box.xh - box.xl || h > box.yh - box.yl || w * h > area[k])
         throw Error("make_region_fillers: movable cell " + std::to_string(i) + " (" + std::to_string(w) + " x " +
                     std::to_string(h) + ") does not fit fence " + std::to_string(k) + " (bounding box " +
