@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "efield/fence_region.hpp"
+
 #include "efield/electrostatic_system.hpp"
 
 namespace efield {
@@ -70,6 +72,12 @@ struct Design {
   bool pin_offsets_were_lower_left = false;
 
   std::vector<double> node_weight;               // from .wts lines naming nodes; 1 otherwise
+
+  // Fence regions (the synthetic generator's fence designs; the Bookshelf loader reads none):
+  // region_id[i] is k for a movable node fenced in fences[k], fences.size() for every other node.
+  // Both empty when the design has no fences.
+  std::vector<FenceRegion> fences;
+  std::vector<int> region_id;
 
   int num_nodes() const { return static_cast<int>(node_names.size()); }
   int num_nets() const { return net_pin_start.empty() ? 0 : static_cast<int>(net_pin_start.size()) - 1; }

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "efield/electrostatic_system.hpp"
+#include "efield/fence_region.hpp"
 
 namespace efield {
 
@@ -21,6 +22,42 @@ struct FillerSpec {
 // Throws efield::Error on an empty movable set, bad sizes, a bad region or td outside (0, 1].
 FillerSpec make_fillers(const CellSizes& movable, const FixedCells& fixed, double xl, double yl,
                         double xh, double yh, double target_density, double row_height = 0);
+
+// One field of a fence-region design (docs/math.md "Fillers per fence region").
+struct RegionFillerSpec {
+  FillerSpec fillers;            // width, height, count, total_area of this field's fillers
+  double target_density = 0;     // td_k
+  double placeable_area = 0;     // A_k
+  double movable_area = 0;       // sum of w h over the field's movable cells
+  double utilization = 0;        // min(movable_area / A_k, 1)
+  std::int64_t num_movable = 0;  // the field's movable cells
+};
+
+struct RegionFillerOptions {
+  double target_density = 1.0;  // the design's td, as make_fillers takes it, in (0, 1]
+  double row_height = 0;        // filler height; <= 0: the mean height of the field's cells
+  // Empty, or one entry per field (K fences, then the default field): an entry > 0 (at most 1)
+  // is that field's td as given, skipping the utilization rule; 0 keeps the rule.
+  std::vector<double> field_target_density;
+};
+
+// Fillers of each field of a fence-region design, DREAMPlace 3.0's rule per region: K fences
+// give K + 1 results, fence k's field at index k and the default field (cells outside all fences,
+// all fences counting as blockage) at index K. region_id[i] of movable cell i is k in [0, K), or
+// K or kDreamPlaceDefaultRegion (INT_MAX) for the default region; an empty region_id puts every
+// cell in the default region. With no fences the one result is make_fillers' exactly (td as
+// given, no floor). Throws efield::Error on a region id out of range, a fence with no rectangles
+// or an empty one, rectangles that overlap (within a fence or across fences), a rectangle not
+// inside the placement region, a fenced cell wider, taller or larger in area than its fence, a
+// field with no movable cells (its filler width is undefined), a default region with no
+// placeable area, and on whatever make_fillers refuses.
+std::vector<RegionFillerSpec> make_region_fillers(const CellSizes& movable, const std::vector<int>& region_id,
+                                                  const std::vector<FenceRegion>& fences, const FixedCells& fixed,
+                                                  double xl, double yl, double xh, double yh,
+                                                  const RegionFillerOptions& options);
+
+// Area of the union of the rectangles (overlaps counted once), by a sweep over x.
+double union_area(const std::vector<Rect>& rects);
 
 struct BinGrid {
   int num_bins_x = 0;

@@ -35,6 +35,17 @@ struct SyntheticDesignSpec {
   std::vector<double> sample_widths, sample_heights;
   bool with_nets = true;
   double nets_per_cell = 1.0;         // nets = round(nets_per_cell * num_movable)
+  // Fence regions (DREAMPlace 3.0's multi-electrostatics): num_fences fences, one in each cell of
+  // a grid over the region, each a rectangle or (every second one when l_shaped_fences) an L of
+  // two disjoint rectangles, on the row and site grid; fence_area_fraction of the region's area
+  // in all. round(fenced_cell_fraction * standard cells) standard cells, chosen at random, are
+  // fenced, split among the fences in proportion to their areas (at least one each) and placed
+  // inside their fence; movable macros stay in the default region. Fixed macros are placed as
+  // without fences, so they overlap some fences. Design::fences and Design::region_id hold them.
+  int num_fences = 0;
+  double fence_area_fraction = 0.3;   // in (0, 0.8]
+  double fenced_cell_fraction = 0.3;  // in (0, 1)
+  bool l_shaped_fences = true;
   std::uint64_t seed = 1;
 };
 

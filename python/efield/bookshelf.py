@@ -12,7 +12,7 @@ are detected by the loader and moved to the centre. Every problem with the files
 efield.Error naming the file, the line and what was expected.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import List, Tuple
 
 import numpy as np
@@ -47,6 +47,11 @@ class BookshelfDesign:
     pin_direction: np.ndarray       # uint8: input, output, bidirectional = 0, 1, 2
     rows: dict                      # arrays y, height, x_min, x_max, site_width, site_spacing, num_sites
     region: Tuple[float, float, float, float]  # (xl, yl, xh, yh): the rows' bounding box
+    # Fence regions (synthetic fence designs; Bookshelf files give none): fences[k] is a
+    # (rects, 4) float64 array of disjoint (xl, yl, xh, yh); region_id (int32, per node) is k for a
+    # movable node fenced in fences[k], len(fences) for every other node (empty without fences).
+    fences: List[np.ndarray] = field(default_factory=list)
+    region_id: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int32))
 
     @property
     def num_nodes(self):
@@ -85,12 +90,18 @@ def load_bookshelf(aux, allow_missing_nets=False):
 
 
 def generate_synthetic_design(num_movable, num_fixed_macros=40, num_io_pads=200, utilization=0.7,
-                              macro_area_fraction=0.2, with_nets=True, seed=1, num_movable_macros=0):
+                              macro_area_fraction=0.2, with_nets=True, seed=1, num_movable_macros=0,
+                              num_fences=0, fence_area_fraction=0.3, fenced_cell_fraction=0.3,
+                              l_shaped_fences=True):
     """A seeded synthetic design from the library's generator (the same spec and seed give the
     same design on every platform). num_movable_macros of the movable cells are blocks of 2 to 8
-    rows."""
+    rows. num_fences > 0 adds fence regions (fence_area_fraction of the region in all; every
+    second one L-shaped when l_shaped_fences) holding fenced_cell_fraction of the standard cells:
+    see the design's `fences` and `region_id`."""
     return _design(_efield.generate_synthetic_design(num_movable, num_fixed_macros, num_io_pads, utilization,
-                                                     macro_area_fraction, with_nets, seed, num_movable_macros))
+                                                     macro_area_fraction, with_nets, seed, num_movable_macros,
+                                                     num_fences, fence_area_fraction, fenced_cell_fraction,
+                                                     l_shaped_fences))
 
 
 def ispd2005_standin(name, seed=1, scale=1.0):

@@ -235,6 +235,39 @@ def make_fillers(movable, fixed, xl, yl, xh, yh, target_density, row_height=0.0)
     return _efield.make_fillers(mw, mh, w, h, x, y, xl, yl, xh, yh, target_density, row_height)
 
 
+def make_region_fillers(movable, region_id, fences, fixed, xl, yl, xh, yh, target_density, row_height=0.0,
+                        field_target_density=None):
+    """Fillers per fence region (docs/math.md, Fillers per fence region), DREAMPlace 3.0's rule.
+
+    movable: (widths, heights); region_id: per movable cell, k in [0, K) for fence k, K or
+    2**31 - 1 (DREAMPlace's INT_MAX) for the default region, or None (every cell in it); fences: K
+    array-likes of shape (rects, 4), rows (xl, yl, xh, yh); field_target_density: None, or K + 1
+    values (0: the rule, else that field's td as given). Returns K + 1 dicts (width, height, count,
+    total_area, target_density, placeable_area, movable_area, utilization, num_movable): the
+    fences' fields, then the default field. With no fences: make_fillers' result exactly."""
+    import numpy as np
+
+    mw, mh = _pair(movable, "movable")
+    w, h, x, y = [(_empty() if a is None else a) for a in _fixed(fixed)]
+    rects = []
+    for k, f in enumerate(fences):
+        a = np.ascontiguousarray(f, dtype=np.float64)
+        if a.ndim != 2 or a.shape[1] != 4:
+            raise ValueError(f"fences[{k}] must have shape (rects, 4), got {a.shape}")
+        rects.append(a)
+    if region_id is None:
+        ids = np.zeros(0, np.int32)
+    else:
+        ids = np.asarray(region_id)
+        if ids.ndim != 1 or not np.issubdtype(ids.dtype, np.integer):
+            raise ValueError(f"region_id must be a one-dimensional integer array, got {ids.dtype} of shape {ids.shape}")
+        if ids.size and (ids.min() < np.iinfo(np.int32).min or ids.max() > np.iinfo(np.int32).max):
+            raise ValueError("region_id has values outside the 32-bit range")
+        ids = ids.astype(np.int32)
+    ftd = _empty() if field_target_density is None else np.asarray(field_target_density, dtype=np.float64)
+    return _efield.make_region_fillers(mw, mh, ids, rects, w, h, x, y, xl, yl, xh, yh, target_density, row_height, ftd)
+
+
 def default_bin_grid(movable, xl, yl, xh, yh, target_density):
     """The RePlAce/DREAMPlace bin grid for these movable (widths, heights): (num_bins_x, num_bins_y)."""
     mw, mh = _pair(movable, "movable")

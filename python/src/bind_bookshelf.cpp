@@ -71,6 +71,15 @@ py::dict design_arrays(const Design& d) {
   out["rows"] = r;
   const Region region = d.region();
   out["region"] = py::make_tuple(region.xl, region.yl, region.xh, region.yh);
+  py::list fences;
+  for (const FenceRegion& f : d.fences) {
+    py::array_t<double> rects({static_cast<py::ssize_t>(f.rects.size()), py::ssize_t{4}});
+    double* p = rects.mutable_data();
+    for (const Rect& r : f.rects) *p++ = r.xl, *p++ = r.yl, *p++ = r.xh, *p++ = r.yh;
+    fences.append(rects);
+  }
+  out["fences"] = fences;
+  out["region_id"] = column<std::int32_t>(d.region_id);
   return out;
 }
 
@@ -94,7 +103,8 @@ void bind_bookshelf(py::module_& m) {
   m.def(
       "generate_synthetic_design",
       [](std::int64_t num_movable, int num_fixed_macros, int num_io_pads, double utilization,
-         double macro_area_fraction, bool with_nets, std::uint64_t seed, int num_movable_macros) {
+         double macro_area_fraction, bool with_nets, std::uint64_t seed, int num_movable_macros, int num_fences,
+         double fence_area_fraction, double fenced_cell_fraction, bool l_shaped_fences) {
         SyntheticDesignSpec spec;
         spec.name = "synthetic" + std::to_string(num_movable);
         spec.num_movable = num_movable;
@@ -105,6 +115,10 @@ void bind_bookshelf(py::module_& m) {
         spec.macro_area_fraction = macro_area_fraction;
         spec.with_nets = with_nets;
         spec.seed = seed;
+        spec.num_fences = num_fences;
+        spec.fence_area_fraction = fence_area_fraction;
+        spec.fenced_cell_fraction = fenced_cell_fraction;
+        spec.l_shaped_fences = l_shaped_fences;
         Design design;
         {
           py::gil_scoped_release release;
@@ -114,7 +128,8 @@ void bind_bookshelf(py::module_& m) {
       },
       py::arg("num_movable"), py::arg("num_fixed_macros") = 40, py::arg("num_io_pads") = 200,
       py::arg("utilization") = 0.7, py::arg("macro_area_fraction") = 0.2, py::arg("with_nets") = true,
-      py::arg("seed") = 1, py::arg("num_movable_macros") = 0,
+      py::arg("seed") = 1, py::arg("num_movable_macros") = 0, py::arg("num_fences") = 0,
+      py::arg("fence_area_fraction") = 0.3, py::arg("fenced_cell_fraction") = 0.3, py::arg("l_shaped_fences") = true,
       "A seeded synthetic design (the library's generator) as a dict of NumPy arrays");
   m.def(
       "ispd2005_standin",

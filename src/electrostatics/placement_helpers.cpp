@@ -6,35 +6,12 @@
 #include <string>
 
 #include "efield/error.hpp"
+#include "electrostatics/placement_checks.hpp"
 
 namespace efield {
-namespace {
-
-void check_region(const char* who, double xl, double yl, double xh, double yh) {
-  if (!std::isfinite(xl) || !std::isfinite(yl) || !std::isfinite(xh) || !std::isfinite(yh) || !(xh > xl) ||
-      !(yh > yl))
-    throw Error(std::string(who) + ": region [" + std::to_string(xl) + ", " + std::to_string(xh) + ") x [" +
-                std::to_string(yl) + ", " + std::to_string(yh) + ") is empty or not finite");
-}
-
-void check_movable(const char* who, const CellSizes& movable) {
-  if (movable.widths.empty()) throw Error(std::string(who) + ": no movable cells");
-  if (movable.widths.size() != movable.heights.size())
-    throw Error(std::string(who) + ": movable widths and heights differ in count");
-  for (size_t i = 0; i < movable.widths.size(); ++i) {
-    const double w = movable.widths[i], h = movable.heights[i];
-    if (!std::isfinite(w) || !std::isfinite(h) || w <= 0 || h <= 0)
-      throw Error(std::string(who) + ": movable cell " + std::to_string(i) + " has size " + std::to_string(w) +
-                  " x " + std::to_string(h) + " (sizes must be finite and > 0)");
-  }
-}
-
-void check_td(const char* who, double td) {
-  if (!(td > 0 && td <= 1))
-    throw Error(std::string(who) + ": target_density " + std::to_string(td) + " is outside (0, 1]");
-}
-
-}  // namespace
+using detail::check_movable;
+using detail::check_region;
+using detail::check_td;
 
 CellSizes FillerSpec::sizes() const {
   CellSizes s;
@@ -76,12 +53,7 @@ FillerSpec make_fillers(const CellSizes& movable, const FixedCells& fixed, doubl
   }
   double movable_area = 0;
   for (size_t i = 0; i < n; ++i) movable_area += movable.widths[i] * movable.heights[i];
-  double fixed_area = 0;
-  for (size_t i = 0; i < nf; ++i) {
-    const double ox = std::min(fixed.x[i] + fixed.widths[i], xh) - std::max(fixed.x[i], xl);
-    const double oy = std::min(fixed.y[i] + fixed.heights[i], yh) - std::max(fixed.y[i], yl);
-    if (std::isfinite(ox) && std::isfinite(oy) && ox > 0 && oy > 0) fixed_area += ox * oy;
-  }
+  const double fixed_area = detail::fixed_area_inside(fixed, xl, yl, xh, yh);
   const double region_area = (xh - xl) * (yh - yl);
   spec.total_area = std::max(target_density * (region_area - fixed_area) - movable_area, 0.0);
   // An ElectrostaticSystem takes at most 2^31 - 1 movable and filler cells; beyond that (or when

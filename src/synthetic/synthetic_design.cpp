@@ -35,6 +35,11 @@ void validate(const SyntheticDesignSpec& s) {
           std::isfinite(s.sample_heights[i])))
       bad("sample size " + std::to_string(i) + " is not positive and finite");
   if (!(s.nets_per_cell >= 0 && s.nets_per_cell <= 10)) bad("nets_per_cell must be in [0, 10]");
+  if (s.num_fences < 0 || s.num_fences > 10'000) bad("num_fences must be in [0, 1e4], got " + std::to_string(s.num_fences));
+  if (s.num_fences > 0 && !(s.fence_area_fraction > 0 && s.fence_area_fraction <= 0.8))
+    bad("fence_area_fraction must be in (0, 0.8], got " + std::to_string(s.fence_area_fraction));
+  if (s.num_fences > 0 && !(s.fenced_cell_fraction > 0 && s.fenced_cell_fraction < 1))
+    bad("fenced_cell_fraction must be in (0, 1), got " + std::to_string(s.fenced_cell_fraction));
 }
 
 }  // namespace
@@ -130,6 +135,13 @@ Design generate_synthetic_design(const SyntheticDesignSpec& spec) {
     d.x[i] = static_cast<double>(place_rng.below(std::max<std::int64_t>(sites_free, 0) + 1)) * spec.site_width;
     d.y[i] = static_cast<double>(place_rng.below(std::max<std::int64_t>(rows_free, 0) + 1)) * spec.row_height;
   }
+  // 5b. Fences and the fenced cells inside them (own streams: the rest of the design is the same
+  // with and without fences, up to the fenced cells' positions).
+  if (spec.num_fences > 0) {
+    RandomStream fence_rng(spec.seed, 5), fenced_rng(spec.seed, 6);
+    d.fences = synthetic::make_fences(spec, width, height, fence_rng);
+    d.region_id = synthetic::place_fenced_cells(d, spec, num_std, d.fences, fenced_rng);
+  }
   d.orientation.assign(d.node_names.size(), Orientation::N);
   d.node_weight.assign(d.node_names.size(), 1.0);
 
@@ -138,8 +150,9 @@ Design generate_synthetic_design(const SyntheticDesignSpec& spec) {
     RandomStream net_rng(spec.seed, 4);
     synthetic::make_local_nets(d, n, std::llround(spec.nets_per_cell * static_cast<double>(n)), width, height, net_rng);
   }
-  detail::log().info("synthetic design '{}': {} movable, {} macros, {} pads, {} rows x {} sites, {} nets, utilization {:.3f}",
-                     d.name, n, spec.num_fixed_macros, spec.num_io_pads, num_rows, num_sites, d.num_nets(),
+  detail::log().info("synthetic design '{}': {} movable, {} macros, {} pads, {} fences, {} rows x {} sites, {} nets, "
+                     "utilization {:.3f}", d.name, n, spec.num_fixed_macros, spec.num_io_pads, spec.num_fences, num_rows,
+                     num_sites, d.num_nets(),
                      d.movable_area() / (width * height - d.fixed_area_in_region()));
   return d;
 }
