@@ -73,9 +73,6 @@ def local_cluster(gpus=None, workers=None, threads=None):
     import dask
     from distributed import LocalCluster
 
-    # No NVML system monitor in the embedded cluster: the sweep reads no GPU metrics from it, and an
-    # older distributed fails to start against a newer pynvml (device names as str, not bytes).
-    dask.config.set({"distributed.diagnostics.nvml": False})
     gpus = list(range(gpu_count())) if gpus is None else list(gpus)
     cores = os.cpu_count() or 1
     count = len(gpus) if gpus else (workers or max(1, cores // 4))
@@ -83,19 +80,24 @@ def local_cluster(gpus=None, workers=None, threads=None):
     env = {"OMP_NUM_THREADS": str(threads), "MKL_NUM_THREADS": str(threads), "EFIELD_SWEEP_THREADS": str(threads)}
     # Every server on 127.0.0.1, the HTTP ones (/health, /metrics) included: no dashboard.
     loopback = "127.0.0.1:0"
-    cluster = LocalCluster(n_workers=0, threads_per_worker=1, processes=True, host="127.0.0.1",
-                           dashboard_address=None, scheduler_kwargs={"dashboard": False, "dashboard_address": loopback},
-                           silence_logs=logging.ERROR)
-    template = cluster.new_spec
-    base = {**template["options"], "dashboard": False, "dashboard_address": loopback}
-    if gpus:  # a worker of its own for each device: it sees that GPU only, as cuda:0
-        specs = {f"gpu{i}": {**base, "env": {**env, "CUDA_VISIBLE_DEVICES": str(i)}, "resources": {"GPU": 1}}
-                 for i in gpus}
-    else:  # CPU workers see no GPU, so that device "auto" means the CPU there
-        specs = {f"cpu{i}": {**base, "env": {**env, "CUDA_VISIBLE_DEVICES": ""}} for i in range(count)}
-    for name, options in specs.items():
-        cluster.worker_spec[name] = {"cls": template["cls"], "options": {**options, "name": name}}
-    cluster.sync(cluster._correct_state)
+    # No NVML system monitor in the embedded cluster (the scheduler and the workers' nannies take
+    # the configuration when they start, so the caller's own stays untouched): the sweep reads no
+    # GPU metrics from it, and an older distributed fails to start against a newer pynvml.
+    with dask.config.set({"distributed.diagnostics.nvml": False}):
+        cluster = LocalCluster(n_workers=0, threads_per_worker=1, processes=True, host="127.0.0.1",
+                               dashboard_address=None,
+                               scheduler_kwargs={"dashboard": False, "dashboard_address": loopback},
+                               silence_logs=logging.ERROR)
+        template = cluster.new_spec
+        base = {**template["options"], "dashboard": False, "dashboard_address": loopback}
+        if gpus:  # a worker of its own for each device: it sees that GPU only, as cuda:0
+            specs = {f"gpu{i}": {**base, "env": {**env, "CUDA_VISIBLE_DEVICES": str(i)}, "resources": {"GPU": 1}}
+                     for i in gpus}
+        else:  # CPU workers see no GPU, so that device "auto" means the CPU there
+            specs = {f"cpu{i}": {**base, "env": {**env, "CUDA_VISIBLE_DEVICES": ""}} for i in range(count)}
+        for name, options in specs.items():
+            cluster.worker_spec[name] = {"cls": template["cls"], "options": {**options, "name": name}}
+        cluster.sync(cluster._correct_state)
     return cluster
 
 
