@@ -100,6 +100,24 @@ class System3D {
     return run(p, stream, {weight, accumulate}, async);
   }
 
+  // profile_stages on pointers the caller has checked (benchmarks): median milliseconds per stage.
+  py::dict profile(std::uintptr_t x, std::uintptr_t y, std::uintptr_t z, std::uintptr_t gx, std::uintptr_t gy,
+                   std::uintptr_t gz, std::uintptr_t stream, int repetitions) {
+    StageTimes t;
+    {
+      py::gil_scoped_release release;
+      std::lock_guard<std::mutex> lock(mutex_);
+      DeviceGuard guard(device_);
+      follow(stream_from_protocol(stream));
+      if (dtype_ == DType::Float32) t = profile_typed<float>(x, y, z, gx, gy, gz, repetitions);
+      else t = profile_typed<double>(x, y, z, gx, gy, gz, repetitions);
+    }
+    py::dict d;
+    d["rasterize_ms"] = t.rasterize_ms, d["forward_fft_ms"] = t.forward_fft_ms, d["spectral_ms"] = t.spectral_ms;
+    d["inverse_fft_ms"] = t.inverse_fft_ms, d["gather_ms"] = t.gather_ms, d["total_ms"] = t.total_ms;
+    return d;
+  }
+
   EvaluateResult wait_result() {
     py::gil_scoped_release release;
     std::lock_guard<std::mutex> lock(mutex_);
@@ -194,6 +212,14 @@ class System3D {
     return EvaluateResult{};
   }
 
+  template <typename T>
+  StageTimes profile_typed(std::uintptr_t x, std::uintptr_t y, std::uintptr_t z, std::uintptr_t gx, std::uintptr_t gy,
+                           std::uintptr_t gz, int repetitions) {
+    return system_->profile_stages(reinterpret_cast<const T*>(x), reinterpret_cast<const T*>(y),
+                                   reinterpret_cast<const T*>(z), reinterpret_cast<T*>(gx), reinterpret_cast<T*>(gy),
+                                   reinterpret_cast<T*>(gz), repetitions);
+  }
+
   int device_;
   DType dtype_ = DType::Float32;
   Stream stream_ = nullptr;
@@ -225,6 +251,9 @@ void bind_system3d(py::module_& m) {
            py::arg("grad_x"), py::arg("grad_y"), py::arg("grad_z"), py::arg("stream"), py::arg("weight"),
            py::arg("accumulate"), py::arg("async_"))
       .def("wait_result", &System3D::wait_result)
+      .def("profile", &System3D::profile, py::arg("x"), py::arg("y"), py::arg("z"), py::arg("grad_x"),
+           py::arg("grad_y"), py::arg("grad_z"), py::arg("stream"), py::arg("repetitions"),
+           "profile_stages on pointers (benchmarks): median ms of each stage and of one whole evaluate")
       .def("copy_result", &System3D::copy_result, py::arg("out"), py::arg("stream") = 0)
       .def("update_fixed_cells", &System3D::update_fixed_cells, py::arg("widths"), py::arg("heights"),
            py::arg("depths"), py::arg("x"), py::arg("y"), py::arg("z"))

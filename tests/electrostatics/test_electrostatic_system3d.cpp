@@ -212,6 +212,19 @@ TEST(ElectrostaticSystem3D, Accessors) {
   }, "CUDA backend only");
 }
 
+TEST(ElectrostaticSystem3D, ProfileStages) {
+  const Design3DCase d = random_design3d(6, 8, 8, 4);
+  ElectrostaticSystem3D es(d.options, d.movable, d.fillers, d.fixed);
+  std::vector<double> gx(d.x.size()), gy(d.x.size()), gz(d.x.size());
+  const StageTimes t = es.profile_stages(d.x.data(), d.y.data(), d.z.data(), gx.data(), gy.data(), gz.data(), 3);
+  EXPECT_EQ(t.repetitions, 3);
+  EXPECT_GT(t.total_ms, 0);
+  EXPECT_GE(t.inverse_fft_ms, 0);
+  EXPECT_EQ(gx, evaluate_host<double>(es, d).gx);  // it wrote the gradient
+  expect_error([&] { es.profile_stages(d.x.data(), d.y.data(), d.z.data(), gx.data(), gy.data(), gz.data(), 0); },
+               "repetitions");
+}
+
 TEST(ElectrostaticSystem3D, BadInput) {
   const Design3DCase d = random_design3d(2, 4, 4, 2);
   const auto make = [&](auto change) {

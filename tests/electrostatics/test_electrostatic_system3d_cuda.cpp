@@ -137,6 +137,11 @@ TEST(ElectrostaticSystem3DCuda, AsyncAndDeviceResult) {
   const EvaluateResult r = es.wait_result();
   EXPECT_EQ(r.energy, sync.result.energy);
   EXPECT_EQ(gy.download(), sync.gy);
+  const StageTimes t = es.profile_stages(x.get(), y.get(), z.get(), gx.get(), gy.get(), gz.get(), 3);
+  EXPECT_GT(t.total_ms, 0);
+  EXPECT_GT(t.forward_fft_ms, 0);
+  EXPECT_GT(t.inverse_fft_ms, 0);
+  EXPECT_EQ(gy.download(), sync.gy);
   ASSERT_NE(es.device_result(), nullptr);
   std::vector<double> device(5);
   copy_to_host(device.data(), es.device_result(), 5 * sizeof(double));
