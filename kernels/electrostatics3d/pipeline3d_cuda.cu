@@ -91,7 +91,6 @@ class CudaPipeline3D final : public ElectrostaticBackend3D {
         host_result_(5),
         weight_(1) {
     for (auto& f : fields_) f = DeviceBuffer<T>(bins_);
-    grid_ = make_grid3d<T>(design_);
     spectral_ = make_spectral_grid3d<T>(design_);
     exact_ = design_.options.gradient_scale == GradientScale::Exact;
     const std::int64_t n = design_.required_length();
@@ -101,6 +100,7 @@ class CudaPipeline3D final : public ElectrostaticBackend3D {
     }
     const std::size_t nc = static_cast<std::size_t>(design_.num_cells());
     w_ = DeviceBuffer<T>(nc), h_ = DeviceBuffer<T>(nc), d_ = DeviceBuffer<T>(nc);
+    macro_mask_ = DeviceBuffer<std::uint8_t>(static_cast<std::size_t>(design_.num_movable()));
     EFIELD_CUDA_CHECK(cudaMemset(acc_movable_.get(), 0, acc_movable_.bytes()));
     EFIELD_CUDA_CHECK(cudaMemset(acc_filler_.get(), 0, acc_filler_.bytes()));
     EFIELD_CUDA_CHECK(cudaMemset(outside_.get(), 0, outside_.bytes()));
@@ -199,6 +199,11 @@ class CudaPipeline3D final : public ElectrostaticBackend3D {
       w_.upload(w.data(), w.size());
       h_.upload(h.data(), h.size());
       d_.upload(d.data(), d.size());
+    }
+    grid_ = make_grid3d<T>(design_);
+    if (grid_.movable_macro) {  // the kernels read the mask's device copy
+      macro_mask_.upload(grid_.movable_macro, macro_mask_.size());
+      grid_.movable_macro = macro_mask_.get();
     }
   }
 
@@ -382,6 +387,7 @@ class CudaPipeline3D final : public ElectrostaticBackend3D {
   DeviceBuffer<T> weight_;
   DeviceBuffer<T> staged_pos_[3], staged_grad_[3];
   DeviceBuffer<T> w_, h_, d_;
+  DeviceBuffer<std::uint8_t> macro_mask_;
   Grid3D<T> grid_;
   SpectralGrid3D<T> spectral_;
   ResultScales3D scales_{};

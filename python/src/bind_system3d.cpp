@@ -31,7 +31,8 @@ class System3D {
            const std::string& gradient_scale, bool zero_gap_gradient, const HostArray& movable_w,
            const HostArray& movable_h, const HostArray& movable_d, const HostArray& filler_w, const HostArray& filler_h,
            const HostArray& filler_d, const HostArray& fixed_w, const HostArray& fixed_h, const HostArray& fixed_d,
-           const HostArray& fixed_x, const HostArray& fixed_y, const HostArray& fixed_z)
+           const HostArray& fixed_x, const HostArray& fixed_y, const HostArray& fixed_z,
+           const HostMask& movable_macro_mask)
       : device_(device) {
     if (dtype != "float32" && dtype != "float64")
       throw py::type_error("dtype must be float32 or float64 (got " + dtype + ")");
@@ -52,7 +53,8 @@ class System3D {
     o.gradient_scale = gradient_scale == "exact" ? GradientScale::Exact : GradientScale::DreamPlace;
     o.zero_gap_gradient = zero_gap_gradient;
     stream_ = o.stream;
-    CellSizes3D movable{to_vector(movable_w), to_vector(movable_h), to_vector(movable_d)};
+    CellSizes3D movable{to_vector(movable_w), to_vector(movable_h), to_vector(movable_d),
+                        to_mask(movable_macro_mask)};
     CellSizes3D fillers{to_vector(filler_w), to_vector(filler_h), to_vector(filler_d)};
     FixedCells3D fixed{to_vector(fixed_w), to_vector(fixed_h), to_vector(fixed_d),
                        to_vector(fixed_x), to_vector(fixed_y), to_vector(fixed_z)};
@@ -151,8 +153,8 @@ class System3D {
     system_->update_fixed_cells(fixed);
   }
 
-  void update_sizes(const HostArray& w, const HostArray& h, const HostArray& d, bool fillers) {
-    CellSizes3D sizes{to_vector(w), to_vector(h), to_vector(d)};
+  void update_sizes(const HostArray& w, const HostArray& h, const HostArray& d, const HostMask& mask, bool fillers) {
+    CellSizes3D sizes{to_vector(w), to_vector(h), to_vector(d), to_mask(mask)};
     py::gil_scoped_release release;
     std::lock_guard<std::mutex> lock(mutex_);
     DeviceGuard guard(device_);
@@ -236,14 +238,15 @@ void bind_system3d(py::module_& m) {
                     std::uintptr_t, int, std::int64_t, bool, const std::string&, bool, const HostArray&,
                     const HostArray&, const HostArray&, const HostArray&, const HostArray&, const HostArray&,
                     const HostArray&, const HostArray&, const HostArray&, const HostArray&, const HostArray&,
-                    const HostArray&>(),
+                    const HostArray&, const HostMask&>(),
            py::arg("xl"), py::arg("yl"), py::arg("zl"), py::arg("xh"), py::arg("yh"), py::arg("zh"),
            py::arg("num_bins_x"), py::arg("num_bins_y"), py::arg("num_bins_z"), py::arg("target_density"),
            py::arg("dtype"), py::arg("device"), py::arg("deterministic"), py::arg("stream"), py::arg("cpu_threads"),
            py::arg("filler_offset"), py::arg("use_cuda_graph"), py::arg("gradient_scale"),
            py::arg("zero_gap_gradient"), py::arg("movable_w"), py::arg("movable_h"), py::arg("movable_d"),
            py::arg("filler_w"), py::arg("filler_h"), py::arg("filler_d"), py::arg("fixed_w"), py::arg("fixed_h"),
-           py::arg("fixed_d"), py::arg("fixed_x"), py::arg("fixed_y"), py::arg("fixed_z"))
+           py::arg("fixed_d"), py::arg("fixed_x"), py::arg("fixed_y"), py::arg("fixed_z"),
+           py::arg("movable_macro_mask"))
       .def("evaluate", &System3D::evaluate, py::arg("x"), py::arg("y"), py::arg("z"), py::arg("grad_x"),
            py::arg("grad_y"), py::arg("grad_z"), py::arg("stream") = 0, py::arg("weight") = 1.0,
            py::arg("accumulate") = false, py::arg("async_") = false)
@@ -258,10 +261,14 @@ void bind_system3d(py::module_& m) {
       .def("update_fixed_cells", &System3D::update_fixed_cells, py::arg("widths"), py::arg("heights"),
            py::arg("depths"), py::arg("x"), py::arg("y"), py::arg("z"))
       .def("update_movable_sizes",
-           [](System3D& s, const HostArray& w, const HostArray& h, const HostArray& d) { s.update_sizes(w, h, d, false); },
-           py::arg("widths"), py::arg("heights"), py::arg("depths"))
+           [](System3D& s, const HostArray& w, const HostArray& h, const HostArray& d, const HostMask& mask) {
+             s.update_sizes(w, h, d, mask, false);
+           },
+           py::arg("widths"), py::arg("heights"), py::arg("depths"), py::arg("movable_macro_mask"))
       .def("update_filler_sizes",
-           [](System3D& s, const HostArray& w, const HostArray& h, const HostArray& d) { s.update_sizes(w, h, d, true); },
+           [](System3D& s, const HostArray& w, const HostArray& h, const HostArray& d) {
+             s.update_sizes(w, h, d, HostMask(0), true);
+           },
            py::arg("widths"), py::arg("heights"), py::arg("depths"))
       .def("density_map", [](System3D& s) { return s.map(&ElectrostaticSystem3D::density_map); })
       .def("field_x_map", [](System3D& s) { return s.map(&ElectrostaticSystem3D::field_x_map); })

@@ -21,6 +21,13 @@ struct Design3D {
   FixedCells3D fixed;
   double bx = 0, by = 0, bz = 0;
   double movable_volume = 0;  // sum of w h d over the movable cells (overflow denominator)
+  // Whether DREAMPlace's movable-macro rule changes anything: td < 1 and some cell marked.
+  bool has_movable_macros() const {
+    if (!(options.target_density < 1.0)) return false;
+    for (std::uint8_t v : movable.movable_macro_mask)
+      if (v != 0) return true;
+    return false;
+  }
   std::int64_t num_movable() const { return static_cast<std::int64_t>(movable.widths.size()); }
   std::int64_t num_fillers() const { return static_cast<std::int64_t>(fillers.widths.size()); }
   std::int64_t num_cells() const { return num_movable() + num_fillers(); }

@@ -134,7 +134,10 @@ class CpuPipeline3D final : public ElectrostaticBackend3D {
   Backend backend() const noexcept override { return Backend::Cpu; }
 
  protected:
-  void sizes_changed() override { cell_sizes3d<T>(design_, &w_, &h_, &d_); }
+  void sizes_changed() override {
+    cell_sizes3d<T>(design_, &w_, &h_, &d_);
+    grid_ = make_grid3d<T>(design_);  // the macro mask's pointer
+  }
 
  private:
   PlanOptions plan_options() const {
@@ -153,7 +156,7 @@ class CpuPipeline3D final : public ElectrostaticBackend3D {
 
   Footprint3D<T> footprint(std::int64_t c, const T* x, const T* y, const T* z) const {
     const std::int64_t i = position_index3d(grid_, c);
-    return cell_footprint3d(grid_, x[i], y[i], z[i], w_[c], h_[c], d_[c]);
+    return cell_footprint3d(grid_, c, x[i], y[i], z[i], w_[c], h_[c], d_[c]);
   }
 
   void rasterize(const T* x, const T* y, const T* z) {
