@@ -230,16 +230,7 @@ class CudaPipeline3D final : public ElectrostaticBackend3D {
     std::vector<T> host(static_cast<std::size_t>(bins_));
     EFIELD_CUDA_CHECK(cudaMemcpyAsync(host.data(), map, host.size() * sizeof(T), cudaMemcpyDeviceToHost, stream_));
     EFIELD_CUDA_CHECK(cudaStreamSynchronize(stream_));
-    std::vector<double> out(host.size());
-    const Grid3D<T>& g = grid_;
-    for (int m = 0; m < g.M; ++m)
-      for (int n = 0; n < g.N; ++n)
-        for (int k = 0; k < g.L; ++k) {
-          const std::int64_t i = index3d(m, n, k, g.N, g.L);
-          const T s = axis < 0 ? T(1) : field_sign3d<T>(axis == 0 ? m : axis == 1 ? n : k);
-          out[i] = static_cast<double>(s * host[i]);
-        }
-    return out;
+    return host_map3d(host.data(), grid_, axis);
   }
 
   // Host arrays: positions (and gradients when accumulating) into the staging buffers, the device

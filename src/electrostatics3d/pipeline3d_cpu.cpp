@@ -107,24 +107,14 @@ class CpuPipeline3D final : public ElectrostaticBackend3D {
 
  public:
 
-  std::vector<double> density_map() override { return std::vector<double>(rho_.begin(), rho_.end()); }
-  std::vector<double> field_map(int axis) override {
-    std::vector<double> out(rho_.size());
-    const Grid3D<T>& g = grid_;
-    for (int m = 0; m < g.M; ++m)
-      for (int n = 0; n < g.N; ++n)
-        for (int k = 0; k < g.L; ++k) {
-          const std::int64_t i = index3d(m, n, k, g.N, g.L);
-          out[i] = static_cast<double>(field_sign3d<T>(axis == 0 ? m : axis == 1 ? n : k) * fields_[axis][i]);
-        }
-    return out;
-  }
+  std::vector<double> density_map() override { return host_map3d(rho_.data(), grid_, -1); }
+  std::vector<double> field_map(int axis) override { return host_map3d(fields_[axis].data(), grid_, axis); }
   std::vector<double> potential_map() override {
     if (!exact_) {  // GradientScale::Exact computed it in evaluate
       spectral_loop([&](std::int64_t i, const SpectralInputs3D<T>& s) { phi_[i] = s.phi; });
       idct_.execute(phi_.data(), phi_.data());
     }
-    return std::vector<double>(phi_.begin(), phi_.end());
+    return host_map3d(phi_.data(), grid_, -1);
   }
   std::vector<double> fixed_map() override { return fixed_natural_; }
   void update_fixed_cells(const FixedCells3D& fixed) override {
