@@ -59,6 +59,27 @@ def _fixed(fixed):
     return [_arrays.to_numpy_f64(a, f"fixed {n}") for a, n in zip(fixed, ("widths", "heights", "x", "y"))]
 
 
+def _prepare_arrays(system, x, y, grad_x, grad_y, accumulate):
+    """The arrays of an evaluate on `system` (which has .dtype and .device): checked, the gradients
+    allocated like x (zero-filled) when None. Returns ([x, y, grad_x, grad_y] as the extension
+    reads them, grad_x, grad_y, the caller's stream)."""
+    k, dtype, device, shape = _arrays.describe(x)
+    if dtype != system.dtype:
+        raise TypeError(f"x has dtype {dtype}; this system was made for {system.dtype}")
+    if device != system.device:
+        raise ValueError(f"x is on {_arrays.device_name(device)} but the system is on "
+                         f"{_arrays.device_name(system.device)}")
+    if accumulate and (grad_x is None or grad_y is None):
+        raise ValueError("accumulate=True adds into grad_x and grad_y: pass them")
+    if grad_x is None:
+        grad_x = _arrays.empty_like(x, k, dtype, device, shape, zero=True)
+    if grad_y is None:
+        grad_y = _arrays.empty_like(x, k, dtype, device, shape, zero=True)
+    plain = [_arrays.readable(x, k), _arrays.readable(y, _arrays.kind(y), "y"),
+             _arrays.writable(grad_x, "grad_x"), _arrays.writable(grad_y, "grad_y")]
+    return plain, grad_x, grad_y, _arrays.current_stream(x, k, device)
+
+
 def _empty():
     import numpy as np
 
@@ -112,21 +133,7 @@ class ElectrostaticSystem:
             fixed_y=e if xy is None else xy, movable_macro_mask=self._movable_macro_mask)
 
     def _prepared(self, x, y, grad_x, grad_y, accumulate):
-        k, dtype, device, shape = _arrays.describe(x)
-        if dtype != self.dtype:
-            raise TypeError(f"x has dtype {dtype}; this system was made for {self.dtype}")
-        if device != self.device:
-            raise ValueError(f"x is on {_arrays.device_name(device)} but the system is on "
-                             f"{_arrays.device_name(self.device)}")
-        if accumulate and (grad_x is None or grad_y is None):
-            raise ValueError("accumulate=True adds into grad_x and grad_y: pass them")
-        if grad_x is None:
-            grad_x = _arrays.empty_like(x, k, dtype, device, shape, zero=True)
-        if grad_y is None:
-            grad_y = _arrays.empty_like(x, k, dtype, device, shape, zero=True)
-        plain = [_arrays.readable(x, k), _arrays.readable(y, _arrays.kind(y), "y"),
-                 _arrays.writable(grad_x, "grad_x"), _arrays.writable(grad_y, "grad_y")]
-        return plain, grad_x, grad_y, _arrays.current_stream(x, k, device)
+        return _prepare_arrays(self, x, y, grad_x, grad_y, accumulate)
 
     def evaluate(self, x, y, grad_x=None, grad_y=None, weight=1.0, accumulate=False):
         """One iteration: reads x, y (1-D, length >= required_length) and writes

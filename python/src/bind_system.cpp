@@ -12,6 +12,7 @@
 
 #include "array_view.hpp"
 #include "bindings.hpp"
+#include "conversions.hpp"
 #include "cuda_device.hpp"
 #include "efield/electrostatic_system.hpp"
 #include "host_array.hpp"
@@ -23,22 +24,6 @@ namespace efield::python {
 namespace {
 
 constexpr int kResultValues = 5;  // device_result(): energy, overflow, max_density, two outside areas
-
-py::array_t<double> to_numpy(const std::vector<double>& v, int rows, int cols) {
-  py::array_t<double> a({static_cast<py::ssize_t>(rows), static_cast<py::ssize_t>(cols)});
-  std::copy(v.begin(), v.end(), a.mutable_data());
-  return a;
-}
-
-FixedCells fixed_cells(const HostArray& w, const HostArray& h, const HostArray& x, const HostArray& y) {
-  return FixedCells{to_vector(w), to_vector(h), to_vector(x), to_vector(y)};
-}
-
-GradientScale parse_gradient_scale(const std::string& name) {
-  if (name == "dreamplace") return GradientScale::DreamPlace;
-  if (name == "exact") return GradientScale::Exact;
-  throw py::value_error("gradient_scale must be 'dreamplace' or 'exact' (got '" + name + "')");
-}
 
 class System {
  public:
