@@ -14,7 +14,7 @@ that field's weight. Arrays as ElectrostaticSystem takes them: NumPy, PyTorch, C
 """
 
 from . import _arrays, _efield
-from .system import EvaluateResult, _default_stream, _empty, _fixed, _pair, _prepare_arrays
+from .system import EvaluateResult, _default_stream, _empty, _fixed, _pair, _fences, _prepare_arrays, _region_id
 
 FieldSpec = _efield.FieldSpec
 
@@ -155,31 +155,6 @@ def _list(values):
     if k in ("numpy", "cupy"):
         return values.tolist()
     return list(values)
-
-
-def _fences(fences):
-    import numpy as np
-
-    out = []
-    for k, f in enumerate(fences):
-        a = np.ascontiguousarray(f, dtype=np.float64)
-        if a.ndim != 2 or a.shape[1] != 4:
-            raise ValueError(f"fences[{k}] must have shape (rects, 4), got {a.shape}")
-        out.append(a)
-    return out
-
-
-def _region_id(region_id):
-    import numpy as np
-
-    if region_id is None:
-        return np.zeros(0, np.int32)
-    ids = np.asarray(region_id)
-    if ids.ndim != 1 or not np.issubdtype(ids.dtype, np.integer):
-        raise ValueError(f"region_id must be a one-dimensional integer array, got {ids.dtype} of shape {ids.shape}")
-    if ids.size and (ids.min() < np.iinfo(np.int32).min or ids.max() > np.iinfo(np.int32).max):
-        raise ValueError("region_id has values outside the 32-bit range")
-    return ids.astype(np.int32)
 
 
 def make_fence_fields(movable, region_id, fences, fixed, xl, yl, xh, yh, fillers, filler_offset=-1, num_entries=-1,

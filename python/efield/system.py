@@ -256,23 +256,37 @@ def make_region_fillers(movable, region_id, fences, fixed, xl, yl, xh, yh, targe
 
     mw, mh = _pair(movable, "movable")
     w, h, x, y = [(_empty() if a is None else a) for a in _fixed(fixed)]
-    rects = []
+    ids = _region_id(region_id)
+    ftd = _empty() if field_target_density is None else np.asarray(field_target_density, dtype=np.float64)
+    return _efield.make_region_fillers(mw, mh, ids, _fences(fences), w, h, x, y, xl, yl, xh, yh, target_density,
+                                       row_height, ftd)
+
+
+def _fences(fences):
+    """K fences as float64 NumPy arrays of shape (rects, 4)."""
+    import numpy as np
+
+    out = []
     for k, f in enumerate(fences):
         a = np.ascontiguousarray(f, dtype=np.float64)
         if a.ndim != 2 or a.shape[1] != 4:
             raise ValueError(f"fences[{k}] must have shape (rects, 4), got {a.shape}")
-        rects.append(a)
+        out.append(a)
+    return out
+
+
+def _region_id(region_id):
+    """region_id as an int32 NumPy array (empty for None: every cell in the default region)."""
+    import numpy as np
+
     if region_id is None:
-        ids = np.zeros(0, np.int32)
-    else:
-        ids = np.asarray(region_id)
-        if ids.ndim != 1 or not np.issubdtype(ids.dtype, np.integer):
-            raise ValueError(f"region_id must be a one-dimensional integer array, got {ids.dtype} of shape {ids.shape}")
-        if ids.size and (ids.min() < np.iinfo(np.int32).min or ids.max() > np.iinfo(np.int32).max):
-            raise ValueError("region_id has values outside the 32-bit range")
-        ids = ids.astype(np.int32)
-    ftd = _empty() if field_target_density is None else np.asarray(field_target_density, dtype=np.float64)
-    return _efield.make_region_fillers(mw, mh, ids, rects, w, h, x, y, xl, yl, xh, yh, target_density, row_height, ftd)
+        return np.zeros(0, np.int32)
+    ids = np.asarray(region_id)
+    if ids.ndim != 1 or not np.issubdtype(ids.dtype, np.integer):
+        raise ValueError(f"region_id must be a one-dimensional integer array, got {ids.dtype} of shape {ids.shape}")
+    if ids.size and (ids.min() < np.iinfo(np.int32).min or ids.max() > np.iinfo(np.int32).max):
+        raise ValueError("region_id has values outside the 32-bit range")
+    return ids.astype(np.int32)
 
 
 def default_bin_grid(movable, xl, yl, xh, yh, target_density):

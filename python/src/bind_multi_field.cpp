@@ -78,21 +78,8 @@ class MultiSystem {
 
   std::vector<EvaluateResult> evaluate(py::handle x, py::handle y, py::handle gx, py::handle gy, std::uintptr_t stream,
                                        const std::vector<double>& weights, bool accumulate) {
-    ArrayView views[4] = {view_array(x, "x", stream), view_array(y, "y", stream), view_array(gx, "grad_x", stream),
-                          view_array(gy, "grad_y", stream)};
-    const char* names[4] = {"x", "y", "grad_x", "grad_y"};
-    for (int i = 0; i < 4; ++i) {
-      const ArrayView& v = views[i];
-      require_float(v, names[i], dtype_);
-      require_device(v, names[i], device_);
-      require_contiguous(v, names[i]);
-      if (i >= 2) require_writable(v, names[i]);
-      if (v.shape.size() != 1)
-        throw py::value_error(std::string(names[i]) + " must be one-dimensional (got shape " + v.shape_string() + ")");
-      if (v.size() < system_->num_entries())
-        throw py::value_error(std::string(names[i]) + " has " + std::to_string(v.size()) + " entries; the system needs " +
-                              std::to_string(system_->num_entries()) + " (num_entries)");
-    }
+    ArrayView views[4];
+    view_evaluate_arrays(views, x, y, gx, gy, stream, dtype_, device_, system_->num_entries(), "num_entries");
     const Stream caller = stream_from_protocol(stream);
     for (const ArrayView& v : views)
       if (v.has_producer_stream) order_after(v.producer_stream, caller);

@@ -9,6 +9,7 @@
 
 #include "efield/electrostatic_system.hpp"
 #include "efield/fence_region.hpp"
+#include "array_view.hpp"
 #include "host_array.hpp"
 
 namespace efield::python {
@@ -40,6 +41,30 @@ inline std::vector<FenceRegion> fence_regions(const std::vector<HostArray>& fenc
       regions[k].rects.push_back(Rect{p[0], p[1], p[2], p[3]});
   }
   return regions;
+}
+
+// The four arrays of an evaluate (x, y, grad_x, grad_y), read from the caller's objects and
+// checked: dtype, device, C order, gradients writable, one dimension of at least `required`
+// entries (`need` says what they hold, for the message).
+inline void view_evaluate_arrays(ArrayView (&views)[4], pybind11::handle x, pybind11::handle y, pybind11::handle gx,
+                                 pybind11::handle gy, std::uintptr_t stream, DType dtype, int device,
+                                 std::int64_t required, const std::string& need) {
+  const char* names[4] = {"x", "y", "grad_x", "grad_y"};
+  const pybind11::handle objects[4] = {x, y, gx, gy};
+  for (int i = 0; i < 4; ++i) {
+    views[i] = view_array(objects[i], names[i], stream);
+    const ArrayView& v = views[i];
+    require_float(v, names[i], dtype);
+    require_device(v, names[i], device);
+    require_contiguous(v, names[i]);
+    if (i >= 2) require_writable(v, names[i]);
+    if (v.shape.size() != 1)
+      throw pybind11::value_error(std::string(names[i]) + " must be one-dimensional (got shape " + v.shape_string() +
+                                  ")");
+    if (v.size() < required)
+      throw pybind11::value_error(std::string(names[i]) + " has " + std::to_string(v.size()) +
+                                  " entries; the system needs " + std::to_string(required) + " (" + need + ")");
+  }
 }
 
 }  // namespace efield::python
