@@ -11,6 +11,7 @@
 
 #include "array_view.hpp"
 #include "bindings.hpp"
+#include "conversions.hpp"
 #include "cuda_device.hpp"
 #include "efield/electrostatic_system3d.hpp"
 #include "host_array.hpp"
@@ -36,8 +37,6 @@ class System3D {
       : device_(device) {
     if (dtype != "float32" && dtype != "float64")
       throw py::type_error("dtype must be float32 or float64 (got " + dtype + ")");
-    if (gradient_scale != "dreamplace" && gradient_scale != "exact")
-      throw py::value_error("gradient_scale must be 'dreamplace' or 'exact' (got '" + gradient_scale + "')");
     dtype_ = dtype == "float32" ? DType::Float32 : DType::Float64;
     ElectrostaticOptions3D o;
     o.xl = xl, o.yl = yl, o.zl = zl, o.xh = xh, o.yh = yh, o.zh = zh;
@@ -50,7 +49,7 @@ class System3D {
     o.cpu_threads = cpu_threads;
     o.filler_offset = filler_offset;
     o.use_cuda_graph = use_cuda_graph;
-    o.gradient_scale = gradient_scale == "exact" ? GradientScale::Exact : GradientScale::DreamPlace;
+    o.gradient_scale = parse_gradient_scale(gradient_scale);
     o.zero_gap_gradient = zero_gap_gradient;
     stream_ = o.stream;
     CellSizes3D movable{to_vector(movable_w), to_vector(movable_h), to_vector(movable_d),
@@ -69,22 +68,11 @@ class System3D {
   EvaluateResult evaluate(py::handle x, py::handle y, py::handle z, py::handle gx, py::handle gy, py::handle gz,
                           std::uintptr_t stream, double weight, bool accumulate, bool async) {
     const py::handle handles[6] = {x, y, z, gx, gy, gz};
+    const std::string need =
+        "movable cells, then fillers from index " + std::to_string(system_->options().filler_offset);
     std::vector<ArrayView> views;
-    for (int i = 0; i < 6; ++i) {
-      views.push_back(view_array(handles[i], kNames[i], stream));
-      const ArrayView& v = views.back();
-      require_float(v, kNames[i], dtype_);
-      require_device(v, kNames[i], device_);
-      require_contiguous(v, kNames[i]);
-      if (i >= 3) require_writable(v, kNames[i]);
-      if (v.shape.size() != 1)
-        throw py::value_error(std::string(kNames[i]) + " must be one-dimensional (got shape " + v.shape_string() + ")");
-      if (v.size() < required_length_)
-        throw py::value_error(std::string(kNames[i]) + " has " + std::to_string(v.size()) +
-                              " entries; the system needs " + std::to_string(required_length_) +
-                              " (movable cells, then fillers from index " +
-                              std::to_string(system_->options().filler_offset) + ")");
-    }
+    for (int i = 0; i < 6; ++i)
+      views.push_back(view_evaluate_array(handles[i], kNames[i], i >= 3, stream, dtype_, device_, required_length_, need));
     const Stream caller = stream_from_protocol(stream);
     for (const ArrayView& v : views)
       if (v.has_producer_stream) order_after(v.producer_stream, caller);
