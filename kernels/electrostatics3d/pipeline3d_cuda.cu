@@ -16,7 +16,8 @@
 #include "common/grid_stride.cuh"
 #include "common/host_staging.cuh"
 #include "efield/transforms.hpp"
-#include "electrostatics/graph_cache.cuh"
+#include "electrostatics3d/graph_slots.cuh"
+#include "electrostatics3d/stage_events.cuh"
 #include "electrostatics3d/backend3d.hpp"
 #include "electrostatics3d/kernels3d.cuh"
 
@@ -144,7 +145,7 @@ class CudaPipeline3D final : public ElectrostaticBackend3D {
     }
     enqueue_evaluate(x, y, z, gx, gy, gz, {});  // warm-up (and the graph's capture)
     EFIELD_CUDA_CHECK(cudaStreamSynchronize(stream_));
-    Events events;
+    StageEvents events;
     std::vector<double> t[6];
     for (int r = 0; r < reps; ++r) {
       EFIELD_CUDA_CHECK(cudaEventRecord(events.e[6], stream_));
@@ -187,7 +188,7 @@ class CudaPipeline3D final : public ElectrostaticBackend3D {
     const DeviceScope scope(device_);
     upload_sizes();
     scales_.movable_volume = design_.movable_volume;  // a kernel argument: the graph is captured again
-    graph_.reset();
+    graphs_.reset();
   }
 
  private:
@@ -266,21 +267,6 @@ class CudaPipeline3D final : public ElectrostaticBackend3D {
     }
   }
 
-  struct Events {
-    cudaEvent_t e[8] = {};
-    Events() {
-      for (cudaEvent_t& v : e) EFIELD_CUDA_CHECK(cudaEventCreate(&v));
-    }
-    ~Events() {
-      for (cudaEvent_t v : e) cudaEventDestroy(v);
-    }
-    double ms(cudaEvent_t a, cudaEvent_t b) const {
-      float v = 0;
-      EFIELD_CUDA_CHECK(cudaEventElapsedTime(&v, a, b));
-      return v;
-    }
-  };
-
   struct Key {
     const void* p[6] = {nullptr, nullptr, nullptr, nullptr, nullptr, nullptr};
     bool accumulate = false;
@@ -306,11 +292,7 @@ class CudaPipeline3D final : public ElectrostaticBackend3D {
     const void* p[6] = {x, y, z, gx, gy, gz};
     for (int a = 0; a < 6; ++a) key.p[a] = p[a];
     key.accumulate = eo.accumulate;
-    if (!graph_.ready() || !(key == graph_key_)) {
-      graph_.capture(capture_stream_.get(), enqueue);
-      graph_key_ = key;
-    }
-    graph_.launch(stream_);
+    graphs_.launch(key, capture_stream_.get(), stream_, enqueue);
   }
 
   // events (profile only): recorded after the density, forward, spectral, inverse and gather stages.
@@ -386,8 +368,7 @@ class CudaPipeline3D final : public ElectrostaticBackend3D {
   T inv_scale_ = 0;
   std::vector<double> fixed_natural_;
   OwnedStream capture_stream_;
-  GraphExec graph_;
-  Key graph_key_;
+  GraphSlots<Key> graphs_;
 };
 
 }  // namespace
