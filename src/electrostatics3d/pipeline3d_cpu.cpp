@@ -88,25 +88,6 @@ class CpuPipeline3D final : public ElectrostaticBackend3D {
     return median_stage_times(t, reps);
   }
 
- private:
-  void inverse_transforms() {
-    for (auto& f : fields_) idct_.execute(f.data(), f.data());
-    if (exact_) idct_.execute(phi_.data(), phi_.data());
-  }
-
-  EvaluateResult finish() {
-    double overflow = 0, mx = 0, energy = 0;
-    for (int m = 0; m < grid_.M; ++m) {
-      overflow += slab_overflow_[m];
-      mx = std::max(mx, slab_max_[m]);
-      energy += slab_energy_[m];
-    }
-    last_ = finish_result3d(design_, energy, overflow, mx, outside_[0], outside_[1]);
-    return last_;
-  }
-
- public:
-
   std::vector<double> density_map() override { return host_map3d(rho_.data(), grid_, -1); }
   std::vector<double> field_map(int axis) override { return host_map3d(fields_[axis].data(), grid_, axis); }
   std::vector<double> potential_map() override {
@@ -130,6 +111,22 @@ class CpuPipeline3D final : public ElectrostaticBackend3D {
   }
 
  private:
+  void inverse_transforms() {
+    for (auto& f : fields_) idct_.execute(f.data(), f.data());
+    if (exact_) idct_.execute(phi_.data(), phi_.data());
+  }
+
+  EvaluateResult finish() {
+    double overflow = 0, mx = 0, energy = 0;
+    for (int m = 0; m < grid_.M; ++m) {
+      overflow += slab_overflow_[m];
+      mx = std::max(mx, slab_max_[m]);
+      energy += slab_energy_[m];
+    }
+    last_ = finish_result3d(design_, energy, overflow, mx, outside_[0], outside_[1]);
+    return last_;
+  }
+
   PlanOptions plan_options() const {
     PlanOptions p;
     p.backend = Backend::Cpu;
