@@ -67,6 +67,7 @@ class CudaPipeline3D final : public ElectrostaticBackend3D {
  public:
   using ElectrostaticBackend3D::evaluate;
   using ElectrostaticBackend3D::evaluate_async;
+  using ElectrostaticBackend3D::profile;
 
   explicit CudaPipeline3D(Design3D design)
       : ElectrostaticBackend3D(std::move(design)),

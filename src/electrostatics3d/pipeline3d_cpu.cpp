@@ -23,6 +23,7 @@ template <typename T>
 class CpuPipeline3D final : public ElectrostaticBackend3D {
  public:
   using ElectrostaticBackend3D::evaluate;
+  using ElectrostaticBackend3D::profile;
 
   explicit CpuPipeline3D(Design3D design)
       : ElectrostaticBackend3D(std::move(design)),
