@@ -64,17 +64,22 @@ class Placer:
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("masked", [False, True], ids=["no-mask", "mask"])
-def test_each_field_against_the_reference(device, dtype, masked, rng):
+@pytest.mark.parametrize("compiled", [True, False], ids=["compiled-op", "python-op"])
+def test_each_field_against_the_reference(device, dtype, masked, compiled, rng, monkeypatch):
+    if compiled and not ElectricPotential.use_compiled_op:
+        pytest.skip("efield._torch_ops was not built")
+    monkeypatch.setattr(ElectricPotential, "use_compiled_op", compiled)
     dt = getattr(torch, dtype)
     d = FenceDesign(rng, td=0.8, masked=masked)
     p = Placer(d, dt, device)
     for k in range(d.K + 1):
         op = p.op(k, movable_macro_mask=p.movable_macro_mask if masked else None)
-        assert op.region_id == k
+        assert op.region_id == k and isinstance(op, ElectricPotential)
         pos = p.pos.clone().requires_grad_(True)
         energy = op(pos)
         assert energy.dim() == 0 and energy.dtype == dt and energy.device == pos.device
         energy.backward()
+        assert op.compiled == compiled
         ref, g = d.reference(k, d.pos, masked=masked)
         assert rel(energy.item(), ref["energy"]) <= TOL[dt], k
         grad = pos.grad.double().cpu().numpy()
