@@ -89,6 +89,18 @@ class RegionElectricPotential(ElectricPotential):
         self._full_sources = sources
         self._full_num_nodes = n
         self._full_num_movable = nm
+        # DREAMPlace's attributes of a per-region op (its placer freezes a field's cells with
+        # pos_mask): the field's movable nodes; its entries of pos, every non-movable,
+        # non-filler node included, as DREAMPlace marks them.
+        device = sources[0].device if isinstance(sources[0], torch.Tensor) else torch.device("cpu")
+        movable = np.zeros(nm, dtype=bool)
+        movable[selection.movable] = True
+        entries = np.zeros(n, dtype=bool)
+        entries[:nm] = movable
+        entries[nm:n - nf] = True
+        entries[n - nf + selection.filler_begin:n - nf + selection.filler_end] = True
+        self.fence_region_mask = torch.from_numpy(movable).to(device)
+        self.pos_mask = torch.from_numpy(np.concatenate([entries, entries])).to(device)
         if pos is not None:
             self._check(pos, n)
             self._build(pos.detach().index_select(0, selection.pos_index(pos.device)))

@@ -136,6 +136,25 @@ def test_dreamplace_merged_ops_and_reset(device, dtype, rng):
     check(p.node_size_x.double().cpu().numpy(), p.node_size_y.double().cpu().numpy())
 
 
+def test_dreamplace_pos_mask_freezes_a_field(device, rng):
+    """NonLinearPlace's freeze of a field: pos.data.masked_scatter_(op.pos_mask, backup[op.pos_mask])."""
+    d = FenceDesign(rng)
+    p = Placer(d, torch.float64, device)
+    for k, op in enumerate(p.ops()):
+        movable, fillers = d.field_nodes(k)
+        want = np.zeros(d.n, dtype=bool)
+        want[movable] = want[fillers] = True
+        want[d.nm:d.n - d.nf] = True  # DREAMPlace marks every terminal and terminal_NI as well
+        assert op.pos_mask.dtype == torch.bool and op.pos_mask.device == p.pos.device
+        assert np.array_equal(op.pos_mask.cpu().numpy(), np.concatenate([want, want]))
+        assert np.array_equal(op.fence_region_mask.cpu().numpy(), np.isin(np.arange(d.nm), movable))
+        pos = p.pos.clone()
+        backup = pos.clone()
+        pos += 1.0
+        pos.masked_scatter_(op.pos_mask, backup[op.pos_mask])
+        assert torch.equal(pos[op.pos_mask], backup[op.pos_mask])
+
+
 def test_whole_design_with_fence_regions(rng):
     """region_id None with fence_regions: every movable node and filler, the rectangles added to
     the terminals (DREAMPlace's op without region_id)."""
