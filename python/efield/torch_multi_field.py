@@ -279,11 +279,10 @@ class MultiFieldElectricPotential(torch.nn.Module):
 
 
 def _bins(count, size, extent, axis):
-    if count is None:
-        if size is None:
-            raise TypeError(f"num_bins_{axis} (or bin_size_{axis}) is needed")
-        count = round(extent / _arrays.to_float(size, f"bin_size_{axis}"))
-    return _arrays.to_int(count, f"num_bins_{axis}", 1)
+    """The bin count along axis from num_bins or bin_size, as ElectricPotential takes them."""
+    from .torch import ElectricPotential
+
+    return ElectricPotential._bins(count, size, extent, axis)
 
 
 def _terminals(size_x, size_y, host_pos, n, nm, nt):
