@@ -67,4 +67,13 @@ class _NativeFields:
     name = "native"
 
     def __init__(self, fields, num_nodes, grid, options, dtype, device):
-        raise NotImplementedError("efield.MultiFieldSystem's binding is not wired in yet")
+        from .multi_field import MultiFieldSystem
+
+        self.system = MultiFieldSystem([f.spec for f in fields], **grid, num_entries=num_nodes, dtype=dtype,
+                                       device=device, **options)
+
+    def evaluate(self, x, y, grad_x, grad_y):
+        return self.system.evaluate(x, y, grad_x, grad_y)
+
+    def field(self, k):
+        return self.system.field(k)

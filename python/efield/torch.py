@@ -59,7 +59,7 @@ import torch
 from . import _arrays, _compiled_op
 from .system import ElectrostaticSystem
 
-__all__ = ["ElectricPotential", "MultiFieldElectricPotential", "BatchedElectricPotential", "FieldSpec"]
+__all__ = ["ElectricPotential", "MultiFieldElectricPotential", "BatchedElectricPotential"]
 
 _MODES = ("density", "overflow")
 
@@ -473,4 +473,4 @@ class ElectricPotential(torch.nn.Module):
 
 
 # The many-field ops (fence regions, batches of placements): torch_multi_field.py.
-from .torch_multi_field import BatchedElectricPotential, FieldSpec, MultiFieldElectricPotential  # noqa: E402
+from .torch_multi_field import BatchedElectricPotential, MultiFieldElectricPotential  # noqa: E402

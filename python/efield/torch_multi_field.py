@@ -8,7 +8,7 @@ efield.torch.BatchedElectricPotential: a batch of placements of one design, one 
     loss = wl + (lambdas * energies).sum()  # backward: each cell gets lambda_k times its field's gradient
     overflow, max_density = op(pos, mode="overflow")   # (K + 1,) each, as DREAMPlace's merged op
 
-A field (FieldSpec) is an ordinary electrostatic system over its own charges, movable cells and
+A field (efield.FieldSpec, made by efield.field_spec) is an ordinary electrostatic system over its own charges, movable cells and
 fillers, each an entry i of pos = [x..., y...] (x at pos[i], y at pos[num_nodes + i]), its own
 fixed cells (virtual blockages included) and target density. No entry belongs to two fields, so
 one gradient buffer holds every field's gradient and backward scales each entry by grad_output
@@ -23,60 +23,49 @@ first forward's pos, or of `pos` at construction).
 """
 
 import math
-from dataclasses import dataclass
-from typing import Any, Optional
-
 import numpy as np
 import torch
 
 from . import _arrays, _fence_fields
+from . import multi_field as _multi_field
+from .system import make_region_fillers
 from ._multi_field_backend import make_backend
 
-__all__ = ["FieldSpec", "MultiFieldElectricPotential", "BatchedElectricPotential"]
+__all__ = ["MultiFieldElectricPotential", "BatchedElectricPotential"]
 
 
-@dataclass
-class FieldSpec:
-    """One field: movable_index / filler_index (entries of pos's x half, one per cell), movable /
-    fillers ((widths, heights), same order), fixed ((widths, heights, x, y) lower-left corners,
-    or None), target_density, movable_macro_mask (None or one bool per movable cell)."""
+class _Field:
+    """What the op keeps of an efield.FieldSpec: NumPy copies of its arrays."""
 
-    movable_index: Any
-    movable: Any
-    filler_index: Any = ()
-    fillers: Any = None
-    fixed: Any = None
-    target_density: float = 1.0
-    movable_macro_mask: Any = None
+    __slots__ = ("spec", "movable_index", "filler_index", "movable", "fillers", "fixed", "target_density",
+                 "movable_macro_mask")
+
+    def __init__(self, spec):
+        self.spec = spec
+        self.movable_index = np.asarray(spec.movable_index, dtype=np.int64)
+        self.filler_index = np.asarray(spec.filler_index, dtype=np.int64)
+        self.movable = (np.asarray(spec.movable_widths), np.asarray(spec.movable_heights))
+        self.fillers = (np.asarray(spec.filler_widths), np.asarray(spec.filler_heights))
+        self.fixed = tuple(np.asarray(a) for a in (spec.fixed_widths, spec.fixed_heights, spec.fixed_x, spec.fixed_y))
+        self.target_density = float(spec.target_density)
+        mask = np.asarray(spec.movable_macro_mask)
+        self.movable_macro_mask = mask.astype(bool) if mask.size else None
 
 
 def _checked(spec, k, num_nodes):
-    """spec with NumPy arrays, checked (the exception names field k and the input)."""
-    where = f"fields[{k}]"
-    if not isinstance(spec, FieldSpec):
-        raise TypeError(f"{where} must be an efield.torch.FieldSpec (got {type(spec).__name__})")
-    mi = np.asarray(spec.movable_index, dtype=np.int64).reshape(-1)
-    fi = np.asarray(spec.filler_index, dtype=np.int64).reshape(-1)
-    mw, mh = (_arrays.to_numpy_f64(a, f"{where}.movable") for a in spec.movable)
-    fw, fh = (np.zeros(0), np.zeros(0)) if spec.fillers is None else (
-        _arrays.to_numpy_f64(a, f"{where}.fillers") for a in spec.fillers)
-    if len(mw) != len(mi) or len(mh) != len(mi):
-        raise ValueError(f"{where}: {len(mi)} movable indices but {len(mw)} widths and {len(mh)} heights")
-    if len(fw) != len(fi) or len(fh) != len(fi):
-        raise ValueError(f"{where}: {len(fi)} filler indices but {len(fw)} widths and {len(fh)} heights")
-    for name, idx in (("movable_index", mi), ("filler_index", fi)):
-        if idx.size and (idx.min() < 0 or idx.max() >= num_nodes):
-            raise ValueError(f"{where}.{name} has entries outside [0, {num_nodes}) (num_nodes)")
-    fixed = None if spec.fixed is None else tuple(_arrays.to_numpy_f64(a, f"{where}.fixed") for a in spec.fixed)
-    if fixed is not None and (len(fixed) != 4 or len({len(a) for a in fixed}) != 1):
-        raise ValueError(f"{where}.fixed must be (widths, heights, x, y) of equal lengths")
-    td = _arrays.to_float(spec.target_density, f"{where}.target_density")
+    """Field k as a _Field: an efield.FieldSpec, or a dict as efield.MultiFieldSystem takes it;
+    its entries checked against num_nodes (the exception names field k and the input)."""
+    f = _Field(_multi_field._field(spec, k))
+    for name, idx, (w, h) in (("movable", f.movable_index, f.movable), ("filler", f.filler_index, f.fillers)):
+        if not len(idx) == len(w) == len(h):
+            raise ValueError(f"fields[{k}]: {len(idx)} {name} indices but {len(w)} widths and {len(h)} heights")
+    td = f.target_density
     if not 0 < td <= 1:
-        raise ValueError(f"{where}.target_density must be in (0, 1] (got {td})")
-    mask = spec.movable_macro_mask
-    if mask is not None:
-        mask = _arrays.to_numpy_mask(mask, f"{where}.movable_macro_mask", len(mi)).astype(bool)
-    return FieldSpec(mi, (mw, mh), fi, (fw, fh), fixed, td, mask)
+        raise ValueError(f"fields[{k}].target_density must be in (0, 1] (got {td})")
+    for name, idx in (("movable_index", f.movable_index), ("filler_index", f.filler_index)):
+        if idx.size and (idx.min() < 0 or idx.max() >= num_nodes):
+            raise ValueError(f"fields[{k}].{name} has entries outside [0, {num_nodes}) (num_nodes)")
+    return f
 
 
 class _MultiFieldFunction(torch.autograd.Function):
@@ -96,7 +85,8 @@ class _MultiFieldFunction(torch.autograd.Function):
 class MultiFieldElectricPotential(torch.nn.Module):
     """K fields on one bin grid: forward(pos) gives their energies, shape (K,).
 
-    fields: a list of FieldSpec. num_nodes: entries of each half of pos (pos has 2 * num_nodes).
+    fields: a list of efield.FieldSpec (efield.field_spec, efield.make_fence_fields) or of dicts as
+    efield.MultiFieldSystem takes them. num_nodes: entries of each half of pos (pos has 2 * num_nodes).
     xl, yl, xh, yh, num_bins_x, num_bins_y: the region and bins, shared. deterministic,
     cpu_threads, gradient_scale: as efield.ElectricPotential. pos: builds the systems now (dtype,
     device); else the first forward does. use_native: None picks efield.MultiFieldSystem when the
@@ -261,12 +251,34 @@ class MultiFieldElectricPotential(torch.nn.Module):
             sel = _fence_fields.RegionSelection(n, nm, nt, nf, k, node2fence_region_map, placedb)
             rects = _fence_fields.rectangles(fence_regions[k], region, f"fence_regions[{k}]")
             fillers = np.arange(fo + sel.filler_begin, fo + sel.filler_end)
-            fields.append(FieldSpec(sel.movable, (size_x[sel.movable], size_y[sel.movable]), fillers,
-                                    (size_x[fillers], size_y[fillers]),
-                                    _fence_fields.join_fixed(terminals, _fence_fields.as_fixed_cells(rects)),
-                                    float(target_density[k]), sel.gather_mask(mask)))
+            fixed = _fence_fields.join_fixed(terminals, _fence_fields.as_fixed_cells(rects))
+            fields.append(_multi_field.field_spec(sel.movable, (size_x[sel.movable], size_y[sel.movable]),
+                                                  (size_x[fillers], size_y[fillers]), fillers, fixed,
+                                                  float(target_density[k]), sel.gather_mask(mask)))
         return cls(fields, num_nodes=n, xl=region[0], yl=region[1], xh=region[2], yh=region[3], num_bins_x=nbx,
                    num_bins_y=nby, deterministic=deterministic, pos=pos, **options)
+
+    @classmethod
+    def from_fence_design(cls, movable, region_id, fences, fixed, *, xl, yl, xh, yh, num_bins_x, num_bins_y,
+                          target_density, row_height, field_target_density=None, movable_macro_mask=None,
+                          filler_offset=-1, num_entries=-1, **options):
+        """The K + 1 fields of a fence-region design (docs/math.md 2.11), built by
+        efield.make_region_fillers (each field's fillers and td by DREAMPlace 3.0's rule, or
+        field_target_density) and efield.make_fence_fields (blockages). movable: (widths,
+        heights); region_id: per movable cell (k, or K / 2**31 - 1 for the default region);
+        fences: K arrays of rectangles (xl, yl, xh, yh); fixed: (widths, heights, x, y).
+        Layout of pos = [x..., y...]: movable cell i at entry i, the fillers from filler_offset
+        (-1: after the movable cells), field 0's first; num_entries (-1: just enough) entries
+        each half. op.fillers holds the K + 1 filler dicts, op.filler_offset their first entry."""
+        fillers = make_region_fillers(movable, region_id, fences, fixed, xl, yl, xh, yh, target_density, row_height,
+                                      field_target_density)
+        fields, entries = _multi_field.make_fence_fields(movable, region_id, fences, fixed, xl, yl, xh, yh, fillers,
+                                                         filler_offset, num_entries, movable_macro_mask)
+        op = cls(fields, num_nodes=entries, xl=xl, yl=yl, xh=xh, yh=yh, num_bins_x=num_bins_x,
+                 num_bins_y=num_bins_y, **options)
+        op.fillers = fillers
+        op.filler_offset = int(filler_offset) if filler_offset >= 0 else sum(len(f.movable_index) for f in op.fields)
+        return op
 
     @staticmethod
     def batch(count, node_size_x, node_size_y, **design):
@@ -340,8 +352,9 @@ class BatchedElectricPotential(torch.nn.Module):
         host = member.detach().to("cpu", torch.float64).numpy()
         fixed = _terminals(self.size_x, self.size_y, host, n, nm, nt)
         movable, fillers = np.arange(nm), np.arange(n - nf, n)
-        fields = [FieldSpec(k * n + movable, (self.size_x[movable], self.size_y[movable]), k * n + fillers,
-                            (self.size_x[fillers], self.size_y[fillers]), fixed, self.target_density, self.mask)
+        fields = [_multi_field.field_spec(k * n + movable, (self.size_x[movable], self.size_y[movable]),
+                                          (self.size_x[fillers], self.size_y[fillers]), k * n + fillers, fixed,
+                                          self.target_density, self.mask)
                   for k in range(self.count)]
         xl, yl, xh, yh = self.region
         self.op = MultiFieldElectricPotential(fields, num_nodes=self.count * n, xl=xl, yl=yl, xh=xh, yh=yh,

@@ -14,9 +14,12 @@ pytestmark = pytest.mark.skipif(torch is None, reason="PyTorch is not installed"
 
 if torch is not None:
     import efield.torch as et
-    from efield.torch import BatchedElectricPotential, ElectricPotential, FieldSpec, MultiFieldElectricPotential
+    from efield.torch import BatchedElectricPotential, ElectricPotential, MultiFieldElectricPotential
 
-BACKENDS = [False, True] if (torch is not None and hasattr(__import__("efield")._efield, "MultiFieldSystem")) else [False]
+import efield
+from efield import field_spec
+
+BACKENDS = [True, False]  # efield.MultiFieldSystem, one efield.ElectrostaticSystem per field
 
 
 def merged_op(p, **options):
@@ -70,6 +73,33 @@ def test_equals_the_per_region_ops(device, dtype, masked, use_native, rng):
         assert max_density[k].item() == m.item()
 
 
+@pytest.mark.parametrize("use_native", BACKENDS, ids=lambda v: "native" if v else "separate")
+def test_from_fence_design_equals_dreamplace_construction(device, use_native, rng):
+    """efield's own fence builder (make_region_fillers, make_fence_fields) with the fillers where
+    DREAMPlace puts them gives DREAMPlace's per-region fields (its blockages cut otherwise: equal
+    up to rounding) and the float64 reference."""
+    d = FenceDesign(rng, td=0.8)
+    xl, yl, xh, yh = d.region
+    movable = (d.size_x[:d.nm], d.size_y[:d.nm])
+    op = MultiFieldElectricPotential.from_fence_design(
+        movable, d.ids, d.fences, d.terminals, xl=xl, yl=yl, xh=xh, yh=yh, num_bins_x=d.bins[0],
+        num_bins_y=d.bins[1], target_density=0.8, row_height=d.row_height, filler_offset=d.n - d.nf, num_entries=d.n,
+        use_native=use_native)
+    assert op.num_fields == d.K + 1 and op.num_nodes == d.n and op.filler_offset == d.n - d.nf
+    assert [f["count"] for f in op.fillers] == list(np.diff(d.filler_start_map))
+    p = Placer(d, torch.float64, device)
+    p.movable_macro_mask = None
+    want, want_grad = separate(p, p.pos, torch.ones(d.K + 1, dtype=torch.float64, device=device))
+    pos = p.pos.clone().requires_grad_(True)
+    energies = op(pos)
+    energies.sum().backward()
+    assert rel(energies.detach().cpu().numpy(), want.cpu().numpy()) <= 1e-12
+    assert rel(pos.grad.cpu().numpy(), want_grad.cpu().numpy()) <= 1e-12
+    for k in range(d.K + 1):
+        ref, _ = d.reference(k, d.pos)
+        assert rel(energies[k].item(), ref["energy"]) <= 1e-10
+
+
 def test_overflow_mode_keeps_the_forward_gradient(rng):
     d = FenceDesign(rng)
     p = Placer(d, torch.float64, "cpu")
@@ -91,7 +121,8 @@ def test_gradcheck_on_a_tiny_design(rng):
     assert torch.autograd.gradcheck(lambda q: op(q), (pos,), eps=1e-6, atol=1e-5, rtol=1e-3)
 
 
-def test_field_specs(rng):
+@pytest.mark.parametrize("use_native", BACKENDS, ids=lambda v: "native" if v else "separate")
+def test_field_specs(use_native, rng):
     """A list of FieldSpec: two fields over disjoint cells, each the single-field system of its
     cells; an entry of no field gets 0."""
     d = FenceDesign(rng)
@@ -99,20 +130,19 @@ def test_field_specs(rng):
     grid = dict(xl=xl, yl=yl, xh=xh, yh=yh, num_bins_x=d.bins[0], num_bins_y=d.bins[1])
     n, nm = d.n, d.nm
     fixed = tuple(a.copy() for a in d.terminals)
-    specs = [FieldSpec(np.arange(0, 30), (d.size_x[:30], d.size_y[:30]), target_density=0.9, fixed=fixed),
-             FieldSpec(np.arange(30, nm - 1), (d.size_x[30:nm - 1], d.size_y[30:nm - 1]),
-                       np.arange(n - 5, n), (d.size_x[n - 5:], d.size_y[n - 5:]), target_density=0.7)]
-    op = MultiFieldElectricPotential(specs, num_nodes=n, **grid)
+    specs = [field_spec(np.arange(0, 30), (d.size_x[:30], d.size_y[:30]), target_density=0.9, fixed=fixed),
+             dict(movable_index=np.arange(30, nm - 1), movable_widths=d.size_x[30:nm - 1],
+                  movable_heights=d.size_y[30:nm - 1], filler_index=np.arange(n - 5, n),
+                  filler_widths=d.size_x[n - 5:], filler_heights=d.size_y[n - 5:], target_density=0.7)]
+    separate = [(np.arange(0, 30), (d.size_x[:30], d.size_y[:30]), None, fixed, 0.9),
+                (np.r_[30:nm - 1, n - 5:n], (d.size_x[30:nm - 1], d.size_y[30:nm - 1]),
+                 (d.size_x[n - 5:], d.size_y[n - 5:]), None, 0.7)]
+    op = MultiFieldElectricPotential(specs, num_nodes=n, use_native=use_native, **grid)
     pos = torch.tensor(d.pos).requires_grad_(True)
     energies = op(pos)
     energies.backward(torch.tensor([3.0, 0.25], dtype=torch.float64))
-    import efield
-
-    for k, (spec, w) in enumerate(zip(specs, (3.0, 0.25))):
-        cells = np.concatenate([spec.movable_index, np.asarray(spec.filler_index, dtype=np.int64)])
-        fillers = spec.fillers if spec.fillers is not None else None
-        es = efield.ElectrostaticSystem(spec.movable, fillers, spec.fixed, target_density=spec.target_density,
-                                        dtype="float64", **grid)
+    for k, ((cells, movable, fillers, fixed, td), w) in enumerate(zip(separate, (3.0, 0.25))):
+        es = efield.ElectrostaticSystem(movable, fillers, fixed, target_density=td, dtype="float64", **grid)
         r = es.evaluate(d.x[cells], d.y[cells])
         assert energies[k].item() == r.energy
         assert np.array_equal(pos.grad[cells].numpy(), w * r.grad_x)
@@ -120,8 +150,9 @@ def test_field_specs(rng):
     assert pos.grad[nm - 1].item() == 0 and pos.grad[nm].item() == 0  # no field's entries
 
 
+@pytest.mark.parametrize("use_native", BACKENDS, ids=lambda v: "native" if v else "separate")
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
-def test_batch_equals_separate_ops(device, dtype, rng):
+def test_batch_equals_separate_ops(device, dtype, use_native, rng):
     dt = getattr(torch, dtype)
     d = FenceDesign(rng)
     xl, yl, xh, yh = d.region
@@ -145,7 +176,7 @@ def test_batch_equals_separate_ops(device, dtype, rng):
         (weights[k] * e).backward()
         want_e.append(e.detach())
         want_g.append(q.grad)
-    batch = MultiFieldElectricPotential.batch(count, size_x, size_y, **design)
+    batch = MultiFieldElectricPotential.batch(count, size_x, size_y, use_native=use_native, **design)
     stacked = torch.stack(members).requires_grad_(True)
     energies = batch(stacked)
     assert energies.shape == (count,)
@@ -160,7 +191,7 @@ def test_batch_equals_separate_ops(device, dtype, rng):
         assert torch.equal(listed[k].grad * weights[k], want_g[k])
     overflow, _ = batch(stacked, mode="overflow")
     assert overflow.shape == (count,)
-    assert len(batch.overflow) == count
+    assert len(batch.overflow) == count and batch.op.backend == ("native" if use_native else "separate")
 
 
 def test_bad_input(rng):
@@ -168,21 +199,23 @@ def test_bad_input(rng):
     p = Placer(d, torch.float64, "cpu")
     xl, yl, xh, yh = d.region
     grid = dict(xl=xl, yl=yl, xh=xh, yh=yh, num_bins_x=16, num_bins_y=12)
-    one = FieldSpec(np.arange(5), (np.ones(5), np.ones(5)))
+    one = field_spec(np.arange(5), (np.ones(5), np.ones(5)))
     with pytest.raises(ValueError, match="at least one field"):
         MultiFieldElectricPotential([], num_nodes=10, **grid)
     with pytest.raises(ValueError, match="entry 3 belongs to two cells"):
-        MultiFieldElectricPotential([one, FieldSpec([3], ([1.0], [1.0]))], num_nodes=10, **grid)
+        MultiFieldElectricPotential([one, field_spec([3], ([1.0], [1.0]))], num_nodes=10, **grid)
     with pytest.raises(ValueError, match="belongs to two cells"):
-        MultiFieldElectricPotential([FieldSpec([1, 1], ([1.0, 1], [1.0, 1]))], num_nodes=10, **grid)
+        MultiFieldElectricPotential([field_spec([1, 1], ([1.0, 1], [1.0, 1]))], num_nodes=10, **grid)
     with pytest.raises(ValueError, match=r"fields\[0\].movable_index has entries outside \[0, 4\)"):
         MultiFieldElectricPotential([one], num_nodes=4, **grid)
     with pytest.raises(ValueError, match=r"fields\[0\]: 5 movable indices but 4 widths"):
-        MultiFieldElectricPotential([FieldSpec(np.arange(5), (np.ones(4), np.ones(5)))], num_nodes=10, **grid)
+        MultiFieldElectricPotential([field_spec(np.arange(5), (np.ones(4), np.ones(5)))], num_nodes=10, **grid)
     with pytest.raises(ValueError, match="target_density must be in"):
-        MultiFieldElectricPotential([FieldSpec([0], ([1.0], [1.0]), target_density=1.5)], num_nodes=10, **grid)
-    with pytest.raises(TypeError, match="FieldSpec"):
+        MultiFieldElectricPotential([field_spec([0], ([1.0], [1.0]), target_density=1.5)], num_nodes=10, **grid)
+    with pytest.raises(ValueError, match=r"fields\[0\] lacks"):
         MultiFieldElectricPotential([dict(movable_index=[0])], num_nodes=10, **grid)
+    with pytest.raises(TypeError, match="FieldSpec"):
+        MultiFieldElectricPotential([[0]], num_nodes=10, **grid)
     op = MultiFieldElectricPotential([one], num_nodes=10, **grid)
     with pytest.raises(ValueError, match="2 \\* num_nodes = 20"):
         op(torch.zeros(21, dtype=torch.float64))
