@@ -1,5 +1,5 @@
-"""Fence-region fields as DREAMPlace 3.0 builds them, from its per-region arguments (docs/math.md,
-fence regions): which entries of DREAMPlace's flat pos = [x..., y...] belong to the field of
+"""Fence-region fields as DREAMPlace 3.0 builds them, from its per-region arguments (docs/math.md
+2.11): which entries of DREAMPlace's flat pos = [x..., y...] belong to the field of
 region k, and the field's fixed cells (the terminals plus the virtual-macro rectangles the placer
 passes as `fence_regions`). Used by efield.torch.ElectricPotential's per-region op and by
 efield.torch.MultiFieldElectricPotential.from_dreamplace.

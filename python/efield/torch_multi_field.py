@@ -8,9 +8,10 @@ efield.torch.BatchedElectricPotential: a batch of placements of one design, one 
     loss = wl + (lambdas * energies).sum()  # backward: each cell gets lambda_k times its field's gradient
     overflow, max_density = op(pos, mode="overflow")   # (K + 1,) each, as DREAMPlace's merged op
 
-A field (efield.FieldSpec, made by efield.field_spec) is an ordinary electrostatic system over its own charges, movable cells and
-fillers, each an entry i of pos = [x..., y...] (x at pos[i], y at pos[num_nodes + i]), its own
-fixed cells (virtual blockages included) and target density. No entry belongs to two fields, so
+A field (efield.FieldSpec, made by efield.field_spec or efield.make_fence_fields) is an ordinary
+electrostatic system over its own charges, movable cells and fillers, each an entry i of
+pos = [x..., y...] (x at pos[i], y at pos[num_nodes + i]), its own fixed cells (virtual
+blockages included) and target density (docs/math.md 2.11). No entry belongs to two fields, so
 one gradient buffer holds every field's gradient and backward scales each entry by grad_output
 of its field; entries of no field get 0. Each field gives the bits of a separately built system
 of the same cells (deterministic mode), so the energies equal those of K + 1 separate ops.
@@ -23,6 +24,7 @@ first forward's pos, or of `pos` at construction).
 """
 
 import math
+
 import numpy as np
 import torch
 
@@ -116,7 +118,8 @@ class MultiFieldElectricPotential(torch.nn.Module):
         self.grid = dict(xl=_arrays.to_float(xl, "xl"), yl=_arrays.to_float(yl, "yl"), xh=_arrays.to_float(xh, "xh"),
                          yh=_arrays.to_float(yh, "yh"), num_bins_x=_arrays.to_int(num_bins_x, "num_bins_x", 1),
                          num_bins_y=_arrays.to_int(num_bins_y, "num_bins_y", 1))
-        self.options = dict(deterministic=bool(deterministic), cpu_threads=_arrays.to_int(cpu_threads, "cpu_threads", 0),
+        self.options = dict(deterministic=bool(deterministic),
+                            cpu_threads=_arrays.to_int(cpu_threads, "cpu_threads", 0),
                             gradient_scale=str(gradient_scale))
         self.use_native = use_native
         self._backend = None
@@ -180,7 +183,8 @@ class MultiFieldElectricPotential(torch.nn.Module):
         if mode == "overflow":
             with torch.no_grad():
                 self._evaluate(pos.detach())
-            area = torch.tensor(np.where(self.movable_area > 0, self.overflow * self.movable_area, 0.0), dtype=pos.dtype)
+            area = np.where(self.movable_area > 0, self.overflow * self.movable_area, 0.0)
+            area = torch.tensor(area, dtype=pos.dtype)
             return area.to(pos.device), torch.tensor(self.max_density, dtype=pos.dtype).to(pos.device)
         return _MultiFieldFunction.apply(pos, self)
 

@@ -169,7 +169,8 @@ def test_whole_design_with_fence_regions(rng):
 
     n, nm, nt = d.n, d.nm, d.nt
     cells = np.r_[0:nm, n - d.nf:n]
-    fixed = (np.r_[d.size_x[nm:nm + nt], rects[:, 2] - rects[:, 0]], np.r_[d.size_y[nm:nm + nt], rects[:, 3] - rects[:, 1]],
+    fixed = (np.r_[d.size_x[nm:nm + nt], rects[:, 2] - rects[:, 0]],
+             np.r_[d.size_y[nm:nm + nt], rects[:, 3] - rects[:, 1]],
              np.r_[d.x[nm:nm + nt], rects[:, 0]], np.r_[d.y[nm:nm + nt], rects[:, 1]])
     ref = reference.electrostatics(d.region, d.bins, 0.8, (d.size_x[:nm], d.size_y[:nm]),
                                    (d.size_x[n - d.nf:], d.size_y[n - d.nf:]), fixed, d.x[cells], d.y[cells])
