@@ -29,8 +29,10 @@ DREAMPlace's own call works unchanged (its whole keyword list, with its meaning;
     macros) as fixed blocks with the terminals, uses target_density as given (DREAMPlace passes
     placedb.target_density_fence_region[k]), and its gradient is exactly 0 at every other entry
     of pos. mode="overflow" gives the field's (overflow, max_density). Made by
-    efield._region_op.RegionElectricPotential (a subclass); without region_id and fence_regions
-    the whole-design op runs as before, node2fence_region_map and placedb unread.
+    efield._region_op.RegionElectricPotential (a subclass; eager PyTorch: torch.compile and CUDA
+    graph capture are not supported for it); without region_id and fence_regions the
+    whole-design op runs as before, node2fence_region_map and placedb unread. All K + 1 fields
+    in one op: efield.torch.MultiFieldElectricPotential.from_dreamplace.
 
 Layout (DREAMPlace's): nodes are movable first, then `num_terminals` fixed terminals, then any
 other nodes that take no part in the density (DREAMPlace's terminal_NIs), fillers last;
