@@ -261,7 +261,7 @@ def test_bad_input(rng):
 
 
 @pytest.mark.skipif(CUDA_REASON is not None, reason=str(CUDA_REASON))
-def test_cuda_matches_cpu_bitwise_in_float64(rng):
+def test_cuda_agrees_with_cpu_in_float64(rng):
     d = FenceDesign(rng)
     results = []
     for device in ("cpu", "cuda"):
