@@ -4,13 +4,13 @@
 #include <chrono>
 #include <cmath>
 #include <string>
+#include <utility>
+
+#include "nesterov_step.hpp"
+#include "placer_math.hpp"
 
 namespace global_place {
 namespace {
-
-double gamma_for(double base_gamma, double overflow) {
-  return base_gamma * std::pow(10.0, (overflow - 0.1) * 20.0 / 9.0 - 1.0);
-}
 
 double density_weight_factor(double delta_hpwl, double ref_hpwl, int iteration) {
   if (delta_hpwl < 0) return 1.05 * std::max(std::pow(0.9999, iteration), 0.98);
@@ -41,7 +41,7 @@ PlacerResult run_global_place(Engine& engine, const PlacementProblem& problem, c
   engine.set_positions(start);
 
   // Start: overflow taken as 1 (everything piled up), DREAMPlace's initial gamma of 10x the base.
-  double gamma = gamma_for(base_gamma, 1.0);
+  double gamma = wirelength_gamma(base_gamma, 1.0);
   const GradientNorms norms = engine.gradient_norms(gamma);
   double lambda =
       norms.density > 0 ? o.initial_density_weight * norms.wirelength / norms.density : o.initial_density_weight;
@@ -59,32 +59,23 @@ PlacerResult run_global_place(Engine& engine, const PlacementProblem& problem, c
 
   double a_k = 1;
   double previous_hpwl = current.hpwl;
-  gamma = gamma_for(base_gamma, current.overflow);
+  gamma = wirelength_gamma(base_gamma, current.overflow);
   for (int k = 1; k <= o.max_iterations; ++k) {
-    // ePlace's Nesterov step with Lipschitz step prediction: the step alpha is the inverse of the
-    // local Lipschitz estimate |dv| / |dg|; retried (at most max_backtracks times) until the new
-    // estimate is no less than 95% of the step taken.
-    const double a_next = (1 + std::sqrt(4 * a_k * a_k + 1)) / 2;
+    const double a_next = nesterov_next_a(a_k);
     const double coef = (a_k - 1) / a_next;
-    int backtracks = 0;
-    while (true) {
-      engine.trial_nesterov_step(alpha, coef);
+    const int backtracks = lipschitz_nesterov_step(alpha, o.max_backtracks, [&](double step) {
+      engine.trial_nesterov_step(step, coef);
       trial = engine.evaluate_trial(gamma, lambda);
       add_times(result, trial);
       check_finite(trial, k);
-      const double predicted =
-          trial.gradient_change2 > 0 ? std::sqrt(trial.step_norm2 / trial.gradient_change2) : alpha;
-      ++backtracks;
-      const bool accept = predicted > 0.95 * alpha || backtracks >= o.max_backtracks;
-      alpha = predicted;
-      if (accept) break;
-    }
+      return std::pair(trial.step_norm2, trial.gradient_change2);
+    });
     engine.accept_trial();
     a_k = a_next;
     current = trial;
     result.iterations = k;
 
-    gamma = gamma_for(base_gamma, current.overflow);
+    gamma = wirelength_gamma(base_gamma, current.overflow);
     lambda *= density_weight_factor(current.hpwl - previous_hpwl, ref_hpwl, k);
     previous_hpwl = current.hpwl;
     if (report && o.report_every > 0 && (k % o.report_every == 0 || k == 1))

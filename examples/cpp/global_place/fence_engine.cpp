@@ -1,0 +1,169 @@
+// The fence engine: the CPU engine's host loops with one MultiFieldSystem for the K + 1 fields.
+// One evaluation: wirelength gradient into g -> the fields' unweighted density gradients into a
+// buffer (one MultiFieldSystem::evaluate) -> per cell g = (g + w_f gd) * preconditioner, with w_f
+// the weight of the cell's field at this point (it depends on E_f through the quadratic term, so
+// it is applied after the evaluate, not passed to it) -> the norms.
+#include <omp.h>
+
+#include <chrono>
+#include <cmath>
+
+#include "fence_engine.hpp"
+#include "host_wirelength.hpp"
+#include "placer_math.hpp"
+
+namespace global_place {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
+
+efield::MultiFieldSystem make_system(const FenceProblem& fp, const EngineOptions& o) {
+  efield::MultiFieldOptions mo;
+  mo.system = density_options(fp.cells, o.precision, o.backend);
+  mo.system.target_density = 1.0;  // per field (FieldSpec::target_density)
+  mo.system.cpu_threads = o.cpu_threads;
+  mo.num_entries = fp.cells.num_cells();
+  return efield::MultiFieldSystem(mo, fp.fields);
+}
+
+template <class T>
+class HostFenceEngine final : public FenceEngine {
+ public:
+  HostFenceEngine(const FenceProblem& fp, const EngineOptions& o)
+      : n_(fp.cells.num_cells()),
+        threads_(o.cpu_threads > 0 ? o.cpu_threads : omp_get_max_threads()),
+        cell_field_(fp.cell_field),
+        frozen_(fp.num_fields(), 0),
+        wirelength_(fp.cells, o.max_net_degree, threads_),
+        system_(make_system(fp, o)) {
+    const PlacementProblem& p = fp.cells;
+    const std::size_t m = 2 * static_cast<std::size_t>(n_);
+    for (auto* b : {&v_k_, &g_k_, &u_k_, &v_, &g_, &u_, &lo_, &hi_, &gd_}) b->assign(m, T(0));
+    pins_.resize(n_), area_.resize(n_);
+    for (int i = 0; i < n_; ++i) {
+      pins_[i] = wirelength_.pins(i);
+      area_[i] = p.width[i] * p.height[i];
+      lo_[i] = static_cast<T>(p.region.xl), hi_[i] = static_cast<T>(p.region.xh - p.width[i]);
+      lo_[n_ + i] = static_cast<T>(p.region.yl), hi_[n_ + i] = static_cast<T>(p.region.yh - p.height[i]);
+    }
+  }
+
+  std::string description() const override {
+    return std::string("host loops (") + std::to_string(threads_) + " threads, " +
+           (sizeof(T) == 4 ? "float" : "double") + "), " + std::to_string(system_.num_fields()) +
+           " fields on " + (system_.backend() == efield::Backend::Cuda ? "cuda" : "cpu");
+  }
+
+  void set_positions(const std::vector<double>& pos) override {
+    for (std::size_t j = 0; j < pos.size(); ++j) v_k_[j] = u_k_[j] = static_cast<T>(pos[j]);
+  }
+
+  std::vector<double> positions() override { return std::vector<double>(v_k_.begin(), v_k_.end()); }
+
+  FenceGradientNorms gradient_norms(double gamma) override {
+    FenceGradientNorms norms;
+    const std::vector<efield::EvaluateResult> r = system_.evaluate(v_k_.data(), v_k_.data() + n_, gd_.data(),
+                                                                   gd_.data() + n_);
+    norms.density.assign(r.size(), 0.0);
+    for (int i = 0; i < n_; ++i)
+      norms.density[cell_field_[i]] += std::abs(static_cast<double>(gd_[i])) + std::abs(static_cast<double>(gd_[n_ + i]));
+    for (const efield::EvaluateResult& f : r) norms.energy.push_back(f.energy);
+    wirelength_(v_k_.data(), g_.data(), gamma);
+    for (T v : g_) norms.wirelength += std::abs(static_cast<double>(v));
+    return norms;
+  }
+
+  FenceEvaluation evaluate_current(double gamma, const FenceDensityTerm& d) override {
+    return evaluate(v_k_.data(), g_k_.data(), gamma, d, false);
+  }
+
+  void trial_gradient_step(double step) override {
+    const T s = static_cast<T>(step);
+#pragma omp parallel for num_threads(threads_)
+    for (std::ptrdiff_t j = 0; j < static_cast<std::ptrdiff_t>(v_.size()); ++j)
+      v_[j] = std::min(std::max(v_k_[j] - s * g_k_[j], lo_[j]), hi_[j]);
+  }
+
+  void trial_nesterov_step(double alpha, double coef) override {
+    const T a = static_cast<T>(alpha), c = static_cast<T>(coef);
+#pragma omp parallel for num_threads(threads_)
+    for (std::ptrdiff_t j = 0; j < static_cast<std::ptrdiff_t>(v_.size()); ++j)
+      nesterov_coordinate(v_k_[j], g_k_[j], u_k_[j], a, c, lo_[j], hi_[j], &u_[j], &v_[j]);
+  }
+
+  FenceEvaluation evaluate_trial(double gamma, const FenceDensityTerm& d) override {
+    return evaluate(v_.data(), g_.data(), gamma, d, true);
+  }
+
+  void accept_trial() override { v_k_.swap(v_), g_k_.swap(g_), u_k_.swap(u_); }
+
+  void freeze_field(int k) override {
+    frozen_.at(k) = 1;
+    // Bounds collapsed onto the current position: every trial point keeps the field's cells there.
+    for (int i = 0; i < n_; ++i)
+      if (cell_field_[i] == k)
+        for (const int j : {i, n_ + i}) lo_[j] = hi_[j] = v_k_[j], g_k_[j] = 0;
+  }
+
+ private:
+  FenceEvaluation evaluate(const T* pos, T* grad, double gamma, const FenceDensityTerm& d, bool against_current) {
+    FenceEvaluation ev;
+    auto t0 = Clock::now();
+    ev.hpwl = wirelength_(pos, grad, gamma);
+    ev.wirelength_ms = ms_since(t0);
+    t0 = Clock::now();
+    ev.fields = system_.evaluate(pos, pos + n_, gd_.data(), gd_.data() + n_);
+    ev.density_ms = ms_since(t0);
+    t0 = Clock::now();
+    const int num_fields = system_.num_fields();
+    std::vector<double> weight(num_fields), lambda(num_fields);
+    for (int k = 0; k < num_fields; ++k) {
+      const double e0 = d.initial_energy.empty() ? 0.0 : d.initial_energy[k];
+      lambda[k] = frozen_[k] ? 0.0 : d.lambda[k];
+      weight[k] = lambda[k] * (e0 > 0 ? 1 + 2 * d.quadratic * ev.fields[k].energy / e0 : 1.0);
+    }
+    // Fixed chunks summed in order: the norms do not depend on the thread count.
+    constexpr int kChunks = 256;
+    double dv[kChunks] = {}, dg[kChunks] = {};
+#pragma omp parallel for schedule(dynamic) num_threads(threads_)
+    for (int c = 0; c < kChunks; ++c) {
+      const int first = static_cast<int>(static_cast<long long>(n_) * c / kChunks);
+      const int last = static_cast<int>(static_cast<long long>(n_) * (c + 1) / kChunks);
+      for (int i = first; i < last; ++i) {
+        const int f = cell_field_[i];
+        // DREAMPlace's preconditioner with the cell's own field's weight; frozen cells get none.
+        const T scale = frozen_[f] ? T(0) : static_cast<T>(precondition_factor(pins_[i], lambda[f], area_[i]));
+        const T w = static_cast<T>(weight[f]);
+        for (const int j : {i, n_ + i}) {
+          grad[j] = (grad[j] + w * gd_[j]) * scale;
+          if (against_current) {
+            const double a = static_cast<double>(pos[j]) - v_k_[j], b = static_cast<double>(grad[j]) - g_k_[j];
+            dv[c] += a * a, dg[c] += b * b;
+          }
+        }
+      }
+    }
+    for (int c = 0; c < kChunks; ++c) ev.step_norm2 += dv[c], ev.gradient_change2 += dg[c];
+    ev.other_ms = ms_since(t0);
+    return ev;
+  }
+
+  int n_;
+  int threads_;
+  std::vector<int> cell_field_;
+  std::vector<char> frozen_;
+  HostWirelength<T> wirelength_;
+  std::vector<double> pins_, area_;
+  std::vector<T> v_k_, g_k_, u_k_, v_, g_, u_, lo_, hi_, gd_;
+  efield::MultiFieldSystem system_;
+};
+
+}  // namespace
+
+std::unique_ptr<FenceEngine> make_fence_engine(const FenceProblem& problem, const EngineOptions& options) {
+  if (options.precision == efield::Precision::Float) return std::make_unique<HostFenceEngine<float>>(problem, options);
+  return std::make_unique<HostFenceEngine<double>>(problem, options);
+}
+
+}  // namespace global_place

@@ -1,0 +1,72 @@
+#pragma once
+// The wirelength half of a host-array engine (CPU engine, fence engine): ePlace's weighted-average
+// gradient of every cell and the HPWL, OpenMP over nets then over cells.
+#include <omp.h>
+
+#include <vector>
+
+#include "placement_problem.hpp"
+#include "placer_math.hpp"
+
+namespace global_place {
+
+template <class T>
+class HostWirelength {
+ public:
+  HostWirelength(const PlacementProblem& p, int max_degree, int threads)
+      : n_(p.num_cells()),
+        max_degree_(max_degree),
+        threads_(threads),
+        net_start_(p.net_pin_start),
+        pin_cell_(p.pin_cell),
+        cell_pin_start_(p.cell_pin_start),
+        cell_pins_(p.cell_pins),
+        net_weight_(p.net_weight.begin(), p.net_weight.end()),
+        pin_dx_(p.pin_dx.begin(), p.pin_dx.end()),
+        pin_dy_(p.pin_dy.begin(), p.pin_dy.end()),
+        pin_grad_(2 * static_cast<std::size_t>(p.num_pins()), T(0)),
+        net_hpwl_(p.num_nets(), 0.0) {}
+
+  // Pins of cell i (the wirelength term of the preconditioner).
+  int pins(int i) const { return cell_pin_start_[i + 1] - cell_pin_start_[i]; }
+
+  // Writes the wirelength gradient of every cell into grad (2n values; fillers: 0); returns the
+  // HPWL, summed in net order (the same sum on every run).
+  double operator()(const T* pos, T* grad, double gamma) {
+    const T inv_gamma = static_cast<T>(1 / gamma);
+    const int nets = static_cast<int>(net_hpwl_.size());
+    const std::size_t pins = pin_cell_.size();
+    T* pin_gx = pin_grad_.data();
+    T* pin_gy = pin_grad_.data() + pins;
+#pragma omp parallel for schedule(dynamic, 64) num_threads(threads_)
+    for (int e = 0; e < nets; ++e) {
+      const int b = net_start_[e], end = net_start_[e + 1];
+      net_hpwl_[e] =
+          wa_net_axis(b, end, pin_cell_.data(), pos, pin_dx_.data(), net_weight_[e], inv_gamma, max_degree_, pin_gx) +
+          wa_net_axis(b, end, pin_cell_.data(), pos + n_, pin_dy_.data(), net_weight_[e], inv_gamma, max_degree_,
+                      pin_gy);
+    }
+#pragma omp parallel for num_threads(threads_)
+    for (int i = 0; i < n_; ++i) {
+      T gx = 0, gy = 0;
+      for (int q = cell_pin_start_[i]; q < cell_pin_start_[i + 1]; ++q) {
+        gx += pin_gx[cell_pins_[q]];
+        gy += pin_gy[cell_pins_[q]];
+      }
+      grad[i] = gx, grad[n_ + i] = gy;
+    }
+    double hpwl = 0;
+    for (double h : net_hpwl_) hpwl += h;
+    return hpwl;
+  }
+
+ private:
+  int n_;
+  int max_degree_;
+  int threads_;
+  std::vector<int> net_start_, pin_cell_, cell_pin_start_, cell_pins_;
+  std::vector<T> net_weight_, pin_dx_, pin_dy_, pin_grad_;
+  std::vector<double> net_hpwl_;
+};
+
+}  // namespace global_place
