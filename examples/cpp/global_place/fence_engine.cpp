@@ -5,6 +5,7 @@
 // it is applied after the evaluate, not passed to it) -> the norms.
 #include <omp.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 
@@ -18,6 +19,13 @@ namespace {
 using Clock = std::chrono::steady_clock;
 double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
 
+efield::Rect bounding_box(const efield::FenceRegion& fence) {
+  efield::Rect b = fence.rects.front();
+  for (const efield::Rect& r : fence.rects)
+    b = {std::min(b.xl, r.xl), std::min(b.yl, r.yl), std::max(b.xh, r.xh), std::max(b.yh, r.yh)};
+  return b;
+}
+
 efield::MultiFieldSystem make_system(const FenceProblem& fp, const EngineOptions& o) {
   efield::MultiFieldOptions mo;
   mo.system = density_options(fp.cells, o.precision, o.backend);
@@ -30,7 +38,7 @@ efield::MultiFieldSystem make_system(const FenceProblem& fp, const EngineOptions
 template <class T>
 class HostFenceEngine final : public FenceEngine {
  public:
-  HostFenceEngine(const FenceProblem& fp, const EngineOptions& o)
+  HostFenceEngine(const FenceProblem& fp, const EngineOptions& o, bool fence_bounds)
       : n_(fp.cells.num_cells()),
         threads_(o.cpu_threads > 0 ? o.cpu_threads : omp_get_max_threads()),
         cell_field_(fp.cell_field),
@@ -47,6 +55,14 @@ class HostFenceEngine final : public FenceEngine {
       lo_[i] = static_cast<T>(p.region.xl), hi_[i] = static_cast<T>(p.region.xh - p.width[i]);
       lo_[n_ + i] = static_cast<T>(p.region.yl), hi_[n_ + i] = static_cast<T>(p.region.yh - p.height[i]);
     }
+    if (fence_bounds)
+      for (int i = 0; i < p.num_movable; ++i) {
+        const int k = fp.region_id[i];
+        if (k >= static_cast<int>(fp.fences.size())) continue;
+        const efield::Rect b = bounding_box(fp.fences[k]);
+        lo_[i] = static_cast<T>(b.xl), hi_[i] = static_cast<T>(std::max(b.xl, b.xh - p.width[i]));
+        lo_[n_ + i] = static_cast<T>(b.yl), hi_[n_ + i] = static_cast<T>(std::max(b.yl, b.yh - p.height[i]));
+      }
   }
 
   std::string description() const override {
@@ -161,9 +177,11 @@ class HostFenceEngine final : public FenceEngine {
 
 }  // namespace
 
-std::unique_ptr<FenceEngine> make_fence_engine(const FenceProblem& problem, const EngineOptions& options) {
-  if (options.precision == efield::Precision::Float) return std::make_unique<HostFenceEngine<float>>(problem, options);
-  return std::make_unique<HostFenceEngine<double>>(problem, options);
+std::unique_ptr<FenceEngine> make_fence_engine(const FenceProblem& problem, const EngineOptions& options,
+                                               bool fence_bounds) {
+  if (options.precision == efield::Precision::Float)
+    return std::make_unique<HostFenceEngine<float>>(problem, options, fence_bounds);
+  return std::make_unique<HostFenceEngine<double>>(problem, options, fence_bounds);
 }
 
 }  // namespace global_place

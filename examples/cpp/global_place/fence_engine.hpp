@@ -52,6 +52,9 @@ class FenceEngine {
 };
 
 // options.backend is the MultiFieldSystem's (CPU or CUDA); the rest of the work is on the host.
-std::unique_ptr<FenceEngine> make_fence_engine(const FenceProblem& problem, const EngineOptions& options);
+// fence_bounds: a fenced cell's positions are kept within its fence's bounding box (as every
+// cell's are within the region); without it only the density term keeps it in.
+std::unique_ptr<FenceEngine> make_fence_engine(const FenceProblem& problem, const EngineOptions& options,
+                                               bool fence_bounds);
 
 }  // namespace global_place

@@ -29,8 +29,8 @@ int run_fence_mode(const FenceModeOptions& o) {
   spec.num_fences = o.fences;
   spec.seed = o.design_seed;
   const efield::Design design = efield::generate_synthetic_design(spec);
-  const FenceProblem problem = make_fence_problem(design, o.target_density);
-  auto engine = make_fence_engine(problem, o.engine);
+  const FenceProblem problem = make_fence_problem(design, o.target_density, o.free_area_fillers);
+  auto engine = make_fence_engine(problem, o.engine, o.fence_bounds);
   const PlacementProblem& p = problem.cells;
   std::printf("%s: %d movable cells, %d fillers, %zu fixed, %d nets; %d x %d bins; %d fences + default field; %s\n",
               design.name.c_str(), p.num_movable, p.num_fillers, p.fixed.widths.size(), p.num_nets(),
@@ -51,12 +51,23 @@ int run_fence_mode(const FenceModeOptions& o) {
     std::fflush(stdout);
   };
   const FencePlacerResult r = run_fence_place(*engine, problem, o.placer, start, print);
-  const std::vector<double> placed = engine->positions();
+  std::vector<double> placed = engine->positions();
+  const FenceContainment before = fence_containment(problem, placed);
+  // The density term (and the fence's bounding box) leave some fenced cells across their fence's
+  // edge, or in the notch of an L: they move to the nearest place inside, and the fields are
+  // evaluated again there.
+  const int snapped = snap_into_fences(problem, placed);
+  engine->set_positions(placed);
+  const FenceDensityTerm unweighted{std::vector<double>(problem.num_fields(), 1.0), {}, 0};
+  const std::vector<efield::EvaluateResult> fields = engine->evaluate_current(1.0, unweighted).fields;
   const FenceContainment c = fence_containment(problem, placed);
+  std::printf("before the snap: fenced cells outside their fence %d; overflow [", before.total_outside);
+  for (std::size_t k = 0; k < r.fields.size(); ++k) std::printf("%s%.4f", k ? " " : "", r.fields[k].overflow);
+  std::printf("]; %d cells moved into their fence\n", snapped);
 
   std::vector<double> overflow, max_density;
   double worst = 0;
-  for (const efield::EvaluateResult& f : r.fields) {
+  for (const efield::EvaluateResult& f : fields) {
     overflow.push_back(f.overflow), max_density.push_back(f.max_density);
     worst = std::max(worst, f.overflow);
   }
@@ -66,7 +77,7 @@ int run_fence_mode(const FenceModeOptions& o) {
       "final: iterations %d evaluations %d hpwl %.6e overflow [%s] max_density [%s] converged %s | fenced cells "
       "outside their fence %d [%s] | default cells overlapping a fence %d | ms/iteration total %.3f density %.3f "
       "wirelength %.3f other %.3f\n",
-      r.iterations, r.evaluations, r.hpwl, per_field(overflow, "%.4f").c_str(), per_field(max_density, "%.3f").c_str(),
+      r.iterations, r.evaluations, hpwl(p, placed), per_field(overflow, "%.4f").c_str(), per_field(max_density, "%.3f").c_str(),
       r.converged ? "yes" : "no", c.total_outside, per_field(outside, "%.0f").c_str(), c.default_intruding,
       r.total_ms * per, r.density_ms * per, r.wirelength_ms * per, r.other_ms * per);
   if (!o.pl_path.empty()) write_pl(o.pl_path, design, p, placed);

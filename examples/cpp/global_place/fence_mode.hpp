@@ -14,6 +14,8 @@ struct FenceModeOptions {
   std::uint64_t design_seed = 1;
   std::uint64_t seed = 1000;  // of the start
   double target_density = 1.0;
+  bool free_area_fillers = true;  // make_fence_problem's
+  bool fence_bounds = true;       // make_fence_engine's
   EngineOptions engine;
   FencePlacerOptions placer;
   bool check = false;  // exit status 1 unless every field's overflow <= stop_overflow and no fenced cell is outside

@@ -24,9 +24,28 @@ const efield::Rect& largest_rect(const efield::FenceRegion& fence) {
                            [](const efield::Rect& a, const efield::Rect& b) { return a.area() < b.area(); });
 }
 
+// DREAMPlace's rule sizes field k's fillers from the whole fence area, fixed cells inside it
+// included; where fixed cells cover part of a fence, the fence's cells and fillers then need more
+// room than the fence has. This sizes them from the fence area left free by the fixed cells.
+void fit_fillers_to_free_area(efield::RegionFillerSpec& f, const efield::FenceRegion& fence,
+                              const efield::FixedCells& fixed) {
+  std::vector<efield::Rect> covered;
+  for (const efield::Rect& r : fence.rects)
+    for (std::size_t j = 0; j < fixed.widths.size(); ++j) {
+      const efield::Rect c{std::max(r.xl, fixed.x[j]), std::max(r.yl, fixed.y[j]),
+                           std::min(r.xh, fixed.x[j] + fixed.widths[j]), std::min(r.yh, fixed.y[j] + fixed.heights[j])};
+      if (c.xh > c.xl && c.yh > c.yl) covered.push_back(c);
+    }
+  const double free_area = f.placeable_area - efield::union_area(covered);
+  f.fillers.total_area = std::max(free_area * f.target_density - f.movable_area, 0.0);
+  f.fillers.count = f.fillers.width > 0 && f.fillers.height > 0
+                        ? std::llround(f.fillers.total_area / (f.fillers.width * f.fillers.height))
+                        : 0;
+}
+
 }  // namespace
 
-FenceProblem make_fence_problem(const efield::Design& design, double target_density) {
+FenceProblem make_fence_problem(const efield::Design& design, double target_density, bool free_area_fillers) {
   if (design.fences.empty()) throw efield::Error("design '" + design.name + "' has no fence regions");
   const efield::PlacementInputs in = efield::placement_inputs(design);
   const int num_fences = static_cast<int>(design.fences.size());
@@ -41,6 +60,8 @@ FenceProblem make_fence_problem(const efield::Design& design, double target_dens
   fo.row_height = in.row_height;
   fp.field_fillers = efield::make_region_fillers(in.movable, fp.region_id, fp.fences, in.fixed, r.xl, r.yl, r.xh,
                                                  r.yh, fo);
+  if (free_area_fillers)
+    for (int k = 0; k < num_fences; ++k) fit_fillers_to_free_area(fp.field_fillers[k], fp.fences[k], in.fixed);
   // Fillers field by field, field 0's first: make_fence_fields' layout.
   efield::CellSizes fillers;
   for (const efield::RegionFillerSpec& f : fp.field_fillers) {
@@ -121,6 +142,27 @@ FenceContainment fence_containment(const FenceProblem& fp, const std::vector<dou
     }
   }
   return c;
+}
+
+int snap_into_fences(const FenceProblem& fp, std::vector<double>& pos) {
+  const PlacementProblem& p = fp.cells;
+  const int n = p.num_cells(), num_fences = static_cast<int>(fp.fences.size());
+  int moved = 0;
+  for (int i = 0; i < p.num_movable; ++i) {
+    const int k = fp.region_id[i];
+    if (k >= num_fences) continue;
+    const double w = p.width[i], h = p.height[i];
+    if (covered_area(fp.fences[k], pos[i], pos[n + i], pos[i] + w, pos[n + i] + h) >= w * h * (1 - 1e-6)) continue;
+    double best = -1, bx = pos[i], by = pos[n + i];
+    for (const efield::Rect& r : fp.fences[k].rects) {
+      if (r.xh - r.xl < w || r.yh - r.yl < h) continue;
+      const double x = std::clamp(pos[i], r.xl, r.xh - w), y = std::clamp(pos[n + i], r.yl, r.yh - h);
+      const double d = std::abs(x - pos[i]) + std::abs(y - pos[n + i]);
+      if (best < 0 || d < best) best = d, bx = x, by = y;
+    }
+    if (best >= 0) pos[i] = bx, pos[n + i] = by, ++moved;
+  }
+  return moved;
 }
 
 }  // namespace global_place

@@ -22,9 +22,11 @@ struct FenceProblem {
   int num_fields() const { return static_cast<int>(fields.size()); }
 };
 
-// Throws efield::Error when the design has no fences (and for what make_problem,
-// make_region_fillers and make_fence_fields refuse).
-FenceProblem make_fence_problem(const efield::Design& design, double target_density);
+// Fillers per field by efield::make_region_fillers (DREAMPlace 3.0's rule); with
+// free_area_fillers, a fence's fillers are sized from the part of the fence that fixed cells leave
+// free instead of its whole area (fence_problem.cpp says why). Throws efield::Error when the
+// design has no fences (and for what make_problem, make_region_fillers, make_fence_fields refuse).
+FenceProblem make_fence_problem(const efield::Design& design, double target_density, bool free_area_fillers);
 
 // The start: cells of the default region as DREAMPlace's (around the region's centre, a normal
 // spread of 0.1% of its size); fenced cells the same around the centre of their fence's largest
@@ -40,5 +42,9 @@ struct FenceContainment {
   int default_intruding = 0;  // default-region cells overlapping some fence
 };
 FenceContainment fence_containment(const FenceProblem& problem, const std::vector<double>& pos);
+
+// The end of global placement: every fenced cell not inside its fence moves to the nearest
+// position inside one of the fence's rectangles (the least displacement). Returns how many moved.
+int snap_into_fences(const FenceProblem& problem, std::vector<double>& pos);
 
 }  // namespace global_place

@@ -73,6 +73,15 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 64));
   app.add_option("--cells", fence.cells, "with --fences: movable cells of the synthetic design")->check(CLI::Range(100, 10000000));
   app.add_option("--design-seed", fence.design_seed, "with --fences: seed of the synthetic design");
+  app.add_flag("!--dreamplace-fillers", fence.free_area_fillers,
+               "with --fences: size each fence's fillers from its whole area (DREAMPlace 3.0's rule), fixed cells "
+               "inside it included, not from the area they leave free");
+  app.add_flag("!--no-fence-bounds", fence.fence_bounds,
+               "with --fences: let fenced cells move anywhere in the region (only the density term keeps them in), "
+               "not only within their fence's bounding box");
+  app.add_option("--density-weight", fence.placer.initial_density_weight,
+                 "with --fences: the initial weights' scale (DREAMPlace's density_weight)")
+      ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
   if (app.count("--fences") > 0) {
     if (!aux.empty() || !standin.empty()) {
