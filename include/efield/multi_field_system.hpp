@@ -72,6 +72,11 @@ class MultiFieldSystem {
   std::vector<EvaluateResult> evaluate(const double* x, const double* y, double* grad_x, double* grad_y,
                                        const MultiEvaluateOptions& options = {});
 
+  // CUDA: the stream later evaluates are enqueued on (nullptr: one of the system's own, ordered
+  // after the legacy default stream); the caller's earlier work on it comes first. The fields'
+  // own streams fork from it and join back. Ignored on the CPU.
+  void set_stream(Stream stream);
+
   int num_fields() const noexcept;
   // The field's own system: maps (density_map(), ...), bin sizes, counts of the latest evaluate.
   const ElectrostaticSystem& field(int k) const;

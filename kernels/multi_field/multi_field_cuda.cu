@@ -35,11 +35,7 @@ class CudaMultiField final : public MultiFieldBackend {
     const MultiFieldLayout& l = layout_;
     const int K = l.num_fields();
     try {
-      main_ = reinterpret_cast<cudaStream_t>(l.options.system.stream);
-      if (main_ == nullptr) {  // the legacy default stream cannot be captured: an own one, ordered after it
-        EFIELD_CUDA_CHECK(cudaStreamCreateWithFlags(&own_main_, cudaStreamNonBlocking));
-        main_ = own_main_;
-      }
+      use_stream(reinterpret_cast<cudaStream_t>(l.options.system.stream));
       EFIELD_CUDA_CHECK(cudaEventCreateWithFlags(&caller_done_, cudaEventDisableTiming));
       EFIELD_CUDA_CHECK(cudaEventCreateWithFlags(&fork_, cudaEventDisableTiming));
       streams_.assign(static_cast<size_t>(K), nullptr);
@@ -78,11 +74,27 @@ class CudaMultiField final : public MultiFieldBackend {
   }
   Backend backend() const noexcept override { return Backend::Cuda; }
   int device() const noexcept override { return device_; }
+  // evaluate leaves nothing of ours running, so the next one may start on any stream; the graph
+  // is launched there as it is.
+  void set_stream(Stream stream) override {
+    const DeviceScope scope(device_);
+    use_stream(reinterpret_cast<cudaStream_t>(stream));
+  }
 
  private:
+  void use_stream(cudaStream_t stream) {
+    if (stream == nullptr && own_main_ == nullptr)  // the legacy default stream cannot be captured: an own one
+      EFIELD_CUDA_CHECK(cudaStreamCreateWithFlags(&own_main_, cudaStreamNonBlocking));
+    main_ = stream != nullptr ? stream : own_main_;
+    uses_own_ = stream == nullptr;
+  }
+
   void release() noexcept {
     const DeviceScope scope(device_);
-    if (main_) cudaStreamSynchronize(main_);
+    // evaluate waits for its work; only a call that failed midway can leave some, on our streams.
+    for (cudaStream_t s : streams_)
+      if (s) cudaStreamSynchronize(s);
+    if (own_main_) cudaStreamSynchronize(own_main_);
     graph_.reset();
     systems_.clear();  // before their streams
     for (cudaStream_t& s : streams_)
@@ -140,7 +152,7 @@ class CudaMultiField final : public MultiFieldBackend {
     T* pgy = device_arrays ? gy : hgy_.get();
     for (int k = 0; k < K; ++k) params_host_.get()[k] = weights[static_cast<size_t>(k)];
     params_host_.get()[K] = accumulate ? 1.0 : 0.0;
-    if (own_main_) {
+    if (uses_own_) {  // ordered after the caller's work on the legacy default stream
       EFIELD_CUDA_CHECK(cudaEventRecord(caller_done_, nullptr));
       EFIELD_CUDA_CHECK(cudaStreamWaitEvent(main_, caller_done_, 0));
     }
@@ -209,6 +221,7 @@ class CudaMultiField final : public MultiFieldBackend {
 
   int device_ = -1;
   cudaStream_t main_ = nullptr, own_main_ = nullptr;
+  bool uses_own_ = false;
   cudaEvent_t caller_done_ = nullptr, fork_ = nullptr;
   std::vector<cudaStream_t> streams_;
   std::vector<cudaEvent_t> joins_;

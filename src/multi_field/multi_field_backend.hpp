@@ -46,6 +46,7 @@ class MultiFieldBackend {
                         bool accumulate, std::vector<EvaluateResult>& results) = 0;
   virtual void evaluate(const double* x, const double* y, double* gx, double* gy, const std::vector<double>& weights,
                         bool accumulate, std::vector<EvaluateResult>& results) = 0;
+  virtual void set_stream(Stream stream) { (void)stream; }
   virtual Backend backend() const noexcept = 0;
   virtual int device() const noexcept { return -1; }
   const ElectrostaticSystem& field(int k) const { return systems_[static_cast<size_t>(k)]; }

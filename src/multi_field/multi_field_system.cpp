@@ -183,6 +183,8 @@ std::vector<EvaluateResult> MultiFieldSystem::evaluate(const double* x, const do
   return evaluate_checked(impl(), x, y, grad_x, grad_y, options);
 }
 
+void MultiFieldSystem::set_stream(Stream stream) { impl().set_stream(stream); }
+
 int MultiFieldSystem::num_fields() const noexcept { return impl_ ? impl_->layout().num_fields() : 0; }
 const ElectrostaticSystem& MultiFieldSystem::field(int k) const {
   if (k < 0 || k >= impl().layout().num_fields())
