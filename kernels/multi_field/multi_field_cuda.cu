@@ -29,9 +29,12 @@ constexpr int kThreads = 256;
 constexpr int kResultDoubles = 5;  // device_result(): energy, overflow, max density, areas outside
 
 template <typename T>
-class CudaMultiField final : public MultiFieldBackend {
+class CudaMultiField final : public TypedMultiFieldBackend<T> {
+  using MultiFieldBackend::layout_;
+  using MultiFieldBackend::systems_;
+
  public:
-  explicit CudaMultiField(MultiFieldLayout layout) : MultiFieldBackend(std::move(layout)), device_(current_cuda_device()) {
+  explicit CudaMultiField(MultiFieldLayout layout) : TypedMultiFieldBackend<T>(std::move(layout)), device_(current_cuda_device()) {
     const MultiFieldLayout& l = layout_;
     const int K = l.num_fields();
     try {
@@ -62,16 +65,6 @@ class CudaMultiField final : public MultiFieldBackend {
   }
   ~CudaMultiField() override { release(); }
 
-  void evaluate(const float* x, const float* y, float* gx, float* gy, const std::vector<double>& w, bool acc,
-                std::vector<EvaluateResult>& r) override {
-    if constexpr (std::is_same_v<T, float>) run(x, y, gx, gy, w, acc, r);
-    else (void)x, (void)y, (void)gx, (void)gy, (void)w, (void)acc, (void)r;
-  }
-  void evaluate(const double* x, const double* y, double* gx, double* gy, const std::vector<double>& w, bool acc,
-                std::vector<EvaluateResult>& r) override {
-    if constexpr (std::is_same_v<T, double>) run(x, y, gx, gy, w, acc, r);
-    else (void)x, (void)y, (void)gx, (void)gy, (void)w, (void)acc, (void)r;
-  }
   Backend backend() const noexcept override { return Backend::Cuda; }
   int device() const noexcept override { return device_; }
   // evaluate leaves nothing of ours running, so the next one may start on any stream; the graph
@@ -132,7 +125,7 @@ class CudaMultiField final : public MultiFieldBackend {
   }
 
   void run(const T* x, const T* y, T* gx, T* gy, const std::vector<double>& weights, bool accumulate,
-           std::vector<EvaluateResult>& results) {
+           std::vector<EvaluateResult>& results) override {
     const DeviceScope scope(device_);
     const MultiFieldLayout& l = layout_;
     const int K = l.num_fields();

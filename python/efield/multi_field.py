@@ -14,7 +14,7 @@ that field's weight. Arrays as ElectrostaticSystem takes them: NumPy, PyTorch, C
 """
 
 from . import _arrays, _efield
-from .system import EvaluateResult, _default_stream, _empty, _fixed, _pair
+from .system import EvaluateResult, _default_stream, _empty, _fixed, _pair, _fences, _prepare_arrays, _region_id
 
 FieldSpec = _efield.FieldSpec
 
@@ -134,22 +134,9 @@ class MultiFieldSystem:
         accumulate=True) weights[k] times field k's gradient at field k's entries. grad_x, grad_y
         are allocated like x, zero-filled, when None. Returns one EvaluateResult per field, all
         holding the same grad_x, grad_y."""
-        k, dtype, device, shape = _arrays.describe(x)
-        if dtype != self.dtype:
-            raise TypeError(f"x has dtype {dtype}; this system was made for {self.dtype}")
-        if device != self.device:
-            raise ValueError(f"x is on {_arrays.device_name(device)} but the system is on "
-                             f"{_arrays.device_name(self.device)}")
-        if accumulate and (grad_x is None or grad_y is None):
-            raise ValueError("accumulate=True adds into grad_x and grad_y: pass them")
-        if grad_x is None:
-            grad_x = _arrays.empty_like(x, k, dtype, device, shape, zero=True)
-        if grad_y is None:
-            grad_y = _arrays.empty_like(x, k, dtype, device, shape, zero=True)
+        plain, grad_x, grad_y, stream = _prepare_arrays(self, x, y, grad_x, grad_y, accumulate)
         w = [] if weights is None else [_arrays.to_float(v, f"weights[{i}]") for i, v in enumerate(_list(weights))]
-        rs = self._system.evaluate(_arrays.readable(x, k), _arrays.readable(y, _arrays.kind(y), "y"),
-                                   _arrays.writable(grad_x, "grad_x"), _arrays.writable(grad_y, "grad_y"),
-                                   _arrays.current_stream(x, k, device), w, bool(accumulate))
+        rs = self._system.evaluate(*plain, stream, w, bool(accumulate))
         return [EvaluateResult._of(r, grad_x, grad_y) for r in rs]
 
     def field(self, k):
@@ -168,31 +155,6 @@ def _list(values):
     if k in ("numpy", "cupy"):
         return values.tolist()
     return list(values)
-
-
-def _fences(fences):
-    import numpy as np
-
-    out = []
-    for k, f in enumerate(fences):
-        a = np.ascontiguousarray(f, dtype=np.float64)
-        if a.ndim != 2 or a.shape[1] != 4:
-            raise ValueError(f"fences[{k}] must have shape (rects, 4), got {a.shape}")
-        out.append(a)
-    return out
-
-
-def _region_id(region_id):
-    import numpy as np
-
-    if region_id is None:
-        return np.zeros(0, np.int32)
-    ids = np.asarray(region_id)
-    if ids.ndim != 1 or not np.issubdtype(ids.dtype, np.integer):
-        raise ValueError(f"region_id must be a one-dimensional integer array, got {ids.dtype} of shape {ids.shape}")
-    if ids.size and (ids.min() < np.iinfo(np.int32).min or ids.max() > np.iinfo(np.int32).max):
-        raise ValueError("region_id has values outside the 32-bit range")
-    return ids.astype(np.int32)
 
 
 def make_fence_fields(movable, region_id, fences, fixed, xl, yl, xh, yh, fillers, filler_offset=-1, num_entries=-1,

@@ -14,6 +14,7 @@
 #include "bindings.hpp"
 #include "cuda_device.hpp"
 #include "efield/multi_field_system.hpp"
+#include "conversions.hpp"
 #include "host_array.hpp"
 
 namespace py = pybind11;
@@ -28,33 +29,6 @@ py::array_t<T> numpy_of(const std::vector<T>& v) {
   py::array_t<T> a(static_cast<py::ssize_t>(v.size()));
   std::copy(v.begin(), v.end(), a.mutable_data());
   return a;
-}
-
-py::array_t<double> to_numpy(const std::vector<double>& v, int rows, int cols) {
-  py::array_t<double> a({static_cast<py::ssize_t>(rows), static_cast<py::ssize_t>(cols)});
-  std::copy(v.begin(), v.end(), a.mutable_data());
-  return a;
-}
-
-std::vector<FenceRegion> fence_regions(const std::vector<HostArray>& fences) {
-  std::vector<FenceRegion> regions(fences.size());
-  for (std::size_t k = 0; k < fences.size(); ++k) {
-    if (fences[k].ndim() != 2 || fences[k].shape(1) != 4)
-      throw py::value_error("fences[" + std::to_string(k) + "] must be an array of shape (rects, 4)");
-    const double* p = fences[k].data();
-    for (py::ssize_t j = 0; j < fences[k].shape(0); ++j, p += 4) regions[k].rects.push_back(Rect{p[0], p[1], p[2], p[3]});
-  }
-  return regions;
-}
-
-FixedCells fixed_cells(const HostArray& w, const HostArray& h, const HostArray& x, const HostArray& y) {
-  return FixedCells{to_vector(w), to_vector(h), to_vector(x), to_vector(y)};
-}
-
-GradientScale parse_gradient_scale(const std::string& name) {
-  if (name == "dreamplace") return GradientScale::DreamPlace;
-  if (name == "exact") return GradientScale::Exact;
-  throw py::value_error("gradient_scale must be 'dreamplace' or 'exact' (got '" + name + "')");
 }
 
 // make_region_fillers' dicts (efield.make_region_fillers) back into RegionFillerSpecs.
@@ -104,21 +78,8 @@ class MultiSystem {
 
   std::vector<EvaluateResult> evaluate(py::handle x, py::handle y, py::handle gx, py::handle gy, std::uintptr_t stream,
                                        const std::vector<double>& weights, bool accumulate) {
-    ArrayView views[4] = {view_array(x, "x", stream), view_array(y, "y", stream), view_array(gx, "grad_x", stream),
-                          view_array(gy, "grad_y", stream)};
-    const char* names[4] = {"x", "y", "grad_x", "grad_y"};
-    for (int i = 0; i < 4; ++i) {
-      const ArrayView& v = views[i];
-      require_float(v, names[i], dtype_);
-      require_device(v, names[i], device_);
-      require_contiguous(v, names[i]);
-      if (i >= 2) require_writable(v, names[i]);
-      if (v.shape.size() != 1)
-        throw py::value_error(std::string(names[i]) + " must be one-dimensional (got shape " + v.shape_string() + ")");
-      if (v.size() < system_->num_entries())
-        throw py::value_error(std::string(names[i]) + " has " + std::to_string(v.size()) + " entries; the system needs " +
-                              std::to_string(system_->num_entries()) + " (num_entries)");
-    }
+    ArrayView views[4];
+    view_evaluate_arrays(views, x, y, gx, gy, stream, dtype_, device_, system_->num_entries(), "num_entries");
     const Stream caller = stream_from_protocol(stream);
     for (const ArrayView& v : views)
       if (v.has_producer_stream) order_after(v.producer_stream, caller);

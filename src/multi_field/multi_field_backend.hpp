@@ -6,6 +6,7 @@
 // reads and writes its own contiguous slice (filler_offset = its movable count).
 #include <cstdint>
 #include <memory>
+#include <type_traits>
 #include <vector>
 
 #include "efield/multi_field_system.hpp"
@@ -55,6 +56,28 @@ class MultiFieldBackend {
  protected:
   MultiFieldLayout layout_;
   std::vector<ElectrostaticSystem> systems_;
+};
+
+// A backend of one precision T: both overloads land in run() (the other precision's pointers are
+// refused before, by MultiFieldSystem::evaluate).
+template <typename T>
+class TypedMultiFieldBackend : public MultiFieldBackend {
+ public:
+  using MultiFieldBackend::MultiFieldBackend;
+  void evaluate(const float* x, const float* y, float* gx, float* gy, const std::vector<double>& weights,
+                bool accumulate, std::vector<EvaluateResult>& results) final {
+    if constexpr (std::is_same_v<T, float>) run(x, y, gx, gy, weights, accumulate, results);
+    else (void)x, (void)y, (void)gx, (void)gy, (void)weights, (void)accumulate, (void)results;
+  }
+  void evaluate(const double* x, const double* y, double* gx, double* gy, const std::vector<double>& weights,
+                bool accumulate, std::vector<EvaluateResult>& results) final {
+    if constexpr (std::is_same_v<T, double>) run(x, y, gx, gy, weights, accumulate, results);
+    else (void)x, (void)y, (void)gx, (void)gy, (void)weights, (void)accumulate, (void)results;
+  }
+
+ protected:
+  virtual void run(const T* x, const T* y, T* gx, T* gy, const std::vector<double>& weights, bool accumulate,
+                   std::vector<EvaluateResult>& results) = 0;
 };
 
 std::unique_ptr<MultiFieldBackend> make_cpu_multi_field(MultiFieldLayout layout);

@@ -15,9 +15,12 @@ namespace efield::detail {
 namespace {
 
 template <typename T>
-class CpuMultiField final : public MultiFieldBackend {
+class CpuMultiField final : public TypedMultiFieldBackend<T> {
+  using MultiFieldBackend::layout_;
+  using MultiFieldBackend::systems_;
+
  public:
-  explicit CpuMultiField(MultiFieldLayout layout) : MultiFieldBackend(std::move(layout)) {
+  explicit CpuMultiField(MultiFieldLayout layout) : TypedMultiFieldBackend<T>(std::move(layout)) {
     const MultiFieldLayout& l = layout_;
     for (int k = 0; k < l.num_fields(); ++k) systems_.push_back(make_field_system(l, k, nullptr, false));
     const size_t slots = static_cast<size_t>(l.num_slots());
@@ -25,16 +28,6 @@ class CpuMultiField final : public MultiFieldBackend {
     threads_ = l.options.system.cpu_threads > 0 ? l.options.system.cpu_threads : omp_get_max_threads();
   }
 
-  void evaluate(const float* x, const float* y, float* gx, float* gy, const std::vector<double>& w, bool acc,
-                std::vector<EvaluateResult>& r) override {
-    if constexpr (std::is_same_v<T, float>) run(x, y, gx, gy, w, acc, r);
-    else (void)x, (void)y, (void)gx, (void)gy, (void)w, (void)acc, (void)r;
-  }
-  void evaluate(const double* x, const double* y, double* gx, double* gy, const std::vector<double>& w, bool acc,
-                std::vector<EvaluateResult>& r) override {
-    if constexpr (std::is_same_v<T, double>) run(x, y, gx, gy, w, acc, r);
-    else (void)x, (void)y, (void)gx, (void)gy, (void)w, (void)acc, (void)r;
-  }
   Backend backend() const noexcept override { return Backend::Cpu; }
 
  private:
@@ -50,7 +43,7 @@ class CpuMultiField final : public MultiFieldBackend {
   }
 
   void run(const T* x, const T* y, T* gx, T* gy, const std::vector<double>& weights, bool accumulate,
-           std::vector<EvaluateResult>& results) {
+           std::vector<EvaluateResult>& results) override {
     const MultiFieldLayout& l = layout_;
     const std::int64_t slots = l.num_slots();
     if (slots > 0 || !l.unowned.empty()) check_host(x, y, gx, gy);
