@@ -98,26 +98,13 @@ class CpuEngine final : public Engine {
     ev.density_ms = ms_since(t0);
     ev.overflow = r.overflow, ev.max_density = r.max_density;
     t0 = Clock::now();
-    // Fixed chunks summed in order: the norms (hence the step lengths) do not depend on the
-    // thread count or the threads' timing.
-    constexpr int kChunks = 256;
-    double dv[kChunks] = {}, dg[kChunks] = {};
-#pragma omp parallel for schedule(dynamic) num_threads(threads_)
-    for (int c = 0; c < kChunks; ++c) {
-      const int first = static_cast<int>(static_cast<long long>(n_) * c / kChunks);
-      const int last = static_cast<int>(static_cast<long long>(n_) * (c + 1) / kChunks);
-      for (int i = first; i < last; ++i) {
-        const T scale = static_cast<T>(precondition_factor(pins_[i], lambda, area_[i]));
-        for (const int j : {i, n_ + i}) {
-          grad[j] *= scale;
-          if (against_current) {
-            const double a = static_cast<double>(pos[j]) - v_k_[j], b = static_cast<double>(grad[j]) - g_k_[j];
-            dv[c] += a * a, dg[c] += b * b;
-          }
-        }
-      }
-    }
-    for (int c = 0; c < kChunks; ++c) ev.step_norm2 += dv[c], ev.gradient_change2 += dg[c];
+    finish_cells(
+        n_, threads_, pos, grad, v_k_.data(), g_k_.data(), against_current,
+        [&](int i) {
+          const T scale = static_cast<T>(precondition_factor(pins_[i], lambda, area_[i]));
+          grad[i] *= scale, grad[n_ + i] *= scale;
+        },
+        ev.step_norm2, ev.gradient_change2);
     ev.other_ms = ms_since(t0);
     return ev;
   }

@@ -139,28 +139,16 @@ class HostFenceEngine final : public FenceEngine {
       lambda[k] = frozen_[k] ? 0.0 : d.lambda[k];
       weight[k] = lambda[k] * (e0 > 0 ? 1 + 2 * d.quadratic * ev.fields[k].energy / e0 : 1.0);
     }
-    // Fixed chunks summed in order: the norms do not depend on the thread count.
-    constexpr int kChunks = 256;
-    double dv[kChunks] = {}, dg[kChunks] = {};
-#pragma omp parallel for schedule(dynamic) num_threads(threads_)
-    for (int c = 0; c < kChunks; ++c) {
-      const int first = static_cast<int>(static_cast<long long>(n_) * c / kChunks);
-      const int last = static_cast<int>(static_cast<long long>(n_) * (c + 1) / kChunks);
-      for (int i = first; i < last; ++i) {
-        const int f = cell_field_[i];
-        // DREAMPlace's preconditioner with the cell's own field's weight; frozen cells get none.
-        const T scale = frozen_[f] ? T(0) : static_cast<T>(precondition_factor(pins_[i], lambda[f], area_[i]));
-        const T w = static_cast<T>(weight[f]);
-        for (const int j : {i, n_ + i}) {
-          grad[j] = (grad[j] + w * gd_[j]) * scale;
-          if (against_current) {
-            const double a = static_cast<double>(pos[j]) - v_k_[j], b = static_cast<double>(grad[j]) - g_k_[j];
-            dv[c] += a * a, dg[c] += b * b;
-          }
-        }
-      }
-    }
-    for (int c = 0; c < kChunks; ++c) ev.step_norm2 += dv[c], ev.gradient_change2 += dg[c];
+    finish_cells(
+        n_, threads_, pos, grad, v_k_.data(), g_k_.data(), against_current,
+        [&](int i) {
+          const int f = cell_field_[i];
+          // DREAMPlace's preconditioner with the cell's own field's weight; frozen cells get none.
+          const T scale = frozen_[f] ? T(0) : static_cast<T>(precondition_factor(pins_[i], lambda[f], area_[i]));
+          const T w = static_cast<T>(weight[f]);
+          for (const int j : {i, n_ + i}) grad[j] = (grad[j] + w * gd_[j]) * scale;
+        },
+        ev.step_norm2, ev.gradient_change2);
     ev.other_ms = ms_since(t0);
     return ev;
   }

@@ -1,5 +1,6 @@
 #pragma once
-// The wirelength half of a host-array engine (CPU engine, fence engine): ePlace's weighted-average
+// gradient of every cell and the HPWL, OpenMP over nets then over cells; and their last pass over the
+// cells (finish_cells: the final gradient and the norms against the current point).
 // gradient of every cell and the HPWL, OpenMP over nets then over cells.
 #include <omp.h>
 
@@ -68,5 +69,35 @@ class HostWirelength {
   std::vector<T> net_weight_, pin_dx_, pin_dy_, pin_grad_;
   std::vector<double> net_hpwl_;
 };
+
+}  // namespace global_place
+
+namespace global_place {
+
+// The host engines' last pass over the cells: finish(i) writes cell i's final gradient (grad[i],
+// grad[n + i]); with against_current, also |pos - v_k|^2 and |grad - g_k|^2. Fixed chunks summed
+// in order: the norms (hence the step lengths) do not depend on the thread count or the threads'
+// timing.
+template <class T, class Finish>
+void finish_cells(int n, int threads, const T* pos, const T* grad, const T* v_k, const T* g_k, bool against_current,
+                  Finish&& finish, double& step_norm2, double& gradient_change2) {
+  constexpr int kChunks = 256;
+  double dv[kChunks] = {}, dg[kChunks] = {};
+#pragma omp parallel for schedule(dynamic) num_threads(threads)
+  for (int c = 0; c < kChunks; ++c) {
+    const int first = static_cast<int>(static_cast<long long>(n) * c / kChunks);
+    const int last = static_cast<int>(static_cast<long long>(n) * (c + 1) / kChunks);
+    for (int i = first; i < last; ++i) {
+      finish(i);
+      if (!against_current) continue;
+      for (const int j : {i, n + i}) {
+        const double a = static_cast<double>(pos[j]) - v_k[j], b = static_cast<double>(grad[j]) - g_k[j];
+        dv[c] += a * a, dg[c] += b * b;
+      }
+    }
+  }
+  step_norm2 = gradient_change2 = 0;
+  for (int c = 0; c < kChunks; ++c) step_norm2 += dv[c], gradient_change2 += dg[c];
+}
 
 }  // namespace global_place
