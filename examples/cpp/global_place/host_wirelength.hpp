@@ -1,7 +1,7 @@
 #pragma once
+// The host engines' shared passes (CPU engine, fence engine): ePlace's weighted-average
 // gradient of every cell and the HPWL, OpenMP over nets then over cells; and their last pass over the
 // cells (finish_cells: the final gradient and the norms against the current point).
-// gradient of every cell and the HPWL, OpenMP over nets then over cells.
 #include <omp.h>
 
 #include <vector>
