@@ -12,7 +12,6 @@
 //       placement) per second.
 // Positions and gradients are device arrays on CUDA, host arrays on the CPU backend.
 #include <CLI/CLI.hpp>
-
 #include <algorithm>
 #include <cstdio>
 #include <functional>
@@ -110,7 +109,8 @@ FenceRow run_fences(const Context& c, int num_fences, double scale, int bins) {
       efield::make_region_fillers(in.movable, region_id, design.fences, in.fixed, r.xl, r.yl, r.xh, r.yh, fo);
   const std::vector<efield::FieldSpec> fields =
       efield::make_fence_fields(in.movable, region_id, design.fences, in.fixed, r.xl, r.yl, r.xh, r.yh, fillers);
-  const std::int64_t entries = efield::fence_fields_num_entries(static_cast<std::int64_t>(in.movable_nodes.size()), fillers);
+  const std::int64_t entries =
+      efield::fence_fields_num_entries(static_cast<std::int64_t>(in.movable_nodes.size()), fillers);
 
   // Movable cells where the generator put them (fenced ones inside their fence), fillers
   // uniformly at random in the region.
@@ -249,22 +249,33 @@ std::vector<int> parse_list(const std::string& text) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"MultiFieldSystem: fence-region fields and batches of placements in one evaluate, against the same "
-               "fields evaluated one by one (float, deterministic, median times).",
-               "bench_multi_field"};
+  CLI::App app{
+      "MultiFieldSystem: fence-region fields and batches of placements in one evaluate, against the same "
+      "fields evaluated one by one (float, deterministic, median times).",
+      "bench_multi_field"};
   std::string backend_name = "cuda", fences_text = "2,4,8", markdown;
   int batch = 64, reps = 100, fence_bins = 512, batch_bins = 64, threads = 0;
   double scale = 1.0;
-  app.add_option("--backend", backend_name, "cuda or cpu")->check(CLI::IsMember({"cuda", "cpu"}))->capture_default_str();
+  app.add_option("--backend", backend_name, "cuda or cpu")
+      ->check(CLI::IsMember({"cuda", "cpu"}))
+      ->capture_default_str();
   app.add_option("--fences", fences_text, "fence counts K of part (a), comma-separated (0 items: skip (a))")
       ->capture_default_str();
   app.add_option("--scale", scale, "part (a)'s movable cells as a fraction of adaptec1's 210,904")
       ->check(CLI::Range(0.001, 1.0))
       ->capture_default_str();
-  app.add_option("--fence-bins", fence_bins, "bins per axis of part (a)")->check(CLI::Range(4, 4096))->capture_default_str();
-  app.add_option("--batch", batch, "placements in part (b) (0: skip (b))")->check(CLI::Range(0, 4096))->capture_default_str();
-  app.add_option("--batch-bins", batch_bins, "bins per axis of part (b)")->check(CLI::Range(4, 4096))->capture_default_str();
-  app.add_option("--reps", reps, "timed runs per measurement")->check(efield::bench::at_least(3))->capture_default_str();
+  app.add_option("--fence-bins", fence_bins, "bins per axis of part (a)")
+      ->check(CLI::Range(4, 4096))
+      ->capture_default_str();
+  app.add_option("--batch", batch, "placements in part (b) (0: skip (b))")
+      ->check(CLI::Range(0, 4096))
+      ->capture_default_str();
+  app.add_option("--batch-bins", batch_bins, "bins per axis of part (b)")
+      ->check(CLI::Range(4, 4096))
+      ->capture_default_str();
+  app.add_option("--reps", reps, "timed runs per measurement")
+      ->check(efield::bench::at_least(3))
+      ->capture_default_str();
   app.add_option("--threads", threads, "CPU backend threads (0: all)")->capture_default_str();
   app.add_option("--markdown", markdown, "also write the tables to FILE")->type_name("FILE");
   CLI11_PARSE(app, argc, argv);

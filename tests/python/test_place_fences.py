@@ -62,3 +62,9 @@ def test_example_places_two_fences():
                           "2000", "--threads", "1", "--report", "0"], capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stdout + out.stderr
     assert "fenced cells outside their fence 0" in out.stdout
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+def test_two_fences_on_cuda():
+    r = pf.fence_global_place(fence_design(), device="cuda")
+    assert r.converged and max(r.overflow) <= 0.07 and r.outside == [0, 0]

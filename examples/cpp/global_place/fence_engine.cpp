@@ -3,13 +3,14 @@
 // buffer (one MultiFieldSystem::evaluate) -> per cell g = (g + w_f gd) * preconditioner, with w_f
 // the weight of the cell's field at this point (it depends on E_f through the quadratic term, so
 // it is applied after the evaluate, not passed to it) -> the norms.
+#include "fence_engine.hpp"
+
 #include <omp.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 
-#include "fence_engine.hpp"
 #include "host_wirelength.hpp"
 #include "placer_math.hpp"
 
@@ -67,8 +68,8 @@ class HostFenceEngine final : public FenceEngine {
 
   std::string description() const override {
     return std::string("host loops (") + std::to_string(threads_) + " threads, " +
-           (sizeof(T) == 4 ? "float" : "double") + "), " + std::to_string(system_.num_fields()) +
-           " fields on " + (system_.backend() == efield::Backend::Cuda ? "cuda" : "cpu");
+           (sizeof(T) == 4 ? "float" : "double") + "), " + std::to_string(system_.num_fields()) + " fields on " +
+           (system_.backend() == efield::Backend::Cuda ? "cuda" : "cpu");
   }
 
   void set_positions(const std::vector<double>& pos) override {
@@ -79,11 +80,12 @@ class HostFenceEngine final : public FenceEngine {
 
   FenceGradientNorms gradient_norms(double gamma) override {
     FenceGradientNorms norms;
-    const std::vector<efield::EvaluateResult> r = system_.evaluate(v_k_.data(), v_k_.data() + n_, gd_.data(),
-                                                                   gd_.data() + n_);
+    const std::vector<efield::EvaluateResult> r =
+        system_.evaluate(v_k_.data(), v_k_.data() + n_, gd_.data(), gd_.data() + n_);
     norms.density.assign(r.size(), 0.0);
     for (int i = 0; i < n_; ++i)
-      norms.density[cell_field_[i]] += std::abs(static_cast<double>(gd_[i])) + std::abs(static_cast<double>(gd_[n_ + i]));
+      norms.density[cell_field_[i]] +=
+          std::abs(static_cast<double>(gd_[i])) + std::abs(static_cast<double>(gd_[n_ + i]));
     for (const efield::EvaluateResult& f : r) norms.energy.push_back(f.energy);
     wirelength_(v_k_.data(), g_.data(), gamma);
     for (T v : g_) norms.wirelength += std::abs(static_cast<double>(v));

@@ -23,7 +23,7 @@ struct FenceDensityTerm {
 
 struct FenceEvaluation {
   double hpwl = 0;
-  std::vector<efield::EvaluateResult> fields;  // per field, at the evaluated point
+  std::vector<efield::EvaluateResult> fields;   // per field, at the evaluated point
   double step_norm2 = 0, gradient_change2 = 0;  // as Evaluation's
   double wirelength_ms = 0, density_ms = 0, other_ms = 0;
 };

@@ -33,8 +33,8 @@ int run_fence_mode(const FenceModeOptions& o) {
   auto engine = make_fence_engine(problem, o.engine, o.fence_bounds);
   const PlacementProblem& p = problem.cells;
   std::printf("%s: %d movable cells, %d fillers, %zu fixed, %d nets; %d x %d bins; %d fences + default field; %s\n",
-              design.name.c_str(), p.num_movable, p.num_fillers, p.fixed.widths.size(), p.num_nets(),
-              p.bins.num_bins_x, p.bins.num_bins_y, o.fences, engine->description().c_str());
+              design.name.c_str(), p.num_movable, p.num_fillers, p.fixed.widths.size(), p.num_nets(), p.bins.num_bins_x,
+              p.bins.num_bins_y, o.fences, engine->description().c_str());
   for (int k = 0; k < problem.num_fields(); ++k) {
     const efield::RegionFillerSpec& f = problem.field_fillers[k];
     std::printf("  field %d (%s): %lld cells, %lld fillers, td %.3f, utilization %.3f\n", k,
@@ -77,9 +77,10 @@ int run_fence_mode(const FenceModeOptions& o) {
       "final: iterations %d evaluations %d hpwl %.6e overflow [%s] max_density [%s] converged %s | fenced cells "
       "outside their fence %d [%s] | default cells overlapping a fence %d | ms/iteration total %.3f density %.3f "
       "wirelength %.3f other %.3f\n",
-      r.iterations, r.evaluations, hpwl(p, placed), per_field(overflow, "%.4f").c_str(), per_field(max_density, "%.3f").c_str(),
-      r.converged ? "yes" : "no", c.total_outside, per_field(outside, "%.0f").c_str(), c.default_intruding,
-      r.total_ms * per, r.density_ms * per, r.wirelength_ms * per, r.other_ms * per);
+      r.iterations, r.evaluations, hpwl(p, placed), per_field(overflow, "%.4f").c_str(),
+      per_field(max_density, "%.3f").c_str(), r.converged ? "yes" : "no", c.total_outside,
+      per_field(outside, "%.0f").c_str(), c.default_intruding, r.total_ms * per, r.density_ms * per,
+      r.wirelength_ms * per, r.other_ms * per);
   if (!o.pl_path.empty()) write_pl(o.pl_path, design, p, placed);
   if (!o.png_path.empty()) write_placement_png(o.png_path, p, placed);
   if (o.check) {

@@ -36,7 +36,8 @@ void check_finite(const FenceEvaluation& e, int iteration) {
 // area of all fields over the whole movable area).
 double mean_overflow(const FenceEvaluation& e, const std::vector<double>& movable_area) {
   double over = 0, total = 0;
-  for (std::size_t k = 0; k < e.fields.size(); ++k) over += e.fields[k].overflow * movable_area[k], total += movable_area[k];
+  for (std::size_t k = 0; k < e.fields.size(); ++k)
+    over += e.fields[k].overflow * movable_area[k], total += movable_area[k];
   return total > 0 ? over / total : 0.0;
 }
 
@@ -66,8 +67,8 @@ FencePlacerResult run_fence_place(FenceEngine& engine, const FenceProblem& probl
   const FenceGradientNorms norms = engine.gradient_norms(gamma);
   double density_norm = 0;
   for (int k = 0; k < num_fields; ++k) density_norm += (1 + q) * (1 + 2 * q) * norms.density[k];
-  std::vector<double> u(num_fields, (1 + q) * o.initial_density_weight * norms.wirelength /
-                                        std::max(density_norm, 1e-300));
+  std::vector<double> u(num_fields,
+                        (1 + q) * o.initial_density_weight * norms.wirelength / std::max(density_norm, 1e-300));
   double weight_step = 0.03 * norm2(u);
   FenceDensityTerm density{std::vector<double>(num_fields, u[0] * (1 + 2 * q)), norms.energy, q};
   std::vector<char> frozen(num_fields, 0);

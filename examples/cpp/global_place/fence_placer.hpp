@@ -17,9 +17,9 @@ struct FencePlacerOptions {
   // The weights start equal, at the scale where sum_k lambda_k |grad E_k|_1 is this times
   // |grad WL|_1 (DREAMPlace's density_weight).
   double initial_density_weight = 8e-5;
-  double quadratic = 1000;      // field k's term lambda_k E_k (1 + quadratic E_k / E0_k)
-  double max_weight = 10;       // cap of each lambda_k
-  double initial_step = 0.01;   // as PlacerOptions (ISPD2005 units, scaled by row height / 12)
+  double quadratic = 1000;     // field k's term lambda_k E_k (1 + quadratic E_k / E0_k)
+  double max_weight = 10;      // cap of each lambda_k
+  double initial_step = 0.01;  // as PlacerOptions (ISPD2005 units, scaled by row height / 12)
   double reference_row_height = 12;
   int max_backtracks = 10;
   int report_every = 0;

@@ -58,8 +58,8 @@ FenceProblem make_fence_problem(const efield::Design& design, double target_dens
   efield::RegionFillerOptions fo;
   fo.target_density = target_density;
   fo.row_height = in.row_height;
-  fp.field_fillers = efield::make_region_fillers(in.movable, fp.region_id, fp.fences, in.fixed, r.xl, r.yl, r.xh,
-                                                 r.yh, fo);
+  fp.field_fillers =
+      efield::make_region_fillers(in.movable, fp.region_id, fp.fences, in.fixed, r.xl, r.yl, r.xh, r.yh, fo);
   if (free_area_fillers)
     for (int k = 0; k < num_fences; ++k) fit_fillers_to_free_area(fp.field_fillers[k], fp.fences[k], in.fixed);
   // Fillers field by field, field 0's first: make_fence_fields' layout.

@@ -3,9 +3,8 @@
 // PlacementProblem's cells (movable cells, then every field's fillers, field 0's first) and the
 // K + 1 density fields of efield::make_fence_fields (the K fences, then the default field).
 #include <cstdint>
-#include <vector>
-
 #include <efield/efield.hpp>
+#include <vector>
 
 #include "placement_problem.hpp"
 
@@ -13,11 +12,11 @@ namespace global_place {
 
 struct FenceProblem {
   PlacementProblem cells;
-  std::vector<efield::FenceRegion> fences;                // K fences
-  std::vector<int> region_id;                             // per movable cell: k < K, or K (default region)
-  std::vector<efield::RegionFillerSpec> field_fillers;    // per field (make_region_fillers)
-  std::vector<efield::FieldSpec> fields;                  // per field (make_fence_fields)
-  std::vector<int> cell_field;                            // field of every cell (movable and filler)
+  std::vector<efield::FenceRegion> fences;              // K fences
+  std::vector<int> region_id;                           // per movable cell: k < K, or K (default region)
+  std::vector<efield::RegionFillerSpec> field_fillers;  // per field (make_region_fillers)
+  std::vector<efield::FieldSpec> fields;                // per field (make_fence_fields)
+  std::vector<int> cell_field;                          // field of every cell (movable and filler)
 
   int num_fields() const { return static_cast<int>(fields.size()); }
 };

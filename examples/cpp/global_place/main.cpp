@@ -71,7 +71,8 @@ int main(int argc, char** argv) {
                  "field per fence and one for the other cells (--check: every field's overflow <= "
                  "--target-overflow, no fenced cell outside its fence)")
       ->check(CLI::Range(1, 64));
-  app.add_option("--cells", fence.cells, "with --fences: movable cells of the synthetic design")->check(CLI::Range(100, 10000000));
+  app.add_option("--cells", fence.cells, "with --fences: movable cells of the synthetic design")
+      ->check(CLI::Range(100, 10000000));
   app.add_option("--design-seed", fence.design_seed, "with --fences: seed of the synthetic design");
   app.add_flag("!--dreamplace-fillers", fence.free_area_fillers,
                "with --fences: size each fence's fillers from its whole area (DREAMPlace 3.0's rule), fixed cells "
