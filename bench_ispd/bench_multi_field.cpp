@@ -1,6 +1,7 @@
 // bench_multi_field: many electrostatic fields in one MultiFieldSystem::evaluate against the same
 // fields built and evaluated one by one (float, deterministic; median of --reps runs after a
-// warm-up; CUDA events around each call on the CUDA backend, steady_clock on the CPU).
+// warm-up, the variants of a row in turns; CUDA events around each call on the CUDA backend,
+// steady_clock on the CPU).
 //   (a) fence regions: a synthetic design of adaptec1's scale (its cell count, terminals and
 //       utilization, 512 x 512 bins) with K fences, for each K of --fences: the K + 1 fields in
 //       one evaluate, the same K + 1 fields as separately built ElectrostaticSystems evaluated one
@@ -64,9 +65,20 @@ struct Context {
   efield::bench::TimingOptions timing;
   int cpu_threads = 0;
 
-  TimingResult time(const std::function<void()>& fn) const {
-    return backend == efield::Backend::Cuda ? efield::bench::time_cuda(fn, stream, timing)
-                                            : efield::bench::time_host(fn, timing);
+  // Times the variants in turns (each warmed up, then one run of each per round, `repetitions`
+  // rounds), so that a machine's load changing over time weighs on all of them alike.
+  std::vector<TimingResult> time_in_turns(const std::vector<std::function<void()>>& variants) const {
+    efield::bench::TimingOptions warm{timing.warmup, 1}, once{0, 1};
+    for (const auto& fn : variants) time_one(fn, warm);
+    std::vector<std::vector<double>> samples(variants.size());
+    for (int r = 0; r < timing.repetitions; ++r)
+      for (std::size_t v = 0; v < variants.size(); ++v) samples[v].push_back(time_one(variants[v], once).median_ms);
+    std::vector<TimingResult> out;
+    for (auto& s : samples) out.push_back(efield::bench::summarize(std::move(s)));
+    return out;
+  }
+  TimingResult time_one(const std::function<void()>& fn, const efield::bench::TimingOptions& t) const {
+    return backend == efield::Backend::Cuda ? efield::bench::time_cuda(fn, stream, t) : efield::bench::time_host(fn, t);
   }
   efield::ElectrostaticOptions options(const efield::Region& r, int bins) const {
     efield::ElectrostaticOptions o;
@@ -134,40 +146,38 @@ FenceRow run_fences(const Context& c, int num_fences, double scale, int bins) {
   efield::MultiFieldOptions mo;
   mo.system = c.options(r, bins);
   mo.num_entries = entries;
-  {
-    efield::MultiFieldSystem mf(mo, fields);
-    row.batched = c.time([&] { mf.evaluate(a.x, a.y, a.gx, a.gy); });
+  efield::MultiFieldSystem mf(mo, fields);
+  // DREAMPlace 3.0's way: one system per field over the field's own contiguous arrays.
+  std::vector<efield::ElectrostaticSystem> systems;
+  std::vector<std::unique_ptr<Arrays>> per_field;
+  for (const efield::FieldSpec& f : fields) {
+    efield::ElectrostaticOptions o = c.options(r, bins);
+    o.target_density = f.target_density;
+    systems.emplace_back(o, f.movable, f.fillers, f.fixed);
+    std::vector<float> fx, fy;
+    for (const auto* idx : {&f.movable_index, &f.filler_index})
+      for (std::int64_t e : *idx) fx.push_back(x[e]), fy.push_back(y[e]);
+    per_field.push_back(std::make_unique<Arrays>(fx, fy, c.backend == efield::Backend::Cuda));
   }
-  {
-    // DREAMPlace 3.0's way: one system per field over the field's own contiguous arrays.
-    std::vector<efield::ElectrostaticSystem> systems;
-    std::vector<std::unique_ptr<Arrays>> per_field;
-    for (const efield::FieldSpec& f : fields) {
-      efield::ElectrostaticOptions o = c.options(r, bins);
-      o.target_density = f.target_density;
-      systems.emplace_back(o, f.movable, f.fillers, f.fixed);
-      std::vector<float> fx, fy;
-      for (const auto* idx : {&f.movable_index, &f.filler_index})
-        for (std::int64_t e : *idx) fx.push_back(x[e]), fy.push_back(y[e]);
-      per_field.push_back(std::make_unique<Arrays>(fx, fy, c.backend == efield::Backend::Cuda));
-    }
-    row.separate = c.time([&] {
-      for (std::size_t k = 0; k < systems.size(); ++k) {
-        Arrays& f = *per_field[k];
-        systems[k].evaluate(f.x, f.y, f.gx, f.gy);
-      }
-    });
-  }
-  {
-    const efield::FillerSpec fs =
-        efield::make_fillers(in.movable, in.fixed, r.xl, r.yl, r.xh, r.yh, 1.0, in.row_height);
-    efield::ElectrostaticSystem es(c.options(r, bins), in.movable, fs.sizes(), in.fixed);
-    std::vector<float> sx(x.begin(), x.begin() + row.movable), sy(y.begin(), y.begin() + row.movable);
-    for (std::int64_t j = 0; j < fs.count; ++j)
-      sx.push_back(uniform_in(rng, r.xl, r.xh - fs.width)), sy.push_back(uniform_in(rng, r.yl, r.yh - fs.height));
-    Arrays s(sx, sy, c.backend == efield::Backend::Cuda);
-    row.single = c.time([&] { es.evaluate(s.x, s.y, s.gx, s.gy); });
-  }
+  // One field without fences: all movable cells, make_fillers' fillers.
+  const efield::FillerSpec fs = efield::make_fillers(in.movable, in.fixed, r.xl, r.yl, r.xh, r.yh, 1.0, in.row_height);
+  efield::ElectrostaticSystem single(c.options(r, bins), in.movable, fs.sizes(), in.fixed);
+  std::vector<float> sx(x.begin(), x.begin() + row.movable), sy(y.begin(), y.begin() + row.movable);
+  for (std::int64_t j = 0; j < fs.count; ++j)
+    sx.push_back(uniform_in(rng, r.xl, r.xh - fs.width)), sy.push_back(uniform_in(rng, r.yl, r.yh - fs.height));
+  Arrays s(sx, sy, c.backend == efield::Backend::Cuda);
+
+  const std::vector<TimingResult> t = c.time_in_turns({
+      [&] { mf.evaluate(a.x, a.y, a.gx, a.gy); },
+      [&] {
+        for (std::size_t k = 0; k < systems.size(); ++k) {
+          Arrays& f = *per_field[k];
+          systems[k].evaluate(f.x, f.y, f.gx, f.gy);
+        }
+      },
+      [&] { single.evaluate(s.x, s.y, s.gx, s.gy); },
+  });
+  row.batched = t[0], row.separate = t[1], row.single = t[2];
   return row;
 }
 
@@ -210,20 +220,19 @@ BatchRow run_batch(const Context& c, int count, int bins) {
   efield::MultiFieldOptions mo;
   mo.system = c.options(r, bins);
   mo.num_entries = count * stride;
-  {
-    efield::MultiFieldSystem mf(mo, efield::make_batch_fields(count, in.movable, fillers, in.fixed, 1.0));
-    row.batched = c.time([&] { mf.evaluate(a.x, a.y, a.gx, a.gy); });
-  }
-  {
-    std::vector<efield::ElectrostaticSystem> systems;
-    for (int k = 0; k < count; ++k) systems.emplace_back(c.options(r, bins), in.movable, fillers, in.fixed);
-    row.loop = c.time([&] {
-      for (int k = 0; k < count; ++k) {
-        const std::int64_t b = k * stride;
-        systems[k].evaluate(a.x + b, a.y + b, a.gx + b, a.gy + b);
-      }
-    });
-  }
+  efield::MultiFieldSystem mf(mo, efield::make_batch_fields(count, in.movable, fillers, in.fixed, 1.0));
+  std::vector<efield::ElectrostaticSystem> systems;
+  for (int k = 0; k < count; ++k) systems.emplace_back(c.options(r, bins), in.movable, fillers, in.fixed);
+  const std::vector<TimingResult> t = c.time_in_turns({
+      [&] { mf.evaluate(a.x, a.y, a.gx, a.gy); },
+      [&] {
+        for (int k = 0; k < count; ++k) {
+          const std::int64_t b = k * stride;
+          systems[k].evaluate(a.x + b, a.y + b, a.gx + b, a.gy + b);
+        }
+      },
+  });
+  row.batched = t[0], row.loop = t[1];
   return row;
 }
 
@@ -316,7 +325,7 @@ int main(int argc, char** argv) {
     char buf[1024];
     std::snprintf(buf, sizeof buf,
                   "# MultiFieldSystem\n\n%s, %s, commit %s. %s backend, float, deterministic, %s arrays; median of %d "
-                  "runs after %d warm-up runs (%s).\n\n",
+                  "runs after %d warm-up runs (%s), the variants of a row timed in turns.\n\n",
                   c.backend == efield::Backend::Cuda ? efield::bench::device_name().c_str() : "CPU",
                   efield::bench::today().c_str(), efield::bench::source_commit().c_str(), backend_name.c_str(),
                   c.backend == efield::Backend::Cuda ? "device" : "host", reps, c.timing.warmup,
