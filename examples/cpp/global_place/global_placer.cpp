@@ -50,28 +50,20 @@ PlacerResult run_global_place(Engine& engine, const PlacementProblem& problem, c
   check_finite(current, 0);
 
   // Initial step length from a small plain gradient step: alpha = |dv| / |dg|.
-  engine.trial_gradient_step(o.initial_step * units);
-  Evaluation trial = engine.evaluate_trial(gamma, lambda);
-  add_times(result, trial);
-  check_finite(trial, 0);
-  double alpha =
-      trial.gradient_change2 > 0 ? std::sqrt(trial.step_norm2 / trial.gradient_change2) : o.initial_step * units;
+  Evaluation trial;
+  const auto evaluate_trial = [&](int k) {
+    trial = engine.evaluate_trial(gamma, lambda);
+    add_times(result, trial);
+    check_finite(trial, k);
+    return std::pair(trial.step_norm2, trial.gradient_change2);
+  };
+  double alpha = first_step_length(engine, o.initial_step * units, [&] { return evaluate_trial(0); });
 
   double a_k = 1;
   double previous_hpwl = current.hpwl;
   gamma = wirelength_gamma(base_gamma, current.overflow);
   for (int k = 1; k <= o.max_iterations; ++k) {
-    const double a_next = nesterov_next_a(a_k);
-    const double coef = (a_k - 1) / a_next;
-    const int backtracks = lipschitz_nesterov_step(alpha, o.max_backtracks, [&](double step) {
-      engine.trial_nesterov_step(step, coef);
-      trial = engine.evaluate_trial(gamma, lambda);
-      add_times(result, trial);
-      check_finite(trial, k);
-      return std::pair(trial.step_norm2, trial.gradient_change2);
-    });
-    engine.accept_trial();
-    a_k = a_next;
+    const int backtracks = nesterov_iteration(engine, a_k, alpha, o.max_backtracks, [&] { return evaluate_trial(k); });
     current = trial;
     result.iterations = k;
 

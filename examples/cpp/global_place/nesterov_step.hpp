@@ -25,4 +25,30 @@ int lipschitz_nesterov_step(double& alpha, int max_backtracks, TryStep&& try_ste
 // Nesterov's momentum sequence: a_{k+1} = (1 + sqrt(4 a_k^2 + 1)) / 2, coefficient (a_k - 1) / a_{k+1}.
 inline double nesterov_next_a(double a) { return (1 + std::sqrt(4 * a * a + 1)) / 2; }
 
+// The engines' side of both (engine.hpp, fence_engine.hpp). evaluate_trial() evaluates the trial
+// point the engine has just made and returns its {step_norm2, gradient_change2}.
+
+// DREAMPlace's first step length, from a small plain gradient step: |dv| / |dg|.
+template <class Engine, class EvaluateTrial>
+double first_step_length(Engine& engine, double step, EvaluateTrial&& evaluate_trial) {
+  engine.trial_gradient_step(step);
+  const auto [step_norm2, gradient_change2] = evaluate_trial();
+  return gradient_change2 > 0 ? std::sqrt(step_norm2 / gradient_change2) : step;
+}
+
+// One iteration: the Nesterov step with Lipschitz step prediction, its trial accepted; a_k moves
+// on. Returns the number of trials.
+template <class Engine, class EvaluateTrial>
+int nesterov_iteration(Engine& engine, double& a_k, double& alpha, int max_backtracks, EvaluateTrial&& evaluate_trial) {
+  const double a_next = nesterov_next_a(a_k);
+  const double coef = (a_k - 1) / a_next;
+  const int trials = lipschitz_nesterov_step(alpha, max_backtracks, [&](double step) {
+    engine.trial_nesterov_step(step, coef);
+    return evaluate_trial();
+  });
+  engine.accept_trial();
+  a_k = a_next;
+  return trials;
+}
+
 }  // namespace global_place
