@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cmath>
 
+#include "host_state.hpp"
 #include "host_wirelength.hpp"
 #include "placer_math.hpp"
 
@@ -45,24 +46,17 @@ class HostFenceEngine final : public FenceEngine {
         cell_field_(fp.cell_field),
         frozen_(fp.num_fields(), 0),
         wirelength_(fp.cells, o.max_net_degree, threads_),
+        s_(fp.cells, wirelength_.pins_per_cell(), threads_),
+        gd_(2 * static_cast<std::size_t>(n_), T(0)),
         system_(make_system(fp, o)) {
     const PlacementProblem& p = fp.cells;
-    const std::size_t m = 2 * static_cast<std::size_t>(n_);
-    for (auto* b : {&v_k_, &g_k_, &u_k_, &v_, &g_, &u_, &lo_, &hi_, &gd_}) b->assign(m, T(0));
-    pins_.resize(n_), area_.resize(n_);
-    for (int i = 0; i < n_; ++i) {
-      pins_[i] = wirelength_.pins(i);
-      area_[i] = p.width[i] * p.height[i];
-      lo_[i] = static_cast<T>(p.region.xl), hi_[i] = static_cast<T>(p.region.xh - p.width[i]);
-      lo_[n_ + i] = static_cast<T>(p.region.yl), hi_[n_ + i] = static_cast<T>(p.region.yh - p.height[i]);
-    }
     if (fence_bounds)
       for (int i = 0; i < p.num_movable; ++i) {
         const int k = fp.region_id[i];
         if (k >= static_cast<int>(fp.fences.size())) continue;
         const efield::Rect b = bounding_box(fp.fences[k]);
-        lo_[i] = static_cast<T>(b.xl), hi_[i] = static_cast<T>(std::max(b.xl, b.xh - p.width[i]));
-        lo_[n_ + i] = static_cast<T>(b.yl), hi_[n_ + i] = static_cast<T>(std::max(b.yl, b.yh - p.height[i]));
+        s_.lo[i] = static_cast<T>(b.xl), s_.hi[i] = static_cast<T>(std::max(b.xl, b.xh - p.width[i]));
+        s_.lo[n_ + i] = static_cast<T>(b.yl), s_.hi[n_ + i] = static_cast<T>(std::max(b.yl, b.yh - p.height[i]));
       }
   }
 
@@ -72,56 +66,44 @@ class HostFenceEngine final : public FenceEngine {
            (system_.backend() == efield::Backend::Cuda ? "cuda" : "cpu");
   }
 
-  void set_positions(const std::vector<double>& pos) override {
-    for (std::size_t j = 0; j < pos.size(); ++j) v_k_[j] = u_k_[j] = static_cast<T>(pos[j]);
-  }
+  void set_positions(const std::vector<double>& pos) override { s_.set_positions(pos); }
 
-  std::vector<double> positions() override { return std::vector<double>(v_k_.begin(), v_k_.end()); }
+  std::vector<double> positions() override { return s_.positions(); }
 
   FenceGradientNorms gradient_norms(double gamma) override {
     FenceGradientNorms norms;
     const std::vector<efield::EvaluateResult> r =
-        system_.evaluate(v_k_.data(), v_k_.data() + n_, gd_.data(), gd_.data() + n_);
+        system_.evaluate(s_.v_k.data(), s_.v_k.data() + n_, gd_.data(), gd_.data() + n_);
     norms.density.assign(r.size(), 0.0);
     for (int i = 0; i < n_; ++i)
       norms.density[cell_field_[i]] +=
           std::abs(static_cast<double>(gd_[i])) + std::abs(static_cast<double>(gd_[n_ + i]));
     for (const efield::EvaluateResult& f : r) norms.energy.push_back(f.energy);
-    wirelength_(v_k_.data(), g_.data(), gamma);
-    for (T v : g_) norms.wirelength += std::abs(static_cast<double>(v));
+    wirelength_(s_.v_k.data(), s_.g.data(), gamma);
+    for (T v : s_.g) norms.wirelength += std::abs(static_cast<double>(v));
     return norms;
   }
 
   FenceEvaluation evaluate_current(double gamma, const FenceDensityTerm& d) override {
-    return evaluate(v_k_.data(), g_k_.data(), gamma, d, false);
+    return evaluate(s_.v_k.data(), s_.g_k.data(), gamma, d, false);
   }
 
-  void trial_gradient_step(double step) override {
-    const T s = static_cast<T>(step);
-#pragma omp parallel for num_threads(threads_)
-    for (std::ptrdiff_t j = 0; j < static_cast<std::ptrdiff_t>(v_.size()); ++j)
-      v_[j] = std::min(std::max(v_k_[j] - s * g_k_[j], lo_[j]), hi_[j]);
-  }
+  void trial_gradient_step(double step) override { s_.gradient_step(step); }
 
-  void trial_nesterov_step(double alpha, double coef) override {
-    const T a = static_cast<T>(alpha), c = static_cast<T>(coef);
-#pragma omp parallel for num_threads(threads_)
-    for (std::ptrdiff_t j = 0; j < static_cast<std::ptrdiff_t>(v_.size()); ++j)
-      nesterov_coordinate(v_k_[j], g_k_[j], u_k_[j], a, c, lo_[j], hi_[j], &u_[j], &v_[j]);
-  }
+  void trial_nesterov_step(double alpha, double coef) override { s_.nesterov_step(alpha, coef); }
 
   FenceEvaluation evaluate_trial(double gamma, const FenceDensityTerm& d) override {
-    return evaluate(v_.data(), g_.data(), gamma, d, true);
+    return evaluate(s_.v.data(), s_.g.data(), gamma, d, true);
   }
 
-  void accept_trial() override { v_k_.swap(v_), g_k_.swap(g_), u_k_.swap(u_); }
+  void accept_trial() override { s_.accept(); }
 
   void freeze_field(int k) override {
     frozen_.at(k) = 1;
     // Bounds collapsed onto the current position: every trial point keeps the field's cells there.
     for (int i = 0; i < n_; ++i)
       if (cell_field_[i] == k)
-        for (const int j : {i, n_ + i}) lo_[j] = hi_[j] = v_k_[j], g_k_[j] = 0;
+        for (const int j : {i, n_ + i}) s_.lo[j] = s_.hi[j] = s_.v_k[j], s_.g_k[j] = 0;
   }
 
  private:
@@ -142,11 +124,11 @@ class HostFenceEngine final : public FenceEngine {
       weight[k] = lambda[k] * (e0 > 0 ? 1 + 2 * d.quadratic * ev.fields[k].energy / e0 : 1.0);
     }
     finish_cells(
-        n_, threads_, pos, grad, v_k_.data(), g_k_.data(), against_current,
+        n_, threads_, pos, grad, s_.v_k.data(), s_.g_k.data(), against_current,
         [&](int i) {
           const int f = cell_field_[i];
           // DREAMPlace's preconditioner with the cell's own field's weight; frozen cells get none.
-          const T scale = frozen_[f] ? T(0) : static_cast<T>(precondition_factor(pins_[i], lambda[f], area_[i]));
+          const T scale = frozen_[f] ? T(0) : static_cast<T>(precondition_factor(s_.pins[i], lambda[f], s_.area[i]));
           const T w = static_cast<T>(weight[f]);
           for (const int j : {i, n_ + i}) grad[j] = (grad[j] + w * gd_[j]) * scale;
         },
@@ -160,8 +142,8 @@ class HostFenceEngine final : public FenceEngine {
   std::vector<int> cell_field_;
   std::vector<char> frozen_;
   HostWirelength<T> wirelength_;
-  std::vector<double> pins_, area_;
-  std::vector<T> v_k_, g_k_, u_k_, v_, g_, u_, lo_, hi_, gd_;
+  HostNesterovState<T> s_;
+  std::vector<T> gd_;  // the fields' unweighted density gradients
   efield::MultiFieldSystem system_;
 };
 

@@ -28,8 +28,12 @@ class HostWirelength {
         pin_grad_(2 * static_cast<std::size_t>(p.num_pins()), T(0)),
         net_hpwl_(p.num_nets(), 0.0) {}
 
-  // Pins of cell i (the wirelength term of the preconditioner).
-  int pins(int i) const { return cell_pin_start_[i + 1] - cell_pin_start_[i]; }
+  // Pins of each cell (the wirelength term of the preconditioner).
+  std::vector<int> pins_per_cell() const {
+    std::vector<int> pins(n_);
+    for (int i = 0; i < n_; ++i) pins[i] = cell_pin_start_[i + 1] - cell_pin_start_[i];
+    return pins;
+  }
 
   // Writes the wirelength gradient of every cell into grad (2n values; fillers: 0); returns the
   // HPWL, summed in net order (the same sum on every run).
