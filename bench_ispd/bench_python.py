@@ -229,7 +229,8 @@ CLIENT_COLUMNS = [("C++ evaluate", "cpp_evaluate_us"), ("ElectrostaticSystem.eva
 
 
 def client_markdown(rows):
-    """The client's view (CUDA events around loops): times and their excess over the C++ evaluate."""
+    """The client's view (loops timed as a client times them): times and their excess over the C++
+    evaluate; columns that no row measured are left out."""
     columns = [(name, key) for name, key in CLIENT_COLUMNS if any(key in r.get("client", {}) for r in rows)]
     out = ["| design | " + " | ".join(name for name, _ in columns) + " |",
            "| --- | " + " | ".join("---" for _ in columns) + " |"]
@@ -302,7 +303,8 @@ def main(argv=None):
     ap.add_argument("--rounds", type=int, default=15, help="timed loops of each measurement, interleaved")
     ap.add_argument("--markdown", default="", help="write the table here too")
     ap.add_argument("--client-only", action="store_true",
-                    help="only the client's view (CUDA events, or the host clock on the CPU): C++ evaluate, ElectrostaticSystem.evaluate, the op")
+                    help="only the client's view (CUDA events; on the CPU the process's CPU time): C++ evaluate, "
+                         "ElectrostaticSystem.evaluate, the op")
     args = ap.parse_args(argv)
     device = torch.device(args.device)
     rows = []

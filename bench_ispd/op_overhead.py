@@ -1,5 +1,6 @@
 """The per-call costs a client sees, timed as a client times them (issue 44): CUDA events around a
-loop of calls (the host clock for CPU tensors), on one design, in one process. Used by bench_python.py (--client-times).
+loop of calls (for CPU tensors the process's CPU time), on one design, in one process. Used by
+bench_python.py (--client-times).
 
 Measured, in microseconds per call (median over rounds; each round times a loop of `iters` calls of
 every measurement in turn between two CUDA events):
