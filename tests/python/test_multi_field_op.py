@@ -31,6 +31,19 @@ def merged_op(p, **options):
         node2fence_region_map=p.node2fence_region_map, movable_macro_mask=p.movable_macro_mask, pos=p.pos, **options)
 
 
+def bitwise(device, dt):
+    """Whether the merged op gives the per-region ops' bits. On CUDA in float32 the merged op's
+    fields run evaluate_async (64-bit bins) while a per-region op's blocking evaluate takes exact
+    float maps: both deterministic, their last bits differ."""
+    return not (torch.device(device).type == "cuda" and dt == torch.float32)
+
+
+def same(a, b, exact):
+    if exact:
+        return torch.equal(a, b)
+    return torch.allclose(a, b, rtol=1e-4, atol=1e-5 * b.abs().max().item())
+
+
 def separate(p, pos, weights):
     """DREAMPlace's merged op over its per-region ops: energies and the gradient of weights . E."""
     pos = pos.clone().requires_grad_(True)
@@ -57,8 +70,9 @@ def test_equals_the_per_region_ops(device, dtype, masked, use_native, rng):
     assert energies.shape == (d.K + 1,) and energies.dtype == dt and energies.device == pos.device
     loss = pos.sum() * 0 + (weights * energies).sum()  # wl + lambdas . E
     loss.backward()
-    assert torch.equal(energies.detach(), want_energy)
-    assert torch.equal(pos.grad, want_grad)
+    exact = bitwise(device, dt)
+    assert same(energies.detach(), want_energy, exact)
+    assert same(pos.grad, want_grad, exact)
     for k in range(d.K + 1):
         ref, _ = d.reference(k, d.pos, masked=masked)
         assert rel(energies[k].item(), ref["energy"]) <= TOL[dt]
@@ -70,7 +84,7 @@ def test_equals_the_per_region_ops(device, dtype, masked, use_native, rng):
     for k, single in enumerate(ops):
         o, m = single(p.pos, mode="overflow")
         assert rel(overflow[k].item(), o.item()) <= TOL[dt]
-        assert max_density[k].item() == m.item()
+        assert max_density[k].item() == m.item() if exact else rel(max_density[k].item(), m.item()) <= 1e-5
 
 
 @pytest.mark.parametrize("use_native", BACKENDS, ids=lambda v: "native" if v else "separate")
@@ -181,14 +195,15 @@ def test_batch_equals_separate_ops(device, dtype, use_native, rng):
     energies = batch(stacked)
     assert energies.shape == (count,)
     (weights * energies).sum().backward()
-    assert torch.equal(energies.detach(), torch.stack(want_e))
-    assert torch.equal(stacked.grad, torch.stack(want_g))
+    exact = bitwise(device, dt)
+    assert same(energies.detach(), torch.stack(want_e), exact)
+    assert same(stacked.grad, torch.stack(want_g), exact)
     listed = [m.clone().requires_grad_(True) for m in members]
     energies = batch(listed)
     energies.sum().backward()
-    assert torch.equal(energies.detach(), torch.stack(want_e))
+    assert same(energies.detach(), torch.stack(want_e), exact)
     for k in range(count):
-        assert torch.equal(listed[k].grad * weights[k], want_g[k])
+        assert same(listed[k].grad * weights[k], want_g[k], exact)
     overflow, _ = batch(stacked, mode="overflow")
     assert overflow.shape == (count,)
     assert len(batch.overflow) == count and batch.op.backend == ("native" if use_native else "separate")
