@@ -110,7 +110,8 @@ TEST(ElectrostaticSystem3DCuda, BitwiseRerunsGraphsAndWeights) {
   EXPECT_EQ(a.gx[3000 + 3], 3.0f);  // the gap is not written
   // The same pointers, other positions and weights: replays read the current ones.
   DeviceArray<float> x(as<float>(d.x)), y(as<float>(d.y)), z(as<float>(d.z));
-  DeviceArray<float> gx(d.x.size()), gy(d.x.size()), gz(d.x.size());
+  const std::vector<float> zeros(d.x.size(), 0.0f);  // the gap entries are never written
+  DeviceArray<float> gx(zeros), gy(zeros), gz(zeros);
   es.evaluate(x.get(), y.get(), z.get(), gx.get(), gy.get(), gz.get());
   Design3DCase moved = d;
   for (double& v : moved.x) v += 0.37;
