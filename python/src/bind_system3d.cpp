@@ -102,10 +102,7 @@ class System3D {
       if (dtype_ == DType::Float32) t = profile_typed<float>(x, y, z, gx, gy, gz, repetitions);
       else t = profile_typed<double>(x, y, z, gx, gy, gz, repetitions);
     }
-    py::dict d;
-    d["rasterize_ms"] = t.rasterize_ms, d["forward_fft_ms"] = t.forward_fft_ms, d["spectral_ms"] = t.spectral_ms;
-    d["inverse_fft_ms"] = t.inverse_fft_ms, d["gather_ms"] = t.gather_ms, d["total_ms"] = t.total_ms;
-    return d;
+    return stage_times_dict(t);
   }
 
   EvaluateResult wait_result() {
@@ -118,13 +115,7 @@ class System3D {
   // The latest evaluate's five result values into `out` (a float64 CUDA array of the system's
   // device) on the caller's stream.
   void copy_result(py::handle out, std::uintptr_t stream) {
-    if (device_ < 0) throw py::value_error("the result array is for CUDA systems (this one runs on the CPU)");
-    ArrayView v = view_array(out, "out", stream);
-    require_float(v, "out", DType::Float64);
-    require_device(v, "out", device_);
-    require_contiguous(v, "out");
-    require_writable(v, "out");
-    if (v.size() < kResultValues) throw py::value_error("out needs at least 5 entries");
+    const ArrayView v = view_result_array(out, stream, device_, kResultValues);
     py::gil_scoped_release release;
     std::lock_guard<std::mutex> lock(mutex_);
     DeviceGuard guard(device_);

@@ -61,6 +61,27 @@ inline ArrayView view_evaluate_array(pybind11::handle object, const char* name, 
   return v;
 }
 
+// The array copy_result writes a system's result values into: float64, on the system's CUDA
+// device, C order, writable, at least `values` entries.
+inline ArrayView view_result_array(pybind11::handle out, std::uintptr_t stream, int device, int values) {
+  if (device < 0) throw pybind11::value_error("the result array is for CUDA systems (this one runs on the CPU)");
+  ArrayView v = view_array(out, "out", stream);
+  require_float(v, "out", DType::Float64);
+  require_device(v, "out", device);
+  require_contiguous(v, "out");
+  require_writable(v, "out");
+  if (v.size() < values) throw pybind11::value_error("out needs at least " + std::to_string(values) + " entries");
+  return v;
+}
+
+// profile_stages' medians as the bindings' `profile` returns them.
+inline pybind11::dict stage_times_dict(const StageTimes& t) {
+  pybind11::dict d;
+  d["rasterize_ms"] = t.rasterize_ms, d["forward_fft_ms"] = t.forward_fft_ms, d["spectral_ms"] = t.spectral_ms;
+  d["inverse_fft_ms"] = t.inverse_fft_ms, d["gather_ms"] = t.gather_ms, d["total_ms"] = t.total_ms;
+  return d;
+}
+
 // The four arrays of an evaluate (x, y, grad_x, grad_y), each checked by view_evaluate_array.
 inline void view_evaluate_arrays(ArrayView (&views)[4], pybind11::handle x, pybind11::handle y, pybind11::handle gx,
                                  pybind11::handle gy, std::uintptr_t stream, DType dtype, int device,
