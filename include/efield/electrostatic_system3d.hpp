@@ -7,10 +7,10 @@
 //
 // One evaluate = one rasterization (density, overflow, max density; 64-bit fixed-point bins) ->
 // one 3D DCT-II (Plan3D) -> one spectral pass (scaling, energy by Parseval, the three fields'
-// inputs) -> three 3D inverse transforms (each a sine axis by index reversal + Plan3D's IDCT +
-// a sign pass; the potential too with GradientScale::Exact) -> one gather (gradient).
+// inputs, each sine axis read with its index reversed) -> three Plan3D IDCTs (the potential's too
+// with GradientScale::Exact) -> one gather (gradient; the sine axes' signs applied as it reads).
 //
-// A class of its own beside ElectrostaticSystem (docs/design.md "3D system"): its evaluate takes
+// A class of its own beside ElectrostaticSystem (docs/design.md "The 3D system"): its evaluate takes
 // three arrays in and three out, and sharing the 2D class would put a depth axis into every 2D
 // kernel.
 //
