@@ -457,3 +457,9 @@ class ElectricPotential(torch.nn.Module):
         return (f"num_nodes={self.num_nodes}, num_movable_nodes={self.num_movable_nodes}, "
                 f"num_terminals={self.num_terminals}, num_filler_nodes={self.num_filler_nodes}, "
                 f"bins={self.num_bins_x}x{self.num_bins_y}, target_density={self.target_density}")
+
+
+# The 3D op (ePlace-3D's stacked-die model, docs/math.md section 4) lives in its own file.
+from .torch3d import ElectricPotential3D  # noqa: E402
+
+__all__.append("ElectricPotential3D")
