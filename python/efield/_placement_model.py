@@ -13,6 +13,25 @@ from .system import default_bin_grid, make_fillers
 warnings.filterwarnings("ignore", message="scatter_reduce", category=UserWarning)  # "beta" in PyTorch 1.13
 
 
+def net_extremes(p, net, num_nets, fn):
+    """Per net the "amax" or "amin" of the pin coordinates p (net: each pin's net)."""
+    out = torch.zeros(num_nets, dtype=p.dtype, device=p.device)
+    return out.scatter_reduce(0, net, p, reduce=fn, include_self=False)
+
+
+def weighted_average(p, net, num_nets, gamma):
+    """ePlace's weighted-average wirelength of each net along one axis (pin coordinates p, each
+    pin's net; differentiable through autograd)."""
+    with torch.no_grad():  # shifts that keep exp() finite; they cancel in each ratio
+        high = net_extremes(p, net, num_nets, "amax")[net]
+        low = net_extremes(p, net, num_nets, "amin")[net]
+    ep, em = torch.exp((p - high) / gamma), torch.exp((low - p) / gamma)
+    zeros = torch.zeros(num_nets, dtype=p.dtype, device=p.device)
+    sum_ep, sum_em = zeros.index_add(0, net, ep), zeros.index_add(0, net, em)
+    return zeros.index_add(0, net, p * ep) / sum_ep.clamp_min(1e-300) - \
+        zeros.index_add(0, net, p * em) / sum_em.clamp_min(1e-300)
+
+
 class Placement:
     """A Bookshelf design as tensors in DREAMPlace's node order, with fillers appended.
 
@@ -84,8 +103,7 @@ class Placement:
         self.pins_per_node = t(np.concatenate([pins_per_node, pins_per_node]))
 
     def _net_extremes(self, p, net, fn):
-        out = torch.zeros(self.num_nets, dtype=p.dtype, device=p.device)
-        return out.scatter_reduce(0, net, p, reduce=fn, include_self=False)
+        return net_extremes(p, net, self.num_nets, fn)
 
     def hpwl(self, pos):
         """Half-perimeter wirelength over all nets (weighted)."""
@@ -103,16 +121,7 @@ class Placement:
         n = self.num_nodes
         total = 0
         for coords, offset in ((pos[:n], self.wa_pin_dx), (pos[n:], self.wa_pin_dy)):
-            p = coords[self.wa_pin_node] + offset
-            net = self.wa_pin_net
-            with torch.no_grad():  # shifts that keep exp() finite; they cancel in each ratio
-                high = self._net_extremes(p, net, "amax")[net]
-                low = self._net_extremes(p, net, "amin")[net]
-            ep, em = torch.exp((p - high) / gamma), torch.exp((low - p) / gamma)
-            zeros = torch.zeros(self.num_nets, dtype=p.dtype, device=p.device)
-            sum_ep, sum_em = zeros.index_add(0, net, ep), zeros.index_add(0, net, em)
-            wl = zeros.index_add(0, net, p * ep) / sum_ep.clamp_min(1e-300) - \
-                zeros.index_add(0, net, p * em) / sum_em.clamp_min(1e-300)
+            wl = weighted_average(coords[self.wa_pin_node] + offset, self.wa_pin_net, self.num_nets, gamma)
             total = total + (self.wa_weight * wl).sum()
         return total
 
