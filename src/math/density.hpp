@@ -29,16 +29,28 @@ EFIELD_HD T density_ratio(T w, T h, T ws, T hs, bool movable_macro, T target_den
   return movable_macro && target_density < T(1) ? target_density : (w * h) / (ws * hs);
 }
 
+// One axis of docs/math.md 2.1 (and 4.1): a side of length `size` at `rel` widened around its
+// centre to at least `min_size`.
+template <typename T>
+struct StretchedAxis {
+  T lo, size;
+};
+template <typename T>
+EFIELD_HD StretchedAxis<T> stretch_axis(T rel, T size, T min_size) {
+  const T s = size > min_size ? size : min_size;
+  return {rel + (size - s) * T(0.5), s};
+}
+
 // docs/math.md 2.1: stretch to at least sqrt(2) bins on each axis, centred, with the charge scaled
 // by density_ratio. min_w = sqrt(2) bx, min_h = sqrt(2) by.
 template <typename T>
 EFIELD_HD StretchedCell<T> stretch_cell(T rel_x, T rel_y, T w, T h, T min_w, T min_h, bool movable_macro,
                                         T target_density) {
-  const T ws = w > min_w ? w : min_w;
-  const T hs = h > min_h ? h : min_h;
+  const StretchedAxis<T> sx = stretch_axis(rel_x, w, min_w), sy = stretch_axis(rel_y, h, min_h);
+  const T ws = sx.size, hs = sy.size;
   StretchedCell<T> c;
-  c.x = rel_x + (w - ws) * T(0.5);
-  c.y = rel_y + (h - hs) * T(0.5);
+  c.x = sx.lo;
+  c.y = sy.lo;
   c.w = ws;
   c.h = hs;
   c.charge = density_ratio(w, h, ws, hs, movable_macro, target_density);

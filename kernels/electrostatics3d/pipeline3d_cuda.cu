@@ -1,0 +1,353 @@
+// The CUDA 3D electrostatic pipeline, stage for stage the CPU one (pipeline3d_cpu.cpp):
+//   rasterize (a thread per cell, 64-bit fixed-point atomics) -> density (rho, overflow and max
+//   density partials; clears the maps) -> Plan3D Dct -> spectral (energy partials, the field
+//   transforms' inputs) -> Plan3D Idct of each field (and of phi with GradientScale::Exact) ->
+//   gather (a thread per cell) -> finalize (fixed-order sums into device_result) -> result copy.
+// Everything is enqueued on the system's stream and, with use_cuda_graph, captured once per
+// (pointers, accumulate) and replayed. Host arrays go through staging buffers made at
+// construction. No call allocates.
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "common/cuda_check.cuh"
+#include "common/device_buffer.cuh"
+#include "common/device_scope.hpp"
+#include "common/grid_stride.cuh"
+#include "common/host_staging.cuh"
+#include "efield/transforms.hpp"
+#include "electrostatics/graph_cache.cuh"
+#include "electrostatics3d/backend3d.hpp"
+#include "electrostatics3d/kernels3d.cuh"
+
+namespace efield::detail {
+
+__global__ void finalize3d_kernel(const double* partial_overflow, const double* partial_max, int density_blocks,
+                                  const double* partial_energy, int spectral_blocks, unsigned long long* outside,
+                                  ResultScales3D scales, double* result) {
+  __shared__ double shared[kThreads3D];
+  // Each thread sums a fixed strided subset in order; the tree then combines them in a fixed order.
+  double o = 0, m = 0, e = 0;
+  for (int b = threadIdx.x; b < density_blocks; b += blockDim.x) {
+    o += partial_overflow[b];
+    m = m > partial_max[b] ? m : partial_max[b];
+  }
+  for (int b = threadIdx.x; b < spectral_blocks; b += blockDim.x) e += partial_energy[b];
+  o = block_reduce3d<false>(o, shared);
+  __syncthreads();
+  m = block_reduce3d<true>(m, shared);
+  __syncthreads();
+  e = block_reduce3d<false>(e, shared);
+  if (threadIdx.x == 0) {
+    result[0] = e * scales.energy;
+    result[1] = scales.movable_volume > 0 ? o * scales.volume / scales.movable_volume : 0.0;
+    result[2] = m;
+    result[3] = static_cast<double>(static_cast<long long>(outside[0])) * scales.outside;
+    result[4] = static_cast<double>(static_cast<long long>(outside[1])) * scales.outside;
+    outside[0] = 0;
+    outside[1] = 0;
+  }
+}
+
+namespace {
+
+int reduce_blocks(std::int64_t work) {
+  return static_cast<int>(std::min<std::int64_t>(kReduceBlocks3D, std::max<std::int64_t>(1, (work + kThreads3D - 1) / kThreads3D)));
+}
+
+PlanOptions cuda_plan_options() {
+  PlanOptions p;
+  p.backend = Backend::Cuda;
+  return p;
+}
+
+template <typename T>
+class CudaPipeline3D final : public ElectrostaticBackend3D {
+ public:
+  using ElectrostaticBackend3D::evaluate;
+  using ElectrostaticBackend3D::evaluate_async;
+
+  explicit CudaPipeline3D(Design3D design)
+      : ElectrostaticBackend3D(std::move(design)),
+        device_(current_cuda_device()),
+        stream_(reinterpret_cast<cudaStream_t>(design_.options.stream)),
+        bins_(design_.num_bins()),
+        dct_(Transform3D::Dct, design_.options.num_bins_x, design_.options.num_bins_y, design_.options.num_bins_z,
+             cuda_plan_options()),
+        idct_(Transform3D::Idct, design_.options.num_bins_x, design_.options.num_bins_y, design_.options.num_bins_z,
+              cuda_plan_options()),
+        acc_movable_(bins_),
+        acc_filler_(bins_),
+        fixed_rho_(bins_),
+        rho_(bins_),
+        coef_(bins_),
+        phi_(bins_),
+        density_blocks_(reduce_blocks(bins_)),
+        partial_overflow_(density_blocks_),
+        partial_max_(density_blocks_),
+        partial_energy_(density_blocks_),
+        outside_(2),
+        result_(5),
+        host_result_(5),
+        weight_(1) {
+    for (auto& f : fields_) f = DeviceBuffer<T>(bins_);
+    grid_ = make_grid3d<T>(design_);
+    spectral_ = make_spectral_grid3d<T>(design_);
+    exact_ = design_.options.gradient_scale == GradientScale::Exact;
+    const std::int64_t n = design_.required_length();
+    for (int a = 0; a < 3; ++a) {
+      staged_pos_[a] = DeviceBuffer<T>(static_cast<std::size_t>(n));
+      staged_grad_[a] = DeviceBuffer<T>(static_cast<std::size_t>(n));
+    }
+    const std::size_t nc = static_cast<std::size_t>(design_.num_cells());
+    w_ = DeviceBuffer<T>(nc), h_ = DeviceBuffer<T>(nc), d_ = DeviceBuffer<T>(nc);
+    EFIELD_CUDA_CHECK(cudaMemset(acc_movable_.get(), 0, acc_movable_.bytes()));
+    EFIELD_CUDA_CHECK(cudaMemset(acc_filler_.get(), 0, acc_filler_.bytes()));
+    EFIELD_CUDA_CHECK(cudaMemset(outside_.get(), 0, outside_.bytes()));
+    EFIELD_CUDA_CHECK(cudaMemset(result_.get(), 0, result_.bytes()));
+    std::memset(host_result_.get(), 0, host_result_.bytes());
+    upload_sizes();
+    upload_fixed();
+    inv_scale_ = static_cast<T>(std::ldexp(1.0, -FixedPointBits<T>::value));
+    const double vol = design_.bx * design_.by * design_.bz;
+    scales_ = {static_cast<double>(bins_) / 4.0, vol, design_.movable_volume, std::ldexp(vol, -kOutsideFractionBits)};
+  }
+  ~CudaPipeline3D() override { cudaStreamSynchronize(stream_); }  // no work still reads the buffers
+
+  EvaluateResult evaluate(const T* x, const T* y, const T* z, T* gx, T* gy, T* gz, const EvaluateOptions& eo) override {
+    const DeviceScope scope(device_);
+    if (design_.num_cells() > 0 && !is_device_pointer(x)) {
+      evaluate_host(x, y, z, gx, gy, gz, eo);
+    } else {
+      enqueue_evaluate(x, y, z, gx, gy, gz, eo);
+    }
+    EFIELD_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    return host_result();
+  }
+  void evaluate_async(const T* x, const T* y, const T* z, T* gx, T* gy, T* gz, const EvaluateOptions& eo) override {
+    const DeviceScope scope(device_);
+    enqueue_evaluate(x, y, z, gx, gy, gz, eo);
+  }
+  EvaluateResult wait_result() override {
+    const DeviceScope scope(device_);
+    EFIELD_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    return host_result();
+  }
+  const double* device_result() const override { return result_.get(); }
+  void set_stream(Stream stream) override { stream_ = reinterpret_cast<cudaStream_t>(stream); }
+  int device() const noexcept override { return device_; }
+
+  std::vector<double> density_map() override { return download(rho_.get(), -1); }
+  std::vector<double> field_map(int axis) override { return download(fields_[axis].get(), axis); }
+  std::vector<double> potential_map() override {
+    const DeviceScope scope(device_);
+    if (!exact_) {  // GradientScale::Exact computed it in evaluate
+      spectral3d_kernel<T><<<density_blocks_, kThreads3D, 0, stream_>>>(spectral_, coef_.get(), nullptr, nullptr,
+                                                                        nullptr, phi_.get(), nullptr);
+      EFIELD_CUDA_CHECK_LAUNCH();
+      idct_.execute(phi_.get(), phi_.get(), stream_);
+    }
+    return download(phi_.get(), -1);
+  }
+  std::vector<double> fixed_map() override { return fixed_natural_; }
+  void update_fixed_cells(const FixedCells3D& fixed) override {
+    const DeviceScope scope(device_);
+    design_.fixed = fixed;
+    upload_fixed();
+  }
+  Backend backend() const noexcept override { return Backend::Cuda; }
+
+ protected:
+  void sizes_changed() override {
+    const DeviceScope scope(device_);
+    upload_sizes();
+    scales_.movable_volume = design_.movable_volume;  // a kernel argument: the graph is captured again
+    graph_.reset();
+  }
+
+ private:
+  void upload_sizes() {
+    std::vector<T> w, h, d;
+    cell_sizes3d<T>(design_, &w, &h, &d);
+    EFIELD_CUDA_CHECK(cudaStreamSynchronize(stream_));  // no replay still reads the old sizes
+    if (!w.empty()) {
+      w_.upload(w.data(), w.size());
+      h_.upload(h.data(), h.size());
+      d_.upload(d.data(), d.size());
+    }
+  }
+
+  void upload_fixed() {
+    fixed_natural_ = compute_fixed_map3d(design_);
+    const double inv_vol = 1.0 / (design_.bx * design_.by * design_.bz);
+    std::vector<T> rho(fixed_natural_.size());
+    for (std::size_t i = 0; i < rho.size(); ++i) rho[i] = static_cast<T>(fixed_natural_[i] * inv_vol);
+    EFIELD_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    fixed_rho_.upload(rho.data(), rho.size());
+  }
+
+  EvaluateResult host_result() const {
+    const double* r = host_result_.get();
+    EvaluateResult res;
+    res.energy = r[0], res.overflow = r[1], res.max_density = r[2];
+    res.movable_area_outside = r[3], res.filler_area_outside = r[4];
+    return res;
+  }
+
+  // A natural-layout map on the host; axis >= 0 applies that sine axis' sign (field_sign3d).
+  std::vector<double> download(const T* map, int axis) {
+    const DeviceScope scope(device_);
+    std::vector<T> host(static_cast<std::size_t>(bins_));
+    EFIELD_CUDA_CHECK(cudaMemcpyAsync(host.data(), map, host.size() * sizeof(T), cudaMemcpyDeviceToHost, stream_));
+    EFIELD_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    std::vector<double> out(host.size());
+    const Grid3D<T>& g = grid_;
+    for (int m = 0; m < g.M; ++m)
+      for (int n = 0; n < g.N; ++n)
+        for (int k = 0; k < g.L; ++k) {
+          const std::int64_t i = index3d(m, n, k, g.N, g.L);
+          const T s = axis < 0 ? T(1) : field_sign3d<T>(axis == 0 ? m : axis == 1 ? n : k);
+          out[i] = static_cast<double>(s * host[i]);
+        }
+    return out;
+  }
+
+  // Host arrays: positions (and gradients when accumulating) into the staging buffers, the device
+  // evaluate on them, the gradients back. Only the movable and filler ranges move (and the gap
+  // when zero_gap_gradient writes it).
+  void evaluate_host(const T* x, const T* y, const T* z, T* gx, T* gy, T* gz, const EvaluateOptions& eo) {
+    const std::int64_t nm = design_.num_movable(), nf = design_.num_fillers(), fo = design_.options.filler_offset;
+    const T* pos[3] = {x, y, z};
+    T* grad[3] = {gx, gy, gz};
+    const auto copy = [&](void* dst, const void* src, std::int64_t first, std::int64_t count, cudaMemcpyKind kind) {
+      if (count <= 0) return;
+      EFIELD_CUDA_CHECK(cudaMemcpyAsync(static_cast<T*>(dst) + first, static_cast<const T*>(src) + first,
+                                        static_cast<std::size_t>(count) * sizeof(T), kind, stream_));
+    };
+    for (int a = 0; a < 3; ++a) {
+      copy(staged_pos_[a].get(), pos[a], 0, nm, cudaMemcpyHostToDevice);
+      copy(staged_pos_[a].get(), pos[a], fo, nf, cudaMemcpyHostToDevice);
+      if (eo.accumulate) {
+        copy(staged_grad_[a].get(), grad[a], 0, nm, cudaMemcpyHostToDevice);
+        copy(staged_grad_[a].get(), grad[a], fo, nf, cudaMemcpyHostToDevice);
+      }
+    }
+    enqueue_evaluate(staged_pos_[0].get(), staged_pos_[1].get(), staged_pos_[2].get(), staged_grad_[0].get(),
+                     staged_grad_[1].get(), staged_grad_[2].get(), eo);
+    const bool gap = design_.options.zero_gap_gradient && !eo.accumulate;
+    for (int a = 0; a < 3; ++a) {
+      if (gap) {
+        copy(grad[a], staged_grad_[a].get(), 0, fo + nf, cudaMemcpyDeviceToHost);
+      } else {
+        copy(grad[a], staged_grad_[a].get(), 0, nm, cudaMemcpyDeviceToHost);
+        copy(grad[a], staged_grad_[a].get(), fo, nf, cudaMemcpyDeviceToHost);
+      }
+    }
+  }
+
+  struct Key {
+    const void* p[6] = {nullptr, nullptr, nullptr, nullptr, nullptr, nullptr};
+    bool accumulate = false;
+    bool operator==(const Key& o) const {
+      for (int a = 0; a < 6; ++a)
+        if (p[a] != o.p[a]) return false;
+      return accumulate == o.accumulate;
+    }
+  };
+
+  void enqueue_evaluate(const T* x, const T* y, const T* z, T* gx, T* gy, T* gz, const EvaluateOptions& eo) {
+    // The weight lives in device memory (outside the graph), so replays take the current one.
+    set_weight3d_kernel<T><<<1, 1, 0, stream_>>>(weight_.get(), static_cast<T>(eo.weight));
+    EFIELD_CUDA_CHECK_LAUNCH();
+    if (!design_.options.use_cuda_graph) {
+      enqueue_stages(x, y, z, gx, gy, gz, eo.accumulate, stream_);
+      return;
+    }
+    // Captured on a stream of our own (the legacy default stream cannot be captured), replayed on
+    // the system's.
+    const auto enqueue = [&] { enqueue_stages(x, y, z, gx, gy, gz, eo.accumulate, capture_stream_.get()); };
+    Key key;
+    const void* p[6] = {x, y, z, gx, gy, gz};
+    for (int a = 0; a < 6; ++a) key.p[a] = p[a];
+    key.accumulate = eo.accumulate;
+    if (!graph_.ready() || !(key == graph_key_)) {
+      graph_.capture(capture_stream_.get(), enqueue);
+      graph_key_ = key;
+    }
+    graph_.launch(stream_);
+  }
+
+  void enqueue_stages(const T* x, const T* y, const T* z, T* gx, T* gy, T* gz, bool accumulate, cudaStream_t s) {
+    const std::int64_t nc = design_.num_cells();
+    const unsigned cell_blocks = grid_stride_blocks(nc, kThreads3D);
+    if (nc > 0) {
+      rasterize3d_kernel<T><<<cell_blocks, kThreads3D, 0, s>>>(
+          grid_, x, y, z, w_.get(), h_.get(), d_.get(), acc_movable_.get(), acc_filler_.get(), outside_.get());
+      EFIELD_CUDA_CHECK_LAUNCH();
+    }
+    density3d_kernel<T><<<density_blocks_, kThreads3D, 0, s>>>(
+        bins_, acc_movable_.get(), acc_filler_.get(), fixed_rho_.get(), rho_.get(), inv_scale_,
+        static_cast<T>(design_.options.target_density), partial_overflow_.get(), partial_max_.get());
+    EFIELD_CUDA_CHECK_LAUNCH();
+    dct_.execute(rho_.get(), coef_.get(), s);
+    spectral3d_kernel<T><<<density_blocks_, kThreads3D, 0, s>>>(spectral_, coef_.get(), fields_[0].get(),
+                                                                      fields_[1].get(), fields_[2].get(),
+                                                                      exact_ ? phi_.get() : nullptr,
+                                                                      partial_energy_.get());
+    EFIELD_CUDA_CHECK_LAUNCH();
+    for (auto& f : fields_) idct_.execute(f.get(), f.get(), s);
+    if (exact_) idct_.execute(phi_.get(), phi_.get(), s);
+    if (nc > 0) {
+      gather3d_kernel<T><<<cell_blocks, kThreads3D, 0, s>>>(
+          grid_, x, y, z, w_.get(), h_.get(), d_.get(), fields_[0].get(), fields_[1].get(), fields_[2].get(),
+          exact_ ? phi_.get() : nullptr, weight_.get(), accumulate, gx, gy, gz);
+      EFIELD_CUDA_CHECK_LAUNCH();
+    }
+    const std::int64_t gap = design_.options.filler_offset - design_.num_movable();
+    if (design_.options.zero_gap_gradient && !accumulate && gap > 0 && nc > 0) {
+      for (T* g : {gx, gy, gz})
+        EFIELD_CUDA_CHECK(cudaMemsetAsync(g + design_.num_movable(), 0, static_cast<std::size_t>(gap) * sizeof(T),
+                                          s));
+    }
+    finalize3d_kernel<<<1, kThreads3D, 0, s>>>(partial_overflow_.get(), partial_max_.get(), density_blocks_,
+                                                     partial_energy_.get(), density_blocks_, outside_.get(), scales_,
+                                                     result_.get());
+    EFIELD_CUDA_CHECK_LAUNCH();
+    EFIELD_CUDA_CHECK(
+        cudaMemcpyAsync(host_result_.get(), result_.get(), result_.bytes(), cudaMemcpyDeviceToHost, s));
+  }
+
+  int device_ = -1;
+  cudaStream_t stream_ = nullptr;
+  std::int64_t bins_ = 0;
+  Plan3D<T> dct_, idct_;
+  DeviceBuffer<unsigned long long> acc_movable_, acc_filler_;
+  DeviceBuffer<T> fixed_rho_, rho_, coef_, phi_;
+  DeviceBuffer<T> fields_[3];  // idct3d outputs y_x, y_y, y_z (sine axes' signs not applied)
+  int density_blocks_ = 1;
+  DeviceBuffer<double> partial_overflow_, partial_max_, partial_energy_;
+  DeviceBuffer<unsigned long long> outside_;
+  DeviceBuffer<double> result_;
+  PinnedBuffer<double> host_result_;
+  DeviceBuffer<T> weight_;
+  DeviceBuffer<T> staged_pos_[3], staged_grad_[3];
+  DeviceBuffer<T> w_, h_, d_;
+  Grid3D<T> grid_;
+  SpectralGrid3D<T> spectral_;
+  ResultScales3D scales_{};
+  bool exact_ = false;
+  T inv_scale_ = 0;
+  std::vector<double> fixed_natural_;
+  OwnedStream capture_stream_;
+  GraphExec graph_;
+  Key graph_key_;
+};
+
+}  // namespace
+
+std::unique_ptr<ElectrostaticBackend3D> make_cuda_pipeline3d(Design3D design) {
+  if (design.options.precision == Precision::Double) return std::make_unique<CudaPipeline3D<double>>(std::move(design));
+  return std::make_unique<CudaPipeline3D<float>>(std::move(design));
+}
+
+}  // namespace efield::detail
