@@ -315,10 +315,12 @@ int main(int argc, char** argv) {
     for (int L : {2, 4, 8}) md += row_md(time_3d(stacked(d2, L, run), run), t2.median_ms);
 
     if (!no_large) {
-      md += "\n## General grids\n\nRandom cuboids (sides 0.5 to 2) in a cube 256 units wide, no fillers or fixed "
-            "cells.\n\n| design | cells | bins | evaluate ms | vs 2D | transforms ms | energy | overflow |\n"
-            "| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: |\n";
-      std::printf("\n| design | cells | bins | evaluate ms | vs 2D | transforms ms | energy | overflow |\n");
+      const std::string head =
+          "\n## General grids\n\nRandom cuboids (sides 0.5 to 2) in a cube 256 units wide, no fillers or fixed "
+          "cells.\n\n| design | cells | bins | evaluate ms | vs 2D | transforms ms | energy | overflow |\n"
+          "| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: |\n";
+      std::printf("%s", head.c_str());
+      md += head;
       const std::vector<long long> counts = gpu ? std::vector<long long>{1000000, 4000000}
                                                 : std::vector<long long>{250000};
       const std::vector<int> grids = gpu ? std::vector<int>{128, 256} : std::vector<int>{64, 128};
