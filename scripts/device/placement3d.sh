@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Issue 43 on the GPU machine, from the repository root; logs, JSON records and tier pictures
-# under $OUT:
+# under $OUT (the
+# log, the benchmark's markdown, a picture per CUDA placement):
 #   bash scripts/device/placement3d.sh          the Python extension with CUDA, the 3D op's and the
 #                                               3D placer's tests with CUDA tensors, the 3D placer on
 #                                               ibm01 and ibm05 with 2 and 4 tiers (CUDA, then CPU
@@ -33,10 +34,10 @@ for device in $backends; do
     if [[ ! -f "$aux" ]]; then echo "$design not found at $aux: skipped" | tee -a "$log"; continue; fi
     for tiers in 2 4; do
       echo "== global_place3d $design --tiers $tiers --device $device" | tee -a "$log"
-      extra=(); [[ $device == cpu ]] && extra=(--threads "$threads")
+      # Few files come back from $OUT: pictures of the CUDA runs only.
+      extra=(--png "$OUT/${design}_${tiers}tiers.png"); [[ $device == cpu ]] && extra=(--threads "$threads")
       PYTHONUNBUFFERED=1 "$python" examples/python/global_place3d.py "$aux" --tiers "$tiers" --device "$device" \
-        --report 0 "${extra[@]}" --json "$OUT/${design}_${tiers}tiers_${device}.json" \
-        --png "$OUT/${design}_${tiers}tiers_${device}.png" 2>&1 | grep -v "^\[" | tail -4 | tee -a "$log"
+        --report 0 "${extra[@]}" 2>&1 | grep -v "^\[" | tail -4 | tee -a "$log"
     done
   done
 done
@@ -44,11 +45,11 @@ done
 # The benchmark program (C++), built beside the extension.
 stb=(); [[ -f .stb/stb_image_write.h ]] && stb=(-DSTB_INCLUDE_DIR="$PWD/.stb")
 if cmake -S . -B build-dev -G Ninja -DCMAKE_BUILD_TYPE=Release -DEFIELD_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 \
-    "${stb[@]}" > "$OUT/bench_configure.log" 2>&1 && cmake --build build-dev -j16 --target bench_electrostatics3d \
-    > "$OUT/bench_build.log" 2>&1; then
+    "${stb[@]}" > /tmp/bench3d_configure.log 2>&1 && cmake --build build-dev -j16 --target bench_electrostatics3d \
+    > /tmp/bench3d_build.log 2>&1; then
   build-dev/bench_ispd/bench_electrostatics3d --markdown "$OUT/electrostatics3d.md" 2>&1 | tail -30 | tee -a "$log"
   [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
 else
-  grep -E "error|FAILED" "$OUT/bench_build.log" | head -20; status=1
+  grep -E "error|FAILED" /tmp/bench3d_configure.log /tmp/bench3d_build.log | head -20; status=1
 fi
 exit $status
