@@ -1,7 +1,6 @@
 #!/usr/bin/env bash
-# Issue 43 on the GPU machine, from the repository root; logs, JSON records and tier pictures
-# under $OUT (the
-# log, the benchmark's markdown, a picture per CUDA placement):
+# Issue 43 on the GPU machine, from the repository root; under $OUT: the log, the benchmark's
+# markdown and a picture of the tiers of each CUDA placement.
 #   bash scripts/device/placement3d.sh          the Python extension with CUDA, the 3D op's and the
 #                                               3D placer's tests with CUDA tensors, the 3D placer on
 #                                               ibm01 and ibm05 with 2 and 4 tiers (CUDA, then CPU
