@@ -102,6 +102,18 @@ class ElectrostaticSystem3D {
   // Recomputes the fixed map. Same count not required.
   void update_fixed_cells(const FixedCells3D& fixed);
 
+  // Benchmarks: the stages run one by one with a clock around each (CUDA: events, no graph),
+  // `repetitions` times after a warm-up; their median times. rasterize_ms is the rasterize and
+  // density pass, forward_fft_ms the 3D DCT, spectral_ms the spectral pass, inverse_fft_ms the
+  // three field transforms (and phi's with GradientScale::Exact), gather_ms the gather and the
+  // scalars; total_ms one whole evaluate (graph replay when enabled). Host or device arrays as
+  // evaluate takes them (CUDA: host arrays are copied to the staging buffers once, outside the
+  // timing). Overwrites the gradient arrays.
+  StageTimes profile_stages(const float* x, const float* y, const float* z, float* grad_x, float* grad_y,
+                            float* grad_z, int repetitions);
+  StageTimes profile_stages(const double* x, const double* y, const double* z, double* grad_x, double* grad_y,
+                            double* grad_z, int repetitions);
+
   // Maps of the latest evaluate on the host, [M][N][L] row-major (z fastest).
   std::vector<double> density_map() const;    // rho = D / (bx by bz), fixed cells included
   std::vector<double> field_x_map() const;    // Ex (docs/math.md 4.7)

@@ -134,6 +134,31 @@ class CudaPipeline3D final : public ElectrostaticBackend3D {
     return host_result();
   }
   const double* device_result() const override { return result_.get(); }
+
+  StageTimes profile(const T* x, const T* y, const T* z, T* gx, T* gy, T* gz, int reps) override {
+    const DeviceScope scope(device_);
+    if (design_.num_cells() > 0 && !is_device_pointer(x)) {  // host arrays: staged once, outside the timing
+      evaluate_host(x, y, z, gx, gy, gz, {});
+      x = staged_pos_[0].get(), y = staged_pos_[1].get(), z = staged_pos_[2].get();
+      gx = staged_grad_[0].get(), gy = staged_grad_[1].get(), gz = staged_grad_[2].get();
+    }
+    enqueue_evaluate(x, y, z, gx, gy, gz, {});  // warm-up (and the graph's capture)
+    EFIELD_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    Events events;
+    std::vector<double> t[6];
+    for (int r = 0; r < reps; ++r) {
+      EFIELD_CUDA_CHECK(cudaEventRecord(events.e[6], stream_));
+      enqueue_stages(x, y, z, gx, gy, gz, false, stream_, events.e);
+      EFIELD_CUDA_CHECK(cudaEventRecord(events.e[5], stream_));
+      enqueue_evaluate(x, y, z, gx, gy, gz, {});
+      EFIELD_CUDA_CHECK(cudaEventRecord(events.e[7], stream_));
+      EFIELD_CUDA_CHECK(cudaEventSynchronize(events.e[7]));
+      const cudaEvent_t start[5] = {events.e[6], events.e[0], events.e[1], events.e[2], events.e[3]};
+      for (int s = 0; s < 5; ++s) t[s].push_back(events.ms(start[s], events.e[s]));
+      t[5].push_back(events.ms(events.e[5], events.e[7]));
+    }
+    return median_stage_times(t, reps);
+  }
   void set_stream(Stream stream) override { stream_ = reinterpret_cast<cudaStream_t>(stream); }
   int device() const noexcept override { return device_; }
 
@@ -245,6 +270,21 @@ class CudaPipeline3D final : public ElectrostaticBackend3D {
     }
   }
 
+  struct Events {
+    cudaEvent_t e[8] = {};
+    Events() {
+      for (cudaEvent_t& v : e) EFIELD_CUDA_CHECK(cudaEventCreate(&v));
+    }
+    ~Events() {
+      for (cudaEvent_t v : e) cudaEventDestroy(v);
+    }
+    double ms(cudaEvent_t a, cudaEvent_t b) const {
+      float v = 0;
+      EFIELD_CUDA_CHECK(cudaEventElapsedTime(&v, a, b));
+      return v;
+    }
+  };
+
   struct Key {
     const void* p[6] = {nullptr, nullptr, nullptr, nullptr, nullptr, nullptr};
     bool accumulate = false;
@@ -277,7 +317,12 @@ class CudaPipeline3D final : public ElectrostaticBackend3D {
     graph_.launch(stream_);
   }
 
-  void enqueue_stages(const T* x, const T* y, const T* z, T* gx, T* gy, T* gz, bool accumulate, cudaStream_t s) {
+  // events (profile only): recorded after the density, forward, spectral, inverse and gather stages.
+  void enqueue_stages(const T* x, const T* y, const T* z, T* gx, T* gy, T* gz, bool accumulate, cudaStream_t s,
+                      cudaEvent_t* events = nullptr) {
+    const auto mark = [&](int stage) {
+      if (events) EFIELD_CUDA_CHECK(cudaEventRecord(events[stage], s));
+    };
     const std::int64_t nc = design_.num_cells();
     const unsigned cell_blocks = grid_stride_blocks(nc, kThreads3D);
     if (nc > 0) {
@@ -289,14 +334,18 @@ class CudaPipeline3D final : public ElectrostaticBackend3D {
         bins_, acc_movable_.get(), acc_filler_.get(), fixed_rho_.get(), rho_.get(), inv_scale_,
         static_cast<T>(design_.options.target_density), partial_overflow_.get(), partial_max_.get());
     EFIELD_CUDA_CHECK_LAUNCH();
+    mark(0);
     dct_.execute(rho_.get(), coef_.get(), s);
+    mark(1);
     spectral3d_kernel<T><<<density_blocks_, kThreads3D, 0, s>>>(spectral_, coef_.get(), fields_[0].get(),
                                                                       fields_[1].get(), fields_[2].get(),
                                                                       exact_ ? phi_.get() : nullptr,
                                                                       partial_energy_.get());
     EFIELD_CUDA_CHECK_LAUNCH();
+    mark(2);
     for (auto& f : fields_) idct_.execute(f.get(), f.get(), s);
     if (exact_) idct_.execute(phi_.get(), phi_.get(), s);
+    mark(3);
     if (nc > 0) {
       gather3d_kernel<T><<<cell_blocks, kThreads3D, 0, s>>>(
           grid_, x, y, z, w_.get(), h_.get(), d_.get(), fields_[0].get(), fields_[1].get(), fields_[2].get(),
@@ -315,6 +364,7 @@ class CudaPipeline3D final : public ElectrostaticBackend3D {
     EFIELD_CUDA_CHECK_LAUNCH();
     EFIELD_CUDA_CHECK(
         cudaMemcpyAsync(host_result_.get(), result_.get(), result_.bytes(), cudaMemcpyDeviceToHost, s));
+    mark(4);
   }
 
   int device_ = -1;

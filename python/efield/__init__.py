@@ -25,6 +25,7 @@ from .build_info import build_info, show_config
 from .bookshelf import (FIXED, FIXED_NI, MOVABLE, BookshelfDesign, generate_synthetic_design, ispd2005_designs,
                         ispd2005_standin, load_bookshelf)
 from .system import ElectrostaticSystem, EvaluateResult, default_bin_grid, make_fillers, make_region_fillers
+from .system3d import ElectrostaticSystem3D, EvaluateResult3D, make_fillers_3d
 from . import fft
 from .transforms import (Plan1D, Plan2D, Plan3D, dct, dct2, dct2_3d, dct3, idct, idct2, idct2_3d, idct3, idct_idxst,
                          idxst, idxst_idct, plan_cache_clear, plan_cache_max_size, plan_cache_size)
@@ -36,6 +37,7 @@ __all__ = [
     "dct", "idct", "idxst", "dct2", "idct2", "idct_idxst", "idxst_idct", "dct2_3d", "idct2_3d", "fft",
     "Plan1D", "Plan2D", "Plan3D", "plan_cache_clear", "plan_cache_size", "plan_cache_max_size",
     "ElectrostaticSystem", "EvaluateResult", "make_fillers", "make_region_fillers", "default_bin_grid",
+    "ElectrostaticSystem3D", "EvaluateResult3D", "make_fillers_3d",
     "load_bookshelf", "generate_synthetic_design", "ispd2005_standin", "ispd2005_designs", "BookshelfDesign",
     "MOVABLE", "FIXED", "FIXED_NI",
 ]

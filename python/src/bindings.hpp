@@ -6,6 +6,7 @@ namespace efield::python {
 
 void bind_transforms(pybind11::module_& m);
 void bind_system(pybind11::module_& m);
+void bind_system3d(pybind11::module_& m);
 void bind_bookshelf(pybind11::module_& m);
 void bind_placement(pybind11::module_& m);
 void bind_build_config(pybind11::module_& m);

@@ -27,6 +27,7 @@ PYBIND11_MODULE(_efield, m) {
       py::arg("x"), "(shape, dtype name, device) of any array, as the extension reads it (device -1: host)");
   efield::python::bind_transforms(m);
   efield::python::bind_system(m);
+  efield::python::bind_system3d(m);
   efield::python::bind_bookshelf(m);
   efield::python::bind_placement(m);
   efield::python::bind_build_config(m);

@@ -8,6 +8,7 @@
 
 #include "efield/electrostatic_system3d.hpp"
 #include "efield/error.hpp"
+#include "electrostatics/backend.hpp"  // median_stage_times
 #include "electrostatics3d/footprint3d.hpp"
 
 namespace efield::detail {
@@ -75,6 +76,12 @@ class ElectrostaticBackend3D {
   }
   virtual void evaluate_async(const double*, const double*, const double*, double*, double*, double*,
                               const EvaluateOptions&) {
+    throw Error(precision_mismatch("double"));
+  }
+  virtual StageTimes profile(const float*, const float*, const float*, float*, float*, float*, int) {
+    throw Error(precision_mismatch("float"));
+  }
+  virtual StageTimes profile(const double*, const double*, const double*, double*, double*, double*, int) {
     throw Error(precision_mismatch("double"));
   }
   virtual EvaluateResult wait_result() = 0;

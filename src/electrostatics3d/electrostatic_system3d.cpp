@@ -127,6 +127,26 @@ void ElectrostaticSystem3D::evaluate_async(const double* x, const double* y, con
                                            double* gz, const EvaluateOptions& eo) {
   evaluate_async_checked(impl(), Precision::Double, x, y, z, gx, gy, gz, eo);
 }
+namespace {
+template <typename T>
+StageTimes profile_checked(detail::ElectrostaticBackend3D& impl, Precision precision, const T* x, const T* y,
+                           const T* z, T* gx, T* gy, T* gz, int repetitions) {
+  if (repetitions < 1)
+    throw Error("ElectrostaticSystem3D::profile_stages: repetitions " + std::to_string(repetitions) + " (need >= 1)");
+  if (impl.design().options.precision == precision) check_pointers(impl, x, y, z, gx, gy, gz, {}, "profile_stages");
+  return impl.profile(x, y, z, gx, gy, gz, repetitions);
+}
+}  // namespace
+
+StageTimes ElectrostaticSystem3D::profile_stages(const float* x, const float* y, const float* z, float* gx, float* gy,
+                                                 float* gz, int repetitions) {
+  return profile_checked(impl(), Precision::Float, x, y, z, gx, gy, gz, repetitions);
+}
+StageTimes ElectrostaticSystem3D::profile_stages(const double* x, const double* y, const double* z, double* gx,
+                                                 double* gy, double* gz, int repetitions) {
+  return profile_checked(impl(), Precision::Double, x, y, z, gx, gy, gz, repetitions);
+}
+
 EvaluateResult ElectrostaticSystem3D::wait_result() { return impl().wait_result(); }
 const double* ElectrostaticSystem3D::device_result() const { return impl().device_result(); }
 void ElectrostaticSystem3D::set_stream(Stream stream) { impl().set_stream(stream); }

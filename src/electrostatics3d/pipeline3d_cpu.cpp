@@ -8,6 +8,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <new>
 #include <string>
@@ -53,9 +54,47 @@ class CpuPipeline3D final : public ElectrostaticBackend3D {
     density_pass();
     dct_.execute(rho_.data(), coef_.data());
     spectral();
+    inverse_transforms();
+    gather(x, y, z, gx, gy, gz, GradientWrite<T>{static_cast<T>(eo.weight), eo.accumulate});
+    return finish();
+  }
+  EvaluateResult wait_result() override { return last_; }
+
+  StageTimes profile(const T* x, const T* y, const T* z, T* gx, T* gy, T* gz, int reps) override {
+    using clock = std::chrono::steady_clock;
+    std::vector<double> t[6];
+    evaluate(x, y, z, gx, gy, gz, {});  // warm-up
+    const auto ms = [](clock::time_point a, clock::time_point b) {
+      return std::chrono::duration<double, std::milli>(b - a).count();
+    };
+    for (int r = 0; r < reps; ++r) {
+      const auto t0 = clock::now();
+      rasterize(x, y, z);
+      density_pass();
+      const auto t1 = clock::now();
+      dct_.execute(rho_.data(), coef_.data());
+      const auto t2 = clock::now();
+      spectral();
+      const auto t3 = clock::now();
+      inverse_transforms();
+      const auto t4 = clock::now();
+      gather(x, y, z, gx, gy, gz, GradientWrite<T>{});
+      finish();
+      const auto t5 = clock::now();
+      const clock::time_point points[6] = {t0, t1, t2, t3, t4, t5};
+      for (int s = 0; s < 5; ++s) t[s].push_back(ms(points[s], points[s + 1]));
+      t[5].push_back(ms(t0, t5));
+    }
+    return median_stage_times(t, reps);
+  }
+
+ private:
+  void inverse_transforms() {
     for (auto& f : fields_) idct_.execute(f.data(), f.data());
     if (exact_) idct_.execute(phi_.data(), phi_.data());
-    gather(x, y, z, gx, gy, gz, GradientWrite<T>{static_cast<T>(eo.weight), eo.accumulate});
+  }
+
+  EvaluateResult finish() {
     double overflow = 0, mx = 0, energy = 0;
     for (int m = 0; m < grid_.M; ++m) {
       overflow += slab_overflow_[m];
@@ -65,7 +104,8 @@ class CpuPipeline3D final : public ElectrostaticBackend3D {
     last_ = finish_result3d(design_, energy, overflow, mx, outside_[0], outside_[1]);
     return last_;
   }
-  EvaluateResult wait_result() override { return last_; }
+
+ public:
 
   std::vector<double> density_map() override { return std::vector<double>(rho_.begin(), rho_.end()); }
   std::vector<double> field_map(int axis) override {
