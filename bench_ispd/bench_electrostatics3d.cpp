@@ -4,9 +4,8 @@
 //   1. adaptec1 scale: the 2D stand-in of bench_electrostatics (210,904 movable cells, fillers, 63
 //      fixed macros, 512 x 512 bins) evaluated by ElectrostaticSystem, and the same cells in 3D
 //      with 512 x 512 x L bins, L = 2, 4, 8: a region L deep (bz = 1), movable cells and fillers
-//      one bin deep at uniformly random z, fixed macros through all L bins. Beside each 3D row:
-//      its four Plan3D transforms alone (one Dct + three Idct of the grid), what the transforms
-//      of an evaluate cost at least (the system offers no per-stage split).
+//      one bin deep at uniformly random z, fixed macros through all L bins. Each row with its
+//      stage split (profile_stages: the stages one by one, no graph).
 //   2. General grids: 1M and 4M random cuboids (sides 0.5 to 2 units) in a 256-unit cube with
 //      128^3 and 256^3 bins.
 //   3. Plan3D Dct / Idct at 256^3 against cuFFT's 3D R2C / C2R of the same size (CPU: FFTW's
@@ -143,12 +142,12 @@ Design3D cube(long long cells, int bins, const Runner& run) {
   return s;
 }
 
-struct Row3D {
+struct Row {
   std::string design;
   long long cells = 0;
-  int M = 0, N = 0, L = 0;
+  int M = 0, N = 0, L = 0;  // L = 0: the 2D system
   bench::TimingResult evaluate;
-  double transforms_ms = 0;  // Plan3D Dct + 3 Idct of the grid
+  efield::StageTimes stages;
   efield::EvaluateResult result;
 };
 
@@ -168,8 +167,8 @@ double plan3d_ms(efield::Transform3D kind, int M, int N, int L, const Runner& ru
   return time_plan(plan, run, static_cast<size_t>(M) * N * L);
 }
 
-Row3D time_3d(const Design3D& d, const Runner& run) {
-  Row3D r;
+Row time_3d(const Design3D& d, const Runner& run) {
+  Row r;
   r.design = d.name;
   r.cells = static_cast<long long>(d.x.size());
   r.M = d.options.num_bins_x;
@@ -179,12 +178,15 @@ Row3D time_3d(const Design3D& d, const Runner& run) {
   Arrays a(run, {d.x, d.y, d.z, std::vector<float>(n), std::vector<float>(n), std::vector<float>(n)});
   efield::ElectrostaticSystem3D es(d.options, d.movable, d.fillers, d.fixed);
   r.evaluate = run.time([&] { r.result = es.evaluate(a[0], a[1], a[2], a[3], a[4], a[5]); });
-  r.transforms_ms = plan3d_ms(efield::Transform3D::Dct, r.M, r.N, r.L, run) +
-                    3 * plan3d_ms(efield::Transform3D::Idct, r.M, r.N, r.L, run);
+  r.stages = es.profile_stages(a[0], a[1], a[2], a[3], a[4], a[5], run.timing.repetitions);
   return r;
 }
 
-bench::TimingResult time_2d(const bench::StandInDesign& d, const Runner& run) {
+Row time_2d(const bench::StandInDesign& d, const Runner& run) {
+  Row r;
+  r.design = d.name + " (2D)";
+  r.cells = static_cast<long long>(d.x.size());
+  r.M = r.N = d.bins;
   efield::ElectrostaticOptions o = bench::stand_in_options(d);
   o.backend = run.backend;
   o.stream = run.stream;
@@ -192,7 +194,9 @@ bench::TimingResult time_2d(const bench::StandInDesign& d, const Runner& run) {
   const size_t n = d.x.size();
   Arrays a(run, {d.x, d.y, std::vector<float>(n), std::vector<float>(n)});
   efield::ElectrostaticSystem es(o, d.movable, d.fillers, d.fixed);
-  return run.time([&] { es.evaluate(a[0], a[1], a[2], a[3]); });
+  r.evaluate = run.time([&] { r.result = es.evaluate(a[0], a[1], a[2], a[3]); });
+  r.stages = es.profile_stages(a[0], a[1], a[2], a[3], run.timing.repetitions);
+  return r;
 }
 
 // The FFT the 3D transform is built on, same size: (forward R2C, inverse C2R) median ms.
@@ -291,34 +295,42 @@ int main(int argc, char** argv) {
                : "host pointers, steady_clock around each call after 1 warm-up run") +
           ", median of " + std::to_string(run.timing.repetitions) + " runs.\n\n";
 
-    const bench::TimingResult t2 = time_2d(d2, run);
+    const std::string columns =
+        "| design | cells | bins | evaluate ms | vs 2D | rasterize | forward DCT | spectral | inverse (fields) | "
+        "gather | energy | overflow |\n| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | "
+        "---: |\n";
     md += "## " + d2.name + ": 3D against 2D with the same cells\n\n"
           "The 2D row is ElectrostaticSystem on the stand-in; the 3D rows put the same cells (movable, fillers) one "
-          "bin deep at random z in a region L bins deep, the fixed macros through all L. `transforms` is one Plan3D "
-          "Dct plus three Idct of the grid alone (the system offers no per-stage split).\n\n"
-          "| design | cells | bins | evaluate ms | vs 2D | transforms ms | energy | overflow |\n"
-          "| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: |\n";
-    md += "| " + d2.name + " (2D) | " + std::to_string(d2.x.size()) + " | " + std::to_string(d2.bins) + "x" +
-          std::to_string(d2.bins) + " | " + fmt("%.4f", t2.median_ms) + " | 1.00x | - | - | - |\n";
+          "bin deep at random z in a region L bins deep, the fixed macros through all L. The stage columns are "
+          "profile_stages' medians in ms (stages one by one";
+    md += gpu ? ", no graph; the 2D forward and inverse are its one R2C and one C2C).\n\n"
+              : "; the 2D forward and inverse are its transforms).\n\n";
+    md += columns;
     std::printf("%s", md.c_str());
     std::fflush(stdout);
-    auto row_md = [&](const Row3D& r, double base) {
-      std::string s = "| " + r.design + " | " + std::to_string(r.cells) + " | " + std::to_string(r.M) + "x" +
-                      std::to_string(r.N) + "x" + std::to_string(r.L) + " | " + fmt("%.4f", r.evaluate.median_ms) +
-                      " | " + (base > 0 ? fmt("%.2fx", r.evaluate.median_ms / base) : std::string("-")) + " | " +
-                      fmt("%.4f", r.transforms_ms) + " | " + fmt("%.6g", r.result.energy) + " | " +
+    auto row_md = [&](const Row& r, double base) {
+      const efield::StageTimes& st = r.stages;
+      std::string bins = std::to_string(r.M) + "x" + std::to_string(r.N);
+      if (r.L > 0) bins += "x" + std::to_string(r.L);
+      std::string s = "| " + r.design + " | " + std::to_string(r.cells) + " | " + bins + " | " +
+                      fmt("%.4f", r.evaluate.median_ms) + " | " +
+                      (base > 0 ? fmt("%.2fx", r.evaluate.median_ms / base) : std::string("-")) + " | " +
+                      fmt("%.4f", st.rasterize_ms) + " | " + fmt("%.4f", st.forward_fft_ms) + " | " +
+                      fmt("%.4f", st.spectral_ms) + " | " + fmt("%.4f", st.inverse_fft_ms) + " | " +
+                      fmt("%.4f", st.gather_ms) + " | " + fmt("%.6g", r.result.energy) + " | " +
                       fmt("%.4f", r.result.overflow) + " |\n";
       std::printf("%s", s.c_str());
       std::fflush(stdout);
       return s;
     };
-    for (int L : {2, 4, 8}) md += row_md(time_3d(stacked(d2, L, run), run), t2.median_ms);
+    const Row r2 = time_2d(d2, run);
+    md += row_md(r2, r2.evaluate.median_ms);
+    for (int L : {2, 4, 8}) md += row_md(time_3d(stacked(d2, L, run), run), r2.evaluate.median_ms);
 
     if (!no_large) {
       const std::string head =
           "\n## General grids\n\nRandom cuboids (sides 0.5 to 2) in a cube 256 units wide, no fillers or fixed "
-          "cells.\n\n| design | cells | bins | evaluate ms | vs 2D | transforms ms | energy | overflow |\n"
-          "| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: |\n";
+          "cells.\n\n" + columns;
       std::printf("%s", head.c_str());
       md += head;
       const std::vector<long long> counts = gpu ? std::vector<long long>{1000000, 4000000}
