@@ -40,7 +40,7 @@ import torch
 
 from .bookshelf import FIXED, MOVABLE
 from .place import GlobalPlacer, PlaceParams, _Stopwatch, load_design
-from ._placement_model import net_extremes, weighted_average
+from ._placement_model import attach_pins, net_extremes, weighted_average
 from .system import ElectrostaticSystem, default_bin_grid
 from .torch3d import ElectricPotential3D
 
@@ -140,31 +140,16 @@ class Placement3D:
         hi = np.concatenate([fx - self.size_x, fy - self.size_y, T * D - self.size_z])
         self.lower = torch.tensor(lo, dtype=dtype, device=device)
         self.upper = torch.tensor(np.maximum(hi, lo), dtype=dtype, device=device)
-        volume = self.size_x * self.size_y * self.size_z
-        self.volume = torch.tensor(np.tile(volume, 3), dtype=dtype, device=device)
+        # The preconditioner's charge per entry of pos: the node's volume.
+        self.pos_charge = torch.tensor(np.tile(self.size_x * self.size_y * self.size_z, 3), dtype=dtype, device=device)
 
-        # Pins (the 2D placer's: nets of 2..100 pins in the wirelength model); along z only the
-        # movable cells' pins, at the cells' centres.
-        position_of = np.empty(len(order), dtype=np.int64)
-        position_of[order] = np.arange(len(order))
-        degree = np.diff(d.net_pin_start)
-        pin_net = np.repeat(np.arange(d.num_nets), degree)
-        pin_node = position_of[d.pin_node]
+        # Pins (the 2D placer's); along z only the movable cells' pins, at the cells' centres.
+        pin_node = attach_pins(self, d, order, device, dtype)
         tt = lambda a, dt=dtype: torch.tensor(a, dtype=dt, device=device)  # noqa: E731
-        self.num_nets = d.num_nets
-        self.pin_node, self.pin_net = tt(pin_node, torch.int64), tt(pin_net, torch.int64)
-        self.pin_dx = tt(self.size_x[pin_node] / 2 + d.pin_offset_x)
-        self.pin_dy = tt(self.size_y[pin_node] / 2 + d.pin_offset_y)
-        self.net_weight = tt(d.net_weight)
-        keep = ((degree >= 2) & (degree <= 100))[pin_net]
-        self.wa_pin_node, self.wa_pin_net = tt(pin_node[keep], torch.int64), tt(pin_net[keep], torch.int64)
-        self.wa_pin_dx, self.wa_pin_dy = self.pin_dx[tt(keep, torch.bool)], self.pin_dy[tt(keep, torch.bool)]
-        self.wa_weight = tt(np.where((degree >= 2) & (degree <= 100), d.net_weight, 0.0))
-        in_z = pin_node < nm
-        self.z_pin_node, self.z_pin_net = tt(pin_node[in_z], torch.int64), tt(pin_net[in_z], torch.int64)
-        self.z_wa = keep[in_z]
-        self.z_wa_pin_node, self.z_wa_pin_net = self.z_pin_node[tt(self.z_wa, torch.bool)], \
-            self.z_pin_net[tt(self.z_wa, torch.bool)]
+        in_z = tt(pin_node < nm, torch.bool)
+        self.z_pin_node, self.z_pin_net = self.pin_node[in_z], self.pin_net[in_z]
+        z_wa = tt(self.wa_pin[pin_node < nm], torch.bool)
+        self.z_wa_pin_node, self.z_wa_pin_net = self.z_pin_node[z_wa], self.z_pin_net[z_wa]
         pins_per_node = np.bincount(pin_node, minlength=n).astype(np.float64)
         self.pins_per_node = tt(np.tile(pins_per_node, 3))
 
@@ -244,7 +229,8 @@ class Placement3D:
 
 
 class GlobalPlacer3D(GlobalPlacer):
-    """The 2D placer's loop (efield.place.GlobalPlacer) on a Placement3D with the 3D op."""
+    """The 2D placer's loop and steps (efield.place.GlobalPlacer) on a Placement3D with the 3D
+    op (the preconditioner's charge is the volume: Placement3D.pos_charge)."""
 
     def __init__(self, placement, params, stopwatch=None):
         p = placement
@@ -257,22 +243,6 @@ class GlobalPlacer3D(GlobalPlacer):
         self.base_gamma = 4.0 * (p.bin_size[0] + p.bin_size[1])
         self.units = p.row_height / 12.0
         self.evaluations = 0
-
-    def gradient(self, v, lam, gamma):
-        """The 2D placer's preconditioned gradient with the volume in place of the area."""
-        self.evaluations += 1
-        w = self.watch
-        w.lap("optimizer")
-        pos = v.detach().requires_grad_(True)
-        wl = self.p.wirelength(pos, gamma)
-        w.lap("wirelength_model")
-        density = self.op(pos)
-        w.lap("density")
-        (wl + lam * density).backward()
-        g = pos.grad / torch.clamp(self.p.pins_per_node + lam * self.p.volume, min=1.0)
-        g = torch.where(self.p.moving, g, torch.zeros_like(g))
-        w.lap("backward")
-        return g
 
 
 @dataclass
