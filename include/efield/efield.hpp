@@ -8,6 +8,7 @@
 #include "efield/log.hpp"
 #include "efield/electrostatic_system.hpp"
 #include "efield/electrostatic_system3d.hpp"
+#include "efield/multi_field_system.hpp"
 #include "efield/placement_helpers.hpp"
 #include "efield/placement_netlist.hpp"
 #include "efield/synthetic_design.hpp"

@@ -26,6 +26,8 @@ from .bookshelf import (FIXED, FIXED_NI, MOVABLE, BookshelfDesign, generate_synt
                         ispd2005_standin, load_bookshelf)
 from .system import ElectrostaticSystem, EvaluateResult, default_bin_grid, make_fillers, make_region_fillers
 from .system3d import ElectrostaticSystem3D, EvaluateResult3D, make_fillers_3d
+from .multi_field import (FieldSpec, MultiFieldSystem, fence_blockages, field_spec, make_batch_fields,
+                          make_fence_fields)
 from . import fft
 from .transforms import (Plan1D, Plan2D, Plan3D, dct, dct2, dct2_3d, dct3, idct, idct2, idct2_3d, idct3, idct_idxst,
                          idxst, idxst_idct, plan_cache_clear, plan_cache_max_size, plan_cache_size)
@@ -40,4 +42,5 @@ __all__ = [
     "ElectrostaticSystem3D", "EvaluateResult3D", "make_fillers_3d",
     "load_bookshelf", "generate_synthetic_design", "ispd2005_standin", "ispd2005_designs", "BookshelfDesign",
     "MOVABLE", "FIXED", "FIXED_NI",
+    "MultiFieldSystem", "FieldSpec", "field_spec", "make_fence_fields", "fence_blockages", "make_batch_fields",
 ]

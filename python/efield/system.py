@@ -59,6 +59,27 @@ def _fixed(fixed):
     return [_arrays.to_numpy_f64(a, f"fixed {n}") for a, n in zip(fixed, ("widths", "heights", "x", "y"))]
 
 
+def _prepare_arrays(system, x, y, grad_x, grad_y, accumulate):
+    """The arrays of an evaluate on `system` (which has .dtype and .device): checked, the gradients
+    allocated like x (zero-filled) when None. Returns ([x, y, grad_x, grad_y] as the extension
+    reads them, grad_x, grad_y, the caller's stream)."""
+    k, dtype, device, shape = _arrays.describe(x)
+    if dtype != system.dtype:
+        raise TypeError(f"x has dtype {dtype}; this system was made for {system.dtype}")
+    if device != system.device:
+        raise ValueError(f"x is on {_arrays.device_name(device)} but the system is on "
+                         f"{_arrays.device_name(system.device)}")
+    if accumulate and (grad_x is None or grad_y is None):
+        raise ValueError("accumulate=True adds into grad_x and grad_y: pass them")
+    if grad_x is None:
+        grad_x = _arrays.empty_like(x, k, dtype, device, shape, zero=True)
+    if grad_y is None:
+        grad_y = _arrays.empty_like(x, k, dtype, device, shape, zero=True)
+    plain = [_arrays.readable(x, k), _arrays.readable(y, _arrays.kind(y), "y"),
+             _arrays.writable(grad_x, "grad_x"), _arrays.writable(grad_y, "grad_y")]
+    return plain, grad_x, grad_y, _arrays.current_stream(x, k, device)
+
+
 def _empty():
     import numpy as np
 
@@ -112,21 +133,7 @@ class ElectrostaticSystem:
             fixed_y=e if xy is None else xy, movable_macro_mask=self._movable_macro_mask)
 
     def _prepared(self, x, y, grad_x, grad_y, accumulate):
-        k, dtype, device, shape = _arrays.describe(x)
-        if dtype != self.dtype:
-            raise TypeError(f"x has dtype {dtype}; this system was made for {self.dtype}")
-        if device != self.device:
-            raise ValueError(f"x is on {_arrays.device_name(device)} but the system is on "
-                             f"{_arrays.device_name(self.device)}")
-        if accumulate and (grad_x is None or grad_y is None):
-            raise ValueError("accumulate=True adds into grad_x and grad_y: pass them")
-        if grad_x is None:
-            grad_x = _arrays.empty_like(x, k, dtype, device, shape, zero=True)
-        if grad_y is None:
-            grad_y = _arrays.empty_like(x, k, dtype, device, shape, zero=True)
-        plain = [_arrays.readable(x, k), _arrays.readable(y, _arrays.kind(y), "y"),
-                 _arrays.writable(grad_x, "grad_x"), _arrays.writable(grad_y, "grad_y")]
-        return plain, grad_x, grad_y, _arrays.current_stream(x, k, device)
+        return _prepare_arrays(self, x, y, grad_x, grad_y, accumulate)
 
     def evaluate(self, x, y, grad_x=None, grad_y=None, weight=1.0, accumulate=False):
         """One iteration: reads x, y (1-D, length >= required_length) and writes
@@ -249,23 +256,37 @@ def make_region_fillers(movable, region_id, fences, fixed, xl, yl, xh, yh, targe
 
     mw, mh = _pair(movable, "movable")
     w, h, x, y = [(_empty() if a is None else a) for a in _fixed(fixed)]
-    rects = []
+    ids = _region_id(region_id)
+    ftd = _empty() if field_target_density is None else np.asarray(field_target_density, dtype=np.float64)
+    return _efield.make_region_fillers(mw, mh, ids, _fences(fences), w, h, x, y, xl, yl, xh, yh, target_density,
+                                       row_height, ftd)
+
+
+def _fences(fences):
+    """K fences as float64 NumPy arrays of shape (rects, 4)."""
+    import numpy as np
+
+    out = []
     for k, f in enumerate(fences):
         a = np.ascontiguousarray(f, dtype=np.float64)
         if a.ndim != 2 or a.shape[1] != 4:
             raise ValueError(f"fences[{k}] must have shape (rects, 4), got {a.shape}")
-        rects.append(a)
+        out.append(a)
+    return out
+
+
+def _region_id(region_id):
+    """region_id as an int32 NumPy array (empty for None: every cell in the default region)."""
+    import numpy as np
+
     if region_id is None:
-        ids = np.zeros(0, np.int32)
-    else:
-        ids = np.asarray(region_id)
-        if ids.ndim != 1 or not np.issubdtype(ids.dtype, np.integer):
-            raise ValueError(f"region_id must be a one-dimensional integer array, got {ids.dtype} of shape {ids.shape}")
-        if ids.size and (ids.min() < np.iinfo(np.int32).min or ids.max() > np.iinfo(np.int32).max):
-            raise ValueError("region_id has values outside the 32-bit range")
-        ids = ids.astype(np.int32)
-    ftd = _empty() if field_target_density is None else np.asarray(field_target_density, dtype=np.float64)
-    return _efield.make_region_fillers(mw, mh, ids, rects, w, h, x, y, xl, yl, xh, yh, target_density, row_height, ftd)
+        return np.zeros(0, np.int32)
+    ids = np.asarray(region_id)
+    if ids.ndim != 1 or not np.issubdtype(ids.dtype, np.integer):
+        raise ValueError(f"region_id must be a one-dimensional integer array, got {ids.dtype} of shape {ids.shape}")
+    if ids.size and (ids.min() < np.iinfo(np.int32).min or ids.max() > np.iinfo(np.int32).max):
+        raise ValueError("region_id has values outside the 32-bit range")
+    return ids.astype(np.int32)
 
 
 def default_bin_grid(movable, xl, yl, xh, yh, target_density):

@@ -21,10 +21,18 @@ DREAMPlace's own call works unchanged (its whole keyword list, with its meaning;
   - fast_mode: nothing to skip. DREAMPlace's fast mode skips its potential transform and returns
     a zero energy; here the energy comes out of the spectral pass the field needs anyway
     (docs/math.md 2.8), so the op returns the true energy in either mode at no cost.
-  - region_id, fence_regions: None (the whole design) works; fence regions (DREAMPlace's
-    per-region fields) raise NotImplementedError until the fence-region feature (issue 42) lands.
-    node2fence_region_map is then not needed (DREAMPlace's op reads it only with region_id), and
-    placedb is accepted and never read.
+  - region_id, fence_regions, node2fence_region_map, placedb: DREAMPlace 3.0's per-region op (one
+    per field of a fence-region design, as PlaceObj builds them): with region_id k the op sees
+    only field k's charges (the movable nodes with node2fence_region_map == k, or >= K for the
+    default region k = K = len(placedb.regions); field k's fillers, the slice
+    placedb.filler_start_map[k:k + 2]), rasterizes the fence_regions rectangles (the virtual
+    macros) as fixed blocks with the terminals, uses target_density as given (DREAMPlace passes
+    placedb.target_density_fence_region[k]), and its gradient is exactly 0 at every other entry
+    of pos. mode="overflow" gives the field's (overflow, max_density). Made by
+    efield._region_op.RegionElectricPotential (a subclass; eager PyTorch: torch.compile and CUDA
+    graph capture are not supported for it); without region_id and fence_regions the
+    whole-design op runs as before, node2fence_region_map and placedb unread. All K + 1 fields
+    in one op: efield.torch.MultiFieldElectricPotential.from_dreamplace.
 
 Layout (DREAMPlace's): nodes are movable first, then `num_terminals` fixed terminals, then any
 other nodes that take no part in the density (DREAMPlace's terminal_NIs), fillers last;
@@ -53,7 +61,7 @@ import torch
 from . import _arrays, _compiled_op
 from .system import ElectrostaticSystem
 
-__all__ = ["ElectricPotential"]
+__all__ = ["ElectricPotential", "MultiFieldElectricPotential", "BatchedElectricPotential", "ElectricPotential3D"]
 
 _MODES = ("density", "overflow")
 
@@ -212,6 +220,13 @@ class ElectricPotential(torch.nn.Module):
 
     use_compiled_op = _compiled_op.AVAILABLE
 
+    def __new__(cls, *args, region_id=None, fence_regions=None, **kwargs):
+        """With region_id or fence_regions: the per-region op (the module's docstring)."""
+        if cls is ElectricPotential and (region_id is not None or fence_regions is not None):
+            from ._region_op import RegionElectricPotential
+            cls = RegionElectricPotential
+        return super().__new__(cls)
+
     def __init__(self, node_size_x, node_size_y, xl=None, yl=None, xh=None, yh=None, num_bins_x=None,
                  num_bins_y=None, num_movable_nodes=None, num_terminals=0, num_filler_nodes=0, target_density=1.0,
                  deterministic=True, pos=None, *, bin_size_x=None, bin_size_y=None, deterministic_flag=None,
@@ -219,11 +234,6 @@ class ElectricPotential(torch.nn.Module):
                  bin_center_x=None, bin_center_y=None, sorted_node_map=None, fast_mode=False, region_id=None,
                  fence_regions=None, node2fence_region_map=None, placedb=None):
         super().__init__()
-        if region_id is not None or fence_regions is not None:
-            raise NotImplementedError(
-                "ElectricPotential: fence regions (region_id / fence_regions: DREAMPlace's per-region electric "
-                "fields) are not supported yet (the fence-region feature, issue 42); pass region_id=None and "
-                "fence_regions=None for the whole-design op")
         if None in (xl, yl, xh, yh):
             raise TypeError("ElectricPotential needs the region xl, yl, xh, yh")
         if num_movable_nodes is None:
@@ -310,7 +320,7 @@ class ElectricPotential(torch.nn.Module):
         nm = self.num_movable_nodes
         return float((self.size_x[:nm] * self.size_y[:nm]).sum())
 
-    def _check(self, pos):
+    def _check(self, pos, num_nodes=None):
         if not isinstance(pos, torch.Tensor):
             raise TypeError(f"pos must be a torch.Tensor (got {type(pos).__name__})")
         if pos.layout is not torch.strided:
@@ -319,8 +329,9 @@ class ElectricPotential(torch.nn.Module):
             raise TypeError(f"pos has dtype {pos.dtype}; ElectricPotential takes float32 or float64")
         if pos.device.type not in ("cpu", "cuda"):
             raise ValueError(f"pos is on {pos.device}; ElectricPotential takes CPU and CUDA tensors")
-        if pos.dim() != 1 or pos.numel() != 2 * self.num_nodes:
-            raise ValueError(f"pos must be one-dimensional with 2 * num_nodes = {2 * self.num_nodes} entries "
+        num_nodes = self.num_nodes if num_nodes is None else num_nodes
+        if pos.dim() != 1 or pos.numel() != 2 * num_nodes:
+            raise ValueError(f"pos must be one-dimensional with 2 * num_nodes = {2 * num_nodes} entries "
                              f"(got shape {tuple(pos.shape)})")
         if not pos.is_contiguous():
             raise ValueError("pos is not contiguous; pass pos.contiguous()")
@@ -368,13 +379,7 @@ class ElectricPotential(torch.nn.Module):
         The system takes them through its size updates: no re-planning, no allocation; the results
         are those of an op built anew from them. The terminals' map is recomputed only if their
         sizes changed (at the positions read at the build: fixed nodes do not move)."""
-        src_x, src_y, src_mask = self._size_sources
-        size_x = _arrays.to_numpy_f64(src_x, "node_size_x")
-        size_y = _arrays.to_numpy_f64(src_y, "node_size_y")
-        if len(size_x) != self.num_nodes or len(size_y) != self.num_nodes:
-            raise ValueError(f"reset: node_size_x and node_size_y now have {len(size_x)} and {len(size_y)} entries; "
-                             f"the op was made for {self.num_nodes} nodes")
-        mask = self._read_mask(src_mask)
+        size_x, size_y, mask = self._read_sources()
         nm, nt = self.num_movable_nodes, self.num_terminals
         terminals_changed = not (np.array_equal(size_x[nm:nm + nt], self.size_x[nm:nm + nt])
                                  and np.array_equal(size_y[nm:nm + nt], self.size_y[nm:nm + nt]))
@@ -389,6 +394,16 @@ class ElectricPotential(torch.nn.Module):
             self._es.update_filler_sizes((size_x[fo:], size_y[fo:]))
         if terminals_changed:
             self._es.update_fixed_cells(self._fixed_cells())
+
+    def _read_sources(self):
+        """(size_x, size_y, mask) read again from the objects given at construction."""
+        src_x, src_y, src_mask = self._size_sources
+        size_x = _arrays.to_numpy_f64(src_x, "node_size_x")
+        size_y = _arrays.to_numpy_f64(src_y, "node_size_y")
+        if len(size_x) != self.num_nodes or len(size_y) != self.num_nodes:
+            raise ValueError(f"reset: node_size_x and node_size_y now have {len(size_x)} and {len(size_y)} entries; "
+                             f"the op was made for {self.num_nodes} nodes")
+        return size_x, size_y, self._read_mask(src_mask)
 
     def _refuse(self, pos):
         """Raises naming what makes pos unfit for the op as built."""
@@ -459,7 +474,8 @@ class ElectricPotential(torch.nn.Module):
                 f"bins={self.num_bins_x}x{self.num_bins_y}, target_density={self.target_density}")
 
 
+# The many-field ops (fence regions, batches of placements): torch_multi_field.py.
+from .torch_multi_field import BatchedElectricPotential, MultiFieldElectricPotential  # noqa: E402
+
 # The 3D op (ePlace-3D's stacked-die model, docs/math.md section 4) lives in its own file.
 from .torch3d import ElectricPotential3D  # noqa: E402
-
-__all__.append("ElectricPotential3D")

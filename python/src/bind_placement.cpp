@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "bindings.hpp"
+#include "conversions.hpp"
 #include "host_array.hpp"
 #include "efield/placement_helpers.hpp"
 
@@ -34,14 +35,7 @@ void bind_placement(py::module_& m) {
          const std::vector<HostArray>& fences, const HostArray& fixed_w, const HostArray& fixed_h,
          const HostArray& fixed_x, const HostArray& fixed_y, double xl, double yl, double xh, double yh,
          double target_density, double row_height, const HostArray& field_target_density) {
-        std::vector<FenceRegion> regions(fences.size());
-        for (std::size_t k = 0; k < fences.size(); ++k) {
-          if (fences[k].ndim() != 2 || fences[k].shape(1) != 4)
-            throw py::value_error("fences[" + std::to_string(k) + "] must be an array of shape (rects, 4)");
-          const double* p = fences[k].data();
-          for (py::ssize_t j = 0; j < fences[k].shape(0); ++j, p += 4)
-            regions[k].rects.push_back(Rect{p[0], p[1], p[2], p[3]});
-        }
+        const std::vector<FenceRegion> regions = fence_regions(fences);
         RegionFillerOptions options;
         options.target_density = target_density;
         options.row_height = row_height;

@@ -12,6 +12,7 @@
 
 #include "array_view.hpp"
 #include "bindings.hpp"
+#include "conversions.hpp"
 #include "cuda_device.hpp"
 #include "efield/electrostatic_system.hpp"
 #include "host_array.hpp"
@@ -23,22 +24,6 @@ namespace efield::python {
 namespace {
 
 constexpr int kResultValues = 5;  // device_result(): energy, overflow, max_density, two outside areas
-
-py::array_t<double> to_numpy(const std::vector<double>& v, int rows, int cols) {
-  py::array_t<double> a({static_cast<py::ssize_t>(rows), static_cast<py::ssize_t>(cols)});
-  std::copy(v.begin(), v.end(), a.mutable_data());
-  return a;
-}
-
-FixedCells fixed_cells(const HostArray& w, const HostArray& h, const HostArray& x, const HostArray& y) {
-  return FixedCells{to_vector(w), to_vector(h), to_vector(x), to_vector(y)};
-}
-
-GradientScale parse_gradient_scale(const std::string& name) {
-  if (name == "dreamplace") return GradientScale::DreamPlace;
-  if (name == "exact") return GradientScale::Exact;
-  throw py::value_error("gradient_scale must be 'dreamplace' or 'exact' (got '" + name + "')");
-}
 
 class System {
  public:
@@ -80,22 +65,9 @@ class System {
   // The checked path: any arrays, validated against the system. async: evaluate_async.
   EvaluateResult evaluate(py::handle x, py::handle y, py::handle gx, py::handle gy, std::uintptr_t stream,
                           double weight, bool accumulate, bool async) {
-    ArrayView views[4] = {view_array(x, "x", stream), view_array(y, "y", stream), view_array(gx, "grad_x", stream),
-                          view_array(gy, "grad_y", stream)};
-    const char* names[4] = {"x", "y", "grad_x", "grad_y"};
-    for (int i = 0; i < 4; ++i) {
-      const ArrayView& v = views[i];
-      require_float(v, names[i], dtype_);
-      require_device(v, names[i], device_);
-      require_contiguous(v, names[i]);
-      if (i >= 2) require_writable(v, names[i]);
-      if (v.shape.size() != 1)
-        throw py::value_error(std::string(names[i]) + " must be one-dimensional (got shape " + v.shape_string() + ")");
-      if (v.size() < required_length_)
-        throw py::value_error(std::string(names[i]) + " has " + std::to_string(v.size()) + " entries; the system needs " +
-                              std::to_string(required_length_) + " (movable cells, then fillers from index " +
-                              std::to_string(system_->options().filler_offset) + ")");
-    }
+    ArrayView views[4];
+    view_evaluate_arrays(views, x, y, gx, gy, stream, dtype_, device_, required_length_,
+                         "movable cells, then fillers from index " + std::to_string(system_->options().filler_offset));
     if (async && device_ < 0) throw py::value_error("evaluate_async needs a CUDA system (this one runs on the CPU)");
     const Stream caller = stream_from_protocol(stream);
     for (const ArrayView& v : views)

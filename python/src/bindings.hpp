@@ -10,5 +10,6 @@ void bind_system3d(pybind11::module_& m);
 void bind_bookshelf(pybind11::module_& m);
 void bind_placement(pybind11::module_& m);
 void bind_build_config(pybind11::module_& m);
+void bind_multi_field(pybind11::module_& m);
 
 }  // namespace efield::python

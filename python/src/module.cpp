@@ -31,4 +31,5 @@ PYBIND11_MODULE(_efield, m) {
   efield::python::bind_bookshelf(m);
   efield::python::bind_placement(m);
   efield::python::bind_build_config(m);
+  efield::python::bind_multi_field(m);
 }

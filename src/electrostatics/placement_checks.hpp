@@ -4,9 +4,11 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "efield/electrostatic_system.hpp"
 #include "efield/error.hpp"
+#include "efield/fence_region.hpp"
 
 namespace efield::detail {
 
@@ -45,5 +47,9 @@ inline double fixed_area_inside(const FixedCells& fixed, double xl, double yl, d
   }
   return area;
 }
+
+// Fences: each with rectangles, none empty or non-finite, all inside the region, none overlapping
+// another (within a fence or across fences). region_fillers.cpp.
+void check_fences(const char* who, const std::vector<FenceRegion>& fences, double xl, double yl, double xh, double yh);
 
 }  // namespace efield::detail

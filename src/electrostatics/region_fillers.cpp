@@ -61,11 +61,15 @@ double range_mean_width(std::vector<double> widths) {
   return n > 0 ? sum / static_cast<double>(n) : all / static_cast<double>(widths.size());
 }
 
-void check_fences(const std::vector<FenceRegion>& fences, double xl, double yl, double xh, double yh) {
+}  // namespace
+
+namespace detail {
+
+void check_fences(const char* who, const std::vector<FenceRegion>& fences, double xl, double yl, double xh, double yh) {
   struct Tagged { Rect r; size_t fence, index; };
   std::vector<Tagged> all;
   for (size_t k = 0; k < fences.size(); ++k) {
-    const std::string name = "make_region_fillers: fence " + std::to_string(k);
+    const std::string name = std::string(who) + ": fence " + std::to_string(k);
     if (fences[k].rects.empty()) throw Error(name + " has no rectangles");
     for (size_t j = 0; j < fences[k].rects.size(); ++j) {
       const Rect& r = fences[k].rects[j];
@@ -83,13 +87,13 @@ void check_fences(const std::vector<FenceRegion>& fences, double xl, double yl, 
   for (size_t i = 0; i < all.size(); ++i)
     for (size_t j = i + 1; j < all.size() && all[j].r.xl < all[i].r.xh; ++j)
       if (std::min(all[i].r.yh, all[j].r.yh) > std::max(all[i].r.yl, all[j].r.yl))
-        throw Error("make_region_fillers: fence " + std::to_string(all[i].fence) + " rectangle " +
+        throw Error(std::string(who) + ": fence " + std::to_string(all[i].fence) + " rectangle " +
                     std::to_string(all[i].index) + " " + rect_text(all[i].r) + " overlaps fence " +
                     std::to_string(all[j].fence) + " rectangle " + std::to_string(all[j].index) + " " +
                     rect_text(all[j].r) + " (fence rectangles must be disjoint)");
 }
 
-}  // namespace
+}  // namespace detail
 
 double union_area(const std::vector<Rect>& rects) {
   struct Event { double x, y0, y1; int delta; };
@@ -168,7 +172,7 @@ std::vector<RegionFillerSpec> make_region_fillers(const CellSizes& movable, cons
   const size_t nf = fixed.widths.size();
   if (fixed.heights.size() != nf || fixed.x.size() != nf || fixed.y.size() != nf)
     throw Error("make_region_fillers: fixed cells need widths, heights, x and y of one count");
-  check_fences(fences, xl, yl, xh, yh);
+  detail::check_fences(who, fences, xl, yl, xh, yh);
 
   // Placeable areas: fence k its rectangles' area; the default field S minus all fences, S being
   // the region less the union of the fixed cells clipped to it.

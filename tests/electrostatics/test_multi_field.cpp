@@ -1,0 +1,188 @@
+// MultiFieldSystem (include/efield/multi_field_system.hpp): every field bitwise equal to a
+// separately built system (one field with identity indexing: today's system), fence fields
+// against the float64 dense reference, batches, weights, accumulation and unowned entries.
+// CPU in CI; the CUDA cases skip without a GPU. On CUDA each field runs its system's
+// evaluate_async, so it is compared with separately built systems' evaluate_async (in
+// deterministic float that accumulates in 64-bit bins, evaluate in exact float maps: both
+// deterministic, not the same bits).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "efield/error.hpp"
+#include "electrostatics/compare.hpp"
+#include "electrostatics/multi_field_cases.hpp"
+#include "electrostatics/reference_electrostatics.hpp"
+#include "support/gpu.hpp"
+
+namespace efield::test {
+namespace {
+
+// One field, every cell at its own index: the multi-field system is today's system.
+template <typename T>
+void identity_case(Backend b) {
+  const Precision p = std::is_same_v<T, float> ? Precision::Float : Precision::Double;
+  MultiCase c = batch_case(1, p, b);
+  MultiFieldSystem mf(c.options, c.fields);
+  const bool cuda = b == Backend::Cuda;
+  expect_fields_bitwise<T>(mf, c, cuda, cuda);
+  if (cuda) {  // host arrays give the same bits as device arrays
+    const MultiRun host = run_multi<T>(mf, c, false), device = run_multi<T>(mf, c, true);
+    EXPECT_EQ(host.gx, device.gx);
+    EXPECT_EQ(host.gy, device.gy);
+    expect_same_result(host.results[0], device.results[0]);
+  }
+}
+
+TEST(MultiFieldCpu, OneFieldIsTheSingleSystemFloat) { identity_case<float>(Backend::Cpu); }
+TEST(MultiFieldCpu, OneFieldIsTheSingleSystemDouble) { identity_case<double>(Backend::Cpu); }
+TEST(MultiFieldCuda, OneFieldIsTheSingleSystemFloat) {
+  EFIELD_REQUIRE_GPU();
+  identity_case<float>(Backend::Cuda);
+}
+TEST(MultiFieldCuda, OneFieldIsTheSingleSystemDouble) {
+  EFIELD_REQUIRE_GPU();
+  identity_case<double>(Backend::Cuda);
+}
+
+template <typename T>
+void fence_fields_case(Backend b, int K) {
+  SCOPED_TRACE("K = " + std::to_string(K));
+  const Precision p = std::is_same_v<T, float> ? Precision::Float : Precision::Double;
+  const MultiCase c = fence_case(K, 1500, 32, p, b);
+  ASSERT_EQ(c.fields.size(), static_cast<size_t>(K + 1));
+  MultiFieldSystem mf(c.options, c.fields);
+  const bool cuda = b == Backend::Cuda;
+  expect_fields_bitwise<T>(mf, c, cuda, cuda);
+  // A second evaluate (CUDA: the graph's replay) gives the same bits.
+  const MultiRun first = run_multi<T>(mf, c, cuda), second = run_multi<T>(mf, c, cuda);
+  EXPECT_EQ(first.gx, second.gx);
+  EXPECT_EQ(first.gy, second.gy);
+}
+
+TEST(MultiFieldCpu, FenceFieldsAreSeparateSystems) {
+  for (int K : {2, 4}) fence_fields_case<float>(Backend::Cpu, K);
+  fence_fields_case<double>(Backend::Cpu, 2);
+}
+TEST(MultiFieldCuda, FenceFieldsAreSeparateSystems) {
+  EFIELD_REQUIRE_GPU();
+  for (int K : {2, 4}) {
+    fence_fields_case<float>(Backend::Cuda, K);
+    fence_fields_case<double>(Backend::Cuda, K);
+  }
+}
+
+// Each field against the float64 dense reference of that field alone (its cells and fillers, the
+// fixed cells and its blockages as fixed blocks, its td): DREAMPlace's per-region op.
+TEST(MultiFieldCpu, FenceFieldsMatchTheDenseReference) {
+  const MultiCase c = fence_case(2, 400, 16, Precision::Double, Backend::Cpu, 5);
+  MultiFieldSystem mf(c.options, c.fields);
+  const MultiRun m = run_multi<double>(mf, c, false);
+  for (int k = 0; k < 3; ++k) {
+    const FieldSpec& f = c.fields[static_cast<size_t>(k)];
+    ElectrostaticOptions o = c.options.system;
+    o.target_density = f.target_density;
+    std::vector<double> cx, cy;
+    for (const auto* index : {&f.movable_index, &f.filler_index})
+      for (std::int64_t e : *index) cx.push_back(c.x[e]), cy.push_back(c.y[e]);
+    const ReferenceResult r = reference_electrostatics(o, f.movable, f.fillers, f.fixed, cx, cy);
+    SystemOutput s;
+    s.result = m.results[static_cast<size_t>(k)];
+    field_gradient(c, k, m, s.gx, s.gy);
+    const ElectrostaticSystem& es = mf.field(k);
+    s.rho = es.density_map(), s.phi = es.potential_map(), s.ex = es.field_x_map(), s.ey = es.field_y_map();
+    s.fixed = es.fixed_map();
+    expect_matches_reference(s, r, 1e-9, "field " + std::to_string(k));
+  }
+}
+
+template <typename T>
+void batch_test(Backend b) {
+  const Precision p = std::is_same_v<T, float> ? Precision::Float : Precision::Double;
+  const MultiCase c = batch_case(5, p, b);
+  MultiFieldSystem mf(c.options, c.fields);
+  const bool cuda = b == Backend::Cuda;
+  expect_fields_bitwise<T>(mf, c, cuda, cuda);
+  const MultiRun m = run_multi<T>(mf, c, cuda);
+  EXPECT_NE(m.results[0].energy, m.results[1].energy);  // members at their own positions
+}
+TEST(MultiFieldCpu, BatchMembersAreSeparateSystems) { batch_test<float>(Backend::Cpu); }
+TEST(MultiFieldCuda, BatchMembersAreSeparateSystems) {
+  EFIELD_REQUIRE_GPU();
+  batch_test<float>(Backend::Cuda);
+  batch_test<double>(Backend::Cuda);
+}
+
+// grad = w_k g_k, or grad += w_k g_k; entries no field owns: untouched, or 0 when asked.
+template <typename T>
+void weights_test(Backend b) {
+  const Precision p = std::is_same_v<T, float> ? Precision::Float : Precision::Double;
+  MultiCase c = fence_case(2, 600, 16, p, b, 2);
+  const bool cuda = b == Backend::Cuda;
+  MultiFieldSystem mf(c.options, c.fields);
+  const MultiRun plain = run_multi<T>(mf, c, cuda, {}, 3.0);
+  MultiEvaluateOptions eo;
+  eo.weights = {2.0, 0.5, -4.0};
+  const MultiRun weighted = run_multi<T>(mf, c, cuda, eo, 3.0);
+  eo.accumulate = true;
+  const MultiRun added = run_multi<T>(mf, c, cuda, eo, 3.0);
+  const std::int64_t n = static_cast<std::int64_t>(c.movable.widths.size());
+  for (int k = 0; k < 3; ++k) {
+    const FieldSpec& f = c.fields[static_cast<size_t>(k)];
+    const T w = static_cast<T>(eo.weights[static_cast<size_t>(k)]);
+    for (const auto* index : {&f.movable_index, &f.filler_index})
+      for (std::int64_t e : *index) {
+        ASSERT_EQ(weighted.gx[e], static_cast<double>(w * static_cast<T>(plain.gx[e]))) << e;
+        ASSERT_EQ(weighted.gy[e], static_cast<double>(w * static_cast<T>(plain.gy[e]))) << e;
+        ASSERT_EQ(added.gx[e], static_cast<double>(T(3) + static_cast<T>(weighted.gx[e]))) << e;
+      }
+    expect_same_result(weighted.results[static_cast<size_t>(k)], plain.results[static_cast<size_t>(k)]);
+  }
+  for (std::int64_t e = n; e < n + kTerminalGap; ++e) {  // the terminals' entries: untouched
+    EXPECT_EQ(plain.gx[e], 3.0);
+    EXPECT_EQ(added.gy[e], 3.0);
+  }
+  c.options.zero_other_entries = true;
+  MultiFieldSystem zeroing(c.options, c.fields);
+  const MultiRun zeroed = run_multi<T>(zeroing, c, cuda, {}, 3.0);
+  const MultiRun kept = run_multi<T>(zeroing, c, cuda, eo, 3.0);  // accumulating: untouched
+  for (std::int64_t e = n; e < n + kTerminalGap; ++e) {
+    EXPECT_EQ(zeroed.gx[e], 0.0);
+    EXPECT_EQ(zeroed.gy[e], 0.0);
+    EXPECT_EQ(kept.gx[e], 3.0);
+  }
+  EXPECT_EQ(zeroed.gx[0], plain.gx[0]);
+  // Bad weights throw before anything is written.
+  eo.weights = {1.0, NAN, 1.0};
+  EXPECT_THROW(run_multi<T>(mf, c, cuda, eo), Error);
+  eo.weights = {1.0, 1.0};
+  EXPECT_THROW(run_multi<T>(mf, c, cuda, eo), Error);
+}
+TEST(MultiFieldCpu, WeightsAccumulateAndUnownedEntries) {
+  weights_test<float>(Backend::Cpu);
+  weights_test<double>(Backend::Cpu);
+}
+TEST(MultiFieldCuda, WeightsAccumulateAndUnownedEntries) {
+  EFIELD_REQUIRE_GPU();
+  weights_test<float>(Backend::Cuda);
+  weights_test<double>(Backend::Cuda);
+}
+
+// Without graphs the CUDA backend gives the same bits.
+TEST(MultiFieldCuda, WithoutGraphs) {
+  EFIELD_REQUIRE_GPU();
+  MultiCase c = fence_case(4, 1500, 32, Precision::Float, Backend::Cuda);
+  MultiFieldSystem with_graph(c.options, c.fields);
+  c.options.system.use_cuda_graph = false;
+  MultiFieldSystem without(c.options, c.fields);
+  const MultiRun a = run_multi<float>(with_graph, c, true), a2 = run_multi<float>(with_graph, c, true);
+  const MultiRun b = run_multi<float>(without, c, true);
+  EXPECT_EQ(a2.gx, b.gx);
+  EXPECT_EQ(a.gy, b.gy);
+  for (size_t k = 0; k < a.results.size(); ++k) expect_same_result(a2.results[k], b.results[k]);
+}
+
+}  // namespace
+}  // namespace efield::test
