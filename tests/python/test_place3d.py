@@ -75,3 +75,24 @@ def test_bad_parameters():
         efield.place3d.Place3DParams(vi_cost=-1.0)
     with pytest.raises(TypeError, match="unknown placer parameter"):
         efield.place3d.Place3DParams.of(None, layers=2)
+
+
+def test_the_example_writes_its_record_and_picture(tmp_path, capsys):
+    """examples/python/global_place3d.py on data/synthetic2000 for a few iterations."""
+    import importlib.util
+    import json
+
+    from conftest import ROOT
+
+    spec = importlib.util.spec_from_file_location("global_place3d", ROOT / "examples" / "python" / "global_place3d.py")
+    example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example)
+    png, record = tmp_path / "tiers.png", tmp_path / "run.json"
+    status = example.main([str(ROOT / "data" / "synthetic2000" / "synthetic2000.aux"), "--tiers", "2", "--max-iters",
+                           "20", "--report", "10", "--png", str(png), "--json", str(record)])
+    out = capsys.readouterr().out
+    assert status == 1  # 20 iterations do not reach the target overflow
+    assert "iteration    10" in out and "final: iterations 20" in out and "vertical_interconnects" in out
+    assert png.stat().st_size > 10000
+    r = json.loads(record.read_text())
+    assert r["tiers"] == 2 and r["iterations"] == 20 and len(r["tier_area"]) == 2 and r["params"]["vi_cost"] == 1.0
