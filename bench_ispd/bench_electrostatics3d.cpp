@@ -289,8 +289,10 @@ int main(int argc, char** argv) {
     const bench::StandInDesign d2 =
         gpu ? bench::make_ispd_stand_in("adaptec1", bench::StandInPlacement::Random)
             : bench::make_stand_in("adaptec1-like / 4", 210904 / 4, 63 / 4, 256, 1, bench::StandInPlacement::Random);
-    md += "# ElectrostaticSystem3D::evaluate\n\n" + bench::device_name() + ", " + bench::today() + ", commit " +
-          bench::source_commit() + ", backend " + backend + ". float, deterministic, " +
+    md += "# ElectrostaticSystem3D::evaluate\n\n" + (gpu ? bench::device_name() : bench::cpu_description()) + ", " +
+          bench::today() + ", commit " +
+          bench::source_commit() + ", backend " + backend +
+          (gpu ? std::string() : ", " + std::to_string(threads) + " threads (0: all)") + ". float, deterministic, " +
           (gpu ? "device pointers, CUDA events around each call after 10 warm-up runs"
                : "host pointers, steady_clock around each call after 1 warm-up run") +
           ", median of " + std::to_string(run.timing.repetitions) + " runs.\n\n";
