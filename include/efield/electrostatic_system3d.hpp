@@ -53,6 +53,10 @@ struct ElectrostaticOptions3D {
 // depth <= zh - zl).
 struct CellSizes3D {
   std::vector<double> widths, heights, depths;
+  // Movable cells only (empty for fillers): one entry per cell, nonzero for a movable macro, or
+  // empty for none. DREAMPlace's rule as in 2D (docs/math.md 2.1, 4.1): when target_density < 1 a
+  // macro's density ratio is target_density instead of w h d / (w' h' d').
+  std::vector<std::uint8_t> movable_macro_mask = {};
 };
 
 // Fixed cuboids: sizes and lower corners (all six of the same length). They may reach outside the
@@ -96,7 +100,8 @@ class ElectrostaticSystem3D {
   const double* device_result() const;
   void set_stream(Stream stream);
 
-  // New sizes, same counts: no re-planning, no re-allocation. Same validation as the constructor.
+  // New sizes, same counts: no re-planning, no re-allocation. Same validation as the constructor;
+  // the movable cells' movable_macro_mask is replaced along with their sizes.
   void update_movable_sizes(const CellSizes3D& movable);
   void update_filler_sizes(const CellSizes3D& fillers);
   // Recomputes the fixed map. Same count not required.

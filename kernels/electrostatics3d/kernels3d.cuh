@@ -40,7 +40,7 @@ __global__ void rasterize3d_kernel(Grid3D<T> g, const T* __restrict__ x, const T
   for (std::int64_t c = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; c < g.num_cells;
        c += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
     const std::int64_t i = position_index3d(g, c);
-    const Footprint3D<T> f = cell_footprint3d(g, x[i], y[i], z[i], w[c], h[c], d[c]);
+    const Footprint3D<T> f = cell_footprint3d(g, c, x[i], y[i], z[i], w[c], h[c], d[c]);
     const bool movable = c < g.num_movable;
     unsigned long long* acc = movable ? acc_movable : acc_filler;
     for_each_bin3d(f, g, [&](std::int64_t b, T v) {
@@ -121,7 +121,7 @@ __global__ void gather3d_kernel(Grid3D<T> g, const T* __restrict__ x, const T* _
   for (std::int64_t c = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; c < g.num_cells;
        c += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
     const std::int64_t i = position_index3d(g, c);
-    const Footprint3D<T> f = cell_footprint3d(g, x[i], y[i], z[i], w[c], h[c], d[c]);
+    const Footprint3D<T> f = cell_footprint3d(g, c, x[i], y[i], z[i], w[c], h[c], d[c]);
     const Gradient3D<T> q = phi ? exact_gradient3d(f, g, phi) : field_gradient3d(f, g, yx, yy, yz);
     gx[i] = write.value(gx + i, q.x);
     gy[i] = write.value(gy + i, q.y);

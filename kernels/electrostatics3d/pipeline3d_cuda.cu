@@ -16,7 +16,8 @@
 #include "common/grid_stride.cuh"
 #include "common/host_staging.cuh"
 #include "efield/transforms.hpp"
-#include "electrostatics/graph_cache.cuh"
+#include "electrostatics3d/graph_slots.cuh"
+#include "electrostatics3d/stage_events.cuh"
 #include "electrostatics3d/backend3d.hpp"
 #include "electrostatics3d/kernels3d.cuh"
 
@@ -66,6 +67,7 @@ class CudaPipeline3D final : public ElectrostaticBackend3D {
  public:
   using ElectrostaticBackend3D::evaluate;
   using ElectrostaticBackend3D::evaluate_async;
+  using ElectrostaticBackend3D::profile;
 
   explicit CudaPipeline3D(Design3D design)
       : ElectrostaticBackend3D(std::move(design)),
@@ -91,7 +93,6 @@ class CudaPipeline3D final : public ElectrostaticBackend3D {
         host_result_(5),
         weight_(1) {
     for (auto& f : fields_) f = DeviceBuffer<T>(bins_);
-    grid_ = make_grid3d<T>(design_);
     spectral_ = make_spectral_grid3d<T>(design_);
     exact_ = design_.options.gradient_scale == GradientScale::Exact;
     const std::int64_t n = design_.required_length();
@@ -101,6 +102,7 @@ class CudaPipeline3D final : public ElectrostaticBackend3D {
     }
     const std::size_t nc = static_cast<std::size_t>(design_.num_cells());
     w_ = DeviceBuffer<T>(nc), h_ = DeviceBuffer<T>(nc), d_ = DeviceBuffer<T>(nc);
+    macro_mask_ = DeviceBuffer<std::uint8_t>(static_cast<std::size_t>(design_.num_movable()));
     EFIELD_CUDA_CHECK(cudaMemset(acc_movable_.get(), 0, acc_movable_.bytes()));
     EFIELD_CUDA_CHECK(cudaMemset(acc_filler_.get(), 0, acc_filler_.bytes()));
     EFIELD_CUDA_CHECK(cudaMemset(outside_.get(), 0, outside_.bytes()));
@@ -144,7 +146,7 @@ class CudaPipeline3D final : public ElectrostaticBackend3D {
     }
     enqueue_evaluate(x, y, z, gx, gy, gz, {});  // warm-up (and the graph's capture)
     EFIELD_CUDA_CHECK(cudaStreamSynchronize(stream_));
-    Events events;
+    StageEvents events;
     std::vector<double> t[6];
     for (int r = 0; r < reps; ++r) {
       EFIELD_CUDA_CHECK(cudaEventRecord(events.e[6], stream_));
@@ -187,7 +189,7 @@ class CudaPipeline3D final : public ElectrostaticBackend3D {
     const DeviceScope scope(device_);
     upload_sizes();
     scales_.movable_volume = design_.movable_volume;  // a kernel argument: the graph is captured again
-    graph_.reset();
+    graphs_.reset();
   }
 
  private:
@@ -199,6 +201,11 @@ class CudaPipeline3D final : public ElectrostaticBackend3D {
       w_.upload(w.data(), w.size());
       h_.upload(h.data(), h.size());
       d_.upload(d.data(), d.size());
+    }
+    grid_ = make_grid3d<T>(design_);
+    if (grid_.movable_macro) {  // the kernels read the mask's device copy
+      macro_mask_.upload(grid_.movable_macro, macro_mask_.size());
+      grid_.movable_macro = macro_mask_.get();
     }
   }
 
@@ -225,16 +232,7 @@ class CudaPipeline3D final : public ElectrostaticBackend3D {
     std::vector<T> host(static_cast<std::size_t>(bins_));
     EFIELD_CUDA_CHECK(cudaMemcpyAsync(host.data(), map, host.size() * sizeof(T), cudaMemcpyDeviceToHost, stream_));
     EFIELD_CUDA_CHECK(cudaStreamSynchronize(stream_));
-    std::vector<double> out(host.size());
-    const Grid3D<T>& g = grid_;
-    for (int m = 0; m < g.M; ++m)
-      for (int n = 0; n < g.N; ++n)
-        for (int k = 0; k < g.L; ++k) {
-          const std::int64_t i = index3d(m, n, k, g.N, g.L);
-          const T s = axis < 0 ? T(1) : field_sign3d<T>(axis == 0 ? m : axis == 1 ? n : k);
-          out[i] = static_cast<double>(s * host[i]);
-        }
-    return out;
+    return host_map3d(host.data(), grid_, axis);
   }
 
   // Host arrays: positions (and gradients when accumulating) into the staging buffers, the device
@@ -270,21 +268,6 @@ class CudaPipeline3D final : public ElectrostaticBackend3D {
     }
   }
 
-  struct Events {
-    cudaEvent_t e[8] = {};
-    Events() {
-      for (cudaEvent_t& v : e) EFIELD_CUDA_CHECK(cudaEventCreate(&v));
-    }
-    ~Events() {
-      for (cudaEvent_t v : e) cudaEventDestroy(v);
-    }
-    double ms(cudaEvent_t a, cudaEvent_t b) const {
-      float v = 0;
-      EFIELD_CUDA_CHECK(cudaEventElapsedTime(&v, a, b));
-      return v;
-    }
-  };
-
   struct Key {
     const void* p[6] = {nullptr, nullptr, nullptr, nullptr, nullptr, nullptr};
     bool accumulate = false;
@@ -310,11 +293,7 @@ class CudaPipeline3D final : public ElectrostaticBackend3D {
     const void* p[6] = {x, y, z, gx, gy, gz};
     for (int a = 0; a < 6; ++a) key.p[a] = p[a];
     key.accumulate = eo.accumulate;
-    if (!graph_.ready() || !(key == graph_key_)) {
-      graph_.capture(capture_stream_.get(), enqueue);
-      graph_key_ = key;
-    }
-    graph_.launch(stream_);
+    graphs_.launch(key, capture_stream_.get(), stream_, enqueue);
   }
 
   // events (profile only): recorded after the density, forward, spectral, inverse and gather stages.
@@ -382,6 +361,7 @@ class CudaPipeline3D final : public ElectrostaticBackend3D {
   DeviceBuffer<T> weight_;
   DeviceBuffer<T> staged_pos_[3], staged_grad_[3];
   DeviceBuffer<T> w_, h_, d_;
+  DeviceBuffer<std::uint8_t> macro_mask_;
   Grid3D<T> grid_;
   SpectralGrid3D<T> spectral_;
   ResultScales3D scales_{};
@@ -389,8 +369,7 @@ class CudaPipeline3D final : public ElectrostaticBackend3D {
   T inv_scale_ = 0;
   std::vector<double> fixed_natural_;
   OwnedStream capture_stream_;
-  GraphExec graph_;
-  Key graph_key_;
+  GraphSlots<Key> graphs_;
 };
 
 }  // namespace

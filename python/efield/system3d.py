@@ -66,15 +66,19 @@ class ElectrostaticSystem3D:
     num_bins_y, num_bins_z, target_density, dtype ("float32"/"float64"), device ("cpu", "cuda",
     "cuda:N"), deterministic, cpu_threads, filler_offset (-1: after the movable cells),
     use_cuda_graph, gradient_scale ("dreamplace" or "exact"), zero_gap_gradient, stream.
+    movable_macro_mask: None or a boolean array, one entry per movable cell, True for a movable
+    macro (DREAMPlace's rule, docs/math.md 4.1: with target_density < 1 its density ratio is
+    target_density).
     """
 
     def __init__(self, movable, fillers=None, fixed=None, *, xl, yl, zl, xh, yh, zh, num_bins_x, num_bins_y,
                  num_bins_z, target_density=1.0, dtype="float32", device="cpu", deterministic=True, cpu_threads=0,
                  filler_offset=-1, use_cuda_graph=True, gradient_scale="dreamplace", zero_gap_gradient=False,
-                 stream=None):
+                 stream=None, movable_macro_mask=None):
         m = _triple(movable, "movable")
         if m is None:
             raise ValueError("movable must be (widths, heights, depths)")
+        self._movable_macro_mask = _arrays.to_numpy_mask(movable_macro_mask, "movable_macro_mask", len(m[0]))
         f = _triple(fillers, "fillers") or [_empty()] * 3
         x = _fixed(fixed)
         self.dtype = _arrays.dtype_name(dtype)
@@ -91,7 +95,8 @@ class ElectrostaticSystem3D:
             filler_offset=_arrays.to_int(filler_offset, "filler_offset", -1), use_cuda_graph=bool(use_cuda_graph),
             gradient_scale=str(gradient_scale), zero_gap_gradient=bool(zero_gap_gradient),
             movable_w=m[0], movable_h=m[1], movable_d=m[2], filler_w=f[0], filler_h=f[1], filler_d=f[2],
-            fixed_w=x[0], fixed_h=x[1], fixed_d=x[2], fixed_x=x[3], fixed_y=x[4], fixed_z=x[5])
+            fixed_w=x[0], fixed_h=x[1], fixed_d=x[2], fixed_x=x[3], fixed_y=x[4], fixed_z=x[5],
+            movable_macro_mask=self._movable_macro_mask)
 
     def _prepared(self, x, y, z, grads, accumulate):
         k, dtype, device, shape = _arrays.describe(x)
@@ -133,9 +138,15 @@ class ElectrostaticSystem3D:
         """Waits for the latest evaluate_async; its scalars (no gradient arrays)."""
         return EvaluateResult3D._of(self._system.wait_result())
 
-    def update_movable_sizes(self, movable):
-        """New (widths, heights, depths) of the movable cells, same count."""
-        self._system.update_movable_sizes(*_triple(movable, "movable"))
+    def update_movable_sizes(self, movable, movable_macro_mask=None):
+        """New (widths, heights, depths) of the movable cells, same count, and optionally a new
+        movable_macro_mask (None keeps the current one)."""
+        m = _triple(movable, "movable")
+        mask = self._movable_macro_mask
+        if movable_macro_mask is not None:
+            mask = _arrays.to_numpy_mask(movable_macro_mask, "movable_macro_mask", len(m[0]))
+        self._system.update_movable_sizes(*m, mask)
+        self._movable_macro_mask = mask
 
     def update_filler_sizes(self, fillers):
         """New (widths, heights, depths) of the fillers, same count."""

@@ -11,6 +11,7 @@
 
 #include "array_view.hpp"
 #include "bindings.hpp"
+#include "conversions.hpp"
 #include "cuda_device.hpp"
 #include "efield/electrostatic_system3d.hpp"
 #include "host_array.hpp"
@@ -31,12 +32,11 @@ class System3D {
            const std::string& gradient_scale, bool zero_gap_gradient, const HostArray& movable_w,
            const HostArray& movable_h, const HostArray& movable_d, const HostArray& filler_w, const HostArray& filler_h,
            const HostArray& filler_d, const HostArray& fixed_w, const HostArray& fixed_h, const HostArray& fixed_d,
-           const HostArray& fixed_x, const HostArray& fixed_y, const HostArray& fixed_z)
+           const HostArray& fixed_x, const HostArray& fixed_y, const HostArray& fixed_z,
+           const HostMask& movable_macro_mask)
       : device_(device) {
     if (dtype != "float32" && dtype != "float64")
       throw py::type_error("dtype must be float32 or float64 (got " + dtype + ")");
-    if (gradient_scale != "dreamplace" && gradient_scale != "exact")
-      throw py::value_error("gradient_scale must be 'dreamplace' or 'exact' (got '" + gradient_scale + "')");
     dtype_ = dtype == "float32" ? DType::Float32 : DType::Float64;
     ElectrostaticOptions3D o;
     o.xl = xl, o.yl = yl, o.zl = zl, o.xh = xh, o.yh = yh, o.zh = zh;
@@ -49,10 +49,11 @@ class System3D {
     o.cpu_threads = cpu_threads;
     o.filler_offset = filler_offset;
     o.use_cuda_graph = use_cuda_graph;
-    o.gradient_scale = gradient_scale == "exact" ? GradientScale::Exact : GradientScale::DreamPlace;
+    o.gradient_scale = parse_gradient_scale(gradient_scale);
     o.zero_gap_gradient = zero_gap_gradient;
     stream_ = o.stream;
-    CellSizes3D movable{to_vector(movable_w), to_vector(movable_h), to_vector(movable_d)};
+    CellSizes3D movable{to_vector(movable_w), to_vector(movable_h), to_vector(movable_d),
+                        to_mask(movable_macro_mask)};
     CellSizes3D fillers{to_vector(filler_w), to_vector(filler_h), to_vector(filler_d)};
     FixedCells3D fixed{to_vector(fixed_w), to_vector(fixed_h), to_vector(fixed_d),
                        to_vector(fixed_x), to_vector(fixed_y), to_vector(fixed_z)};
@@ -67,22 +68,11 @@ class System3D {
   EvaluateResult evaluate(py::handle x, py::handle y, py::handle z, py::handle gx, py::handle gy, py::handle gz,
                           std::uintptr_t stream, double weight, bool accumulate, bool async) {
     const py::handle handles[6] = {x, y, z, gx, gy, gz};
+    const std::string need =
+        "movable cells, then fillers from index " + std::to_string(system_->options().filler_offset);
     std::vector<ArrayView> views;
-    for (int i = 0; i < 6; ++i) {
-      views.push_back(view_array(handles[i], kNames[i], stream));
-      const ArrayView& v = views.back();
-      require_float(v, kNames[i], dtype_);
-      require_device(v, kNames[i], device_);
-      require_contiguous(v, kNames[i]);
-      if (i >= 3) require_writable(v, kNames[i]);
-      if (v.shape.size() != 1)
-        throw py::value_error(std::string(kNames[i]) + " must be one-dimensional (got shape " + v.shape_string() + ")");
-      if (v.size() < required_length_)
-        throw py::value_error(std::string(kNames[i]) + " has " + std::to_string(v.size()) +
-                              " entries; the system needs " + std::to_string(required_length_) +
-                              " (movable cells, then fillers from index " +
-                              std::to_string(system_->options().filler_offset) + ")");
-    }
+    for (int i = 0; i < 6; ++i)
+      views.push_back(view_evaluate_array(handles[i], kNames[i], i >= 3, stream, dtype_, device_, required_length_, need));
     const Stream caller = stream_from_protocol(stream);
     for (const ArrayView& v : views)
       if (v.has_producer_stream) order_after(v.producer_stream, caller);
@@ -151,8 +141,8 @@ class System3D {
     system_->update_fixed_cells(fixed);
   }
 
-  void update_sizes(const HostArray& w, const HostArray& h, const HostArray& d, bool fillers) {
-    CellSizes3D sizes{to_vector(w), to_vector(h), to_vector(d)};
+  void update_sizes(const HostArray& w, const HostArray& h, const HostArray& d, const HostMask& mask, bool fillers) {
+    CellSizes3D sizes{to_vector(w), to_vector(h), to_vector(d), to_mask(mask)};
     py::gil_scoped_release release;
     std::lock_guard<std::mutex> lock(mutex_);
     DeviceGuard guard(device_);
@@ -236,14 +226,15 @@ void bind_system3d(py::module_& m) {
                     std::uintptr_t, int, std::int64_t, bool, const std::string&, bool, const HostArray&,
                     const HostArray&, const HostArray&, const HostArray&, const HostArray&, const HostArray&,
                     const HostArray&, const HostArray&, const HostArray&, const HostArray&, const HostArray&,
-                    const HostArray&>(),
+                    const HostArray&, const HostMask&>(),
            py::arg("xl"), py::arg("yl"), py::arg("zl"), py::arg("xh"), py::arg("yh"), py::arg("zh"),
            py::arg("num_bins_x"), py::arg("num_bins_y"), py::arg("num_bins_z"), py::arg("target_density"),
            py::arg("dtype"), py::arg("device"), py::arg("deterministic"), py::arg("stream"), py::arg("cpu_threads"),
            py::arg("filler_offset"), py::arg("use_cuda_graph"), py::arg("gradient_scale"),
            py::arg("zero_gap_gradient"), py::arg("movable_w"), py::arg("movable_h"), py::arg("movable_d"),
            py::arg("filler_w"), py::arg("filler_h"), py::arg("filler_d"), py::arg("fixed_w"), py::arg("fixed_h"),
-           py::arg("fixed_d"), py::arg("fixed_x"), py::arg("fixed_y"), py::arg("fixed_z"))
+           py::arg("fixed_d"), py::arg("fixed_x"), py::arg("fixed_y"), py::arg("fixed_z"),
+           py::arg("movable_macro_mask"))
       .def("evaluate", &System3D::evaluate, py::arg("x"), py::arg("y"), py::arg("z"), py::arg("grad_x"),
            py::arg("grad_y"), py::arg("grad_z"), py::arg("stream") = 0, py::arg("weight") = 1.0,
            py::arg("accumulate") = false, py::arg("async_") = false)
@@ -258,10 +249,14 @@ void bind_system3d(py::module_& m) {
       .def("update_fixed_cells", &System3D::update_fixed_cells, py::arg("widths"), py::arg("heights"),
            py::arg("depths"), py::arg("x"), py::arg("y"), py::arg("z"))
       .def("update_movable_sizes",
-           [](System3D& s, const HostArray& w, const HostArray& h, const HostArray& d) { s.update_sizes(w, h, d, false); },
-           py::arg("widths"), py::arg("heights"), py::arg("depths"))
+           [](System3D& s, const HostArray& w, const HostArray& h, const HostArray& d, const HostMask& mask) {
+             s.update_sizes(w, h, d, mask, false);
+           },
+           py::arg("widths"), py::arg("heights"), py::arg("depths"), py::arg("movable_macro_mask"))
       .def("update_filler_sizes",
-           [](System3D& s, const HostArray& w, const HostArray& h, const HostArray& d) { s.update_sizes(w, h, d, true); },
+           [](System3D& s, const HostArray& w, const HostArray& h, const HostArray& d) {
+             s.update_sizes(w, h, d, HostMask(0), true);
+           },
            py::arg("widths"), py::arg("heights"), py::arg("depths"))
       .def("density_map", [](System3D& s) { return s.map(&ElectrostaticSystem3D::density_map); })
       .def("field_x_map", [](System3D& s) { return s.map(&ElectrostaticSystem3D::field_x_map); })

@@ -43,28 +43,32 @@ inline std::vector<FenceRegion> fence_regions(const std::vector<HostArray>& fenc
   return regions;
 }
 
-// The four arrays of an evaluate (x, y, grad_x, grad_y), read from the caller's objects and
-// checked: dtype, device, C order, gradients writable, one dimension of at least `required`
-// entries (`need` says what they hold, for the message).
+// One array of an evaluate, read from the caller's object and checked: dtype, device, C order,
+// writable (gradients), one dimension of at least `required` entries (`need` says what they hold,
+// for the message).
+inline ArrayView view_evaluate_array(pybind11::handle object, const char* name, bool writable, std::uintptr_t stream,
+                                     DType dtype, int device, std::int64_t required, const std::string& need) {
+  ArrayView v = view_array(object, name, stream);
+  require_float(v, name, dtype);
+  require_device(v, name, device);
+  require_contiguous(v, name);
+  if (writable) require_writable(v, name);
+  if (v.shape.size() != 1)
+    throw pybind11::value_error(std::string(name) + " must be one-dimensional (got shape " + v.shape_string() + ")");
+  if (v.size() < required)
+    throw pybind11::value_error(std::string(name) + " has " + std::to_string(v.size()) + " entries; the system needs " +
+                                std::to_string(required) + " (" + need + ")");
+  return v;
+}
+
+// The four arrays of an evaluate (x, y, grad_x, grad_y), each checked by view_evaluate_array.
 inline void view_evaluate_arrays(ArrayView (&views)[4], pybind11::handle x, pybind11::handle y, pybind11::handle gx,
                                  pybind11::handle gy, std::uintptr_t stream, DType dtype, int device,
                                  std::int64_t required, const std::string& need) {
   const char* names[4] = {"x", "y", "grad_x", "grad_y"};
   const pybind11::handle objects[4] = {x, y, gx, gy};
-  for (int i = 0; i < 4; ++i) {
-    views[i] = view_array(objects[i], names[i], stream);
-    const ArrayView& v = views[i];
-    require_float(v, names[i], dtype);
-    require_device(v, names[i], device);
-    require_contiguous(v, names[i]);
-    if (i >= 2) require_writable(v, names[i]);
-    if (v.shape.size() != 1)
-      throw pybind11::value_error(std::string(names[i]) + " must be one-dimensional (got shape " + v.shape_string() +
-                                  ")");
-    if (v.size() < required)
-      throw pybind11::value_error(std::string(names[i]) + " has " + std::to_string(v.size()) +
-                                  " entries; the system needs " + std::to_string(required) + " (" + need + ")");
-  }
+  for (int i = 0; i < 4; ++i)
+    views[i] = view_evaluate_array(objects[i], names[i], i >= 2, stream, dtype, device, required, need);
 }
 
 }  // namespace efield::python

@@ -21,6 +21,13 @@ struct Design3D {
   FixedCells3D fixed;
   double bx = 0, by = 0, bz = 0;
   double movable_volume = 0;  // sum of w h d over the movable cells (overflow denominator)
+  // Whether DREAMPlace's movable-macro rule changes anything: td < 1 and some cell marked.
+  bool has_movable_macros() const {
+    if (!(options.target_density < 1.0)) return false;
+    for (std::uint8_t v : movable.movable_macro_mask)
+      if (v != 0) return true;
+    return false;
+  }
   std::int64_t num_movable() const { return static_cast<std::int64_t>(movable.widths.size()); }
   std::int64_t num_fillers() const { return static_cast<std::int64_t>(fillers.widths.size()); }
   std::int64_t num_cells() const { return num_movable() + num_fillers(); }
@@ -50,6 +57,21 @@ SpectralGrid3D<T> make_spectral_grid3d(const Design3D& design);
 // Sizes of cell c (movable first, then fillers), in T, three arrays of num_cells.
 template <typename T>
 void cell_sizes3d(const Design3D& design, std::vector<T>* w, std::vector<T>* h, std::vector<T>* d);
+// A map of the pipeline ([M][N][L], natural layout) as the maps' accessors return it; axis >= 0
+// marks an inverse transform's output of that sine axis, whose sign (field_sign3d) is applied here.
+template <typename T>
+std::vector<double> host_map3d(const T* map, const Grid3D<T>& g, int axis) {
+  std::vector<double> out(static_cast<std::size_t>(g.M) * g.N * g.L);
+  for (int m = 0; m < g.M; ++m)
+    for (int n = 0; n < g.N; ++n)
+      for (int k = 0; k < g.L; ++k) {
+        const std::int64_t i = index3d(m, n, k, g.N, g.L);
+        const T s = axis < 0 ? T(1) : field_sign3d<T>(axis == 0 ? m : axis == 1 ? n : k);
+        out[i] = static_cast<double>(s * map[i]);
+      }
+  return out;
+}
+
 // The scalars of one evaluate from the reduced sums (both backends; double throughout):
 // energy_sum = sum of the spectral energy terms, overflow_sum in bin volumes, max_rho, and the
 // outside volumes as fixed point (kOutsideFractionBits).

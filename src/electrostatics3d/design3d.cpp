@@ -32,6 +32,17 @@ void check_sizes(const CellSizes3D& cells, const char* what, double depth) {
   }
 }
 
+// The movable-macro mask: one entry per movable cell or none; fillers take none.
+void check_macro_mask(const CellSizes3D& cells, const char* what, bool movable) {
+  const std::size_t n = cells.movable_macro_mask.size();
+  if (!movable && n != 0)
+    throw Error(std::string(kWho) + ": " + what + " cells have a movable_macro_mask (" + std::to_string(n) +
+                " entries); only movable cells take one");
+  if (n != 0 && n != cells.widths.size())
+    throw Error(std::string(kWho) + ": movable_macro_mask has " + std::to_string(n) + " entries for " +
+                std::to_string(cells.widths.size()) + " movable cells (need one per cell, or none)");
+}
+
 double total_volume(const CellSizes3D& cells) {
   double v = 0;
   for (std::size_t i = 0; i < cells.widths.size(); ++i) v += cells.widths[i] * cells.heights[i] * cells.depths[i];
@@ -81,6 +92,8 @@ Design3D make_design3d(const ElectrostaticOptions3D& o, const CellSizes3D& movab
   const double depth = o.zh - o.zl;
   check_sizes(movable, "movable", depth);
   check_sizes(fillers, "filler", depth);
+  check_macro_mask(movable, "movable", true);
+  check_macro_mask(fillers, "filler", false);
   validate_fixed_cells3d(fixed);
   const auto nm = static_cast<std::int64_t>(movable.widths.size());
   const auto nf = static_cast<std::int64_t>(fillers.widths.size());
@@ -129,10 +142,12 @@ void replace_cell_sizes3d(Design3D& d, const CellSizes3D* movable, const CellSiz
   if (movable) {
     same_count(d.movable, *movable, "movable");
     check_sizes(*movable, "movable", depth);
+    check_macro_mask(*movable, "movable", true);
   }
   if (fillers) {
     same_count(d.fillers, *fillers, "filler");
     check_sizes(*fillers, "filler", depth);
+    check_macro_mask(*fillers, "filler", false);
   }
   if (movable) {
     d.movable = *movable;
@@ -194,6 +209,8 @@ Grid3D<T> make_grid3d(const Design3D& d) {
   g.num_cells = d.num_cells();
   g.filler_offset = o.filler_offset;
   g.fixed_scale = static_cast<T>(std::ldexp(1.0, FixedPointBits<T>::value) / (d.bx * d.by * d.bz));
+  g.movable_macro = d.has_movable_macros() ? d.movable.movable_macro_mask.data() : nullptr;  // host memory
+  g.target_density = static_cast<T>(o.target_density);
   return g;
 }
 template Grid3D<float> make_grid3d<float>(const Design3D&);

@@ -21,6 +21,10 @@ struct Grid3D {
   T xl = 0, yl = 0, zl = 0;
   std::int64_t num_movable = 0, num_cells = 0, filler_offset = 0;
   T fixed_scale = 0;  // 2^FixedPointBits / (bx by bz): volume -> fixed-point bin volumes
+  // DREAMPlace's movable-macro rule (docs/math.md 4.1): one byte per movable cell in the pipeline's
+  // memory, nullptr when no cell is marked or td = 1 (the rule then changes nothing).
+  const std::uint8_t* movable_macro = nullptr;
+  T target_density = 1;
 };
 
 template <typename T>
@@ -51,13 +55,15 @@ EFIELD_HD std::int64_t position_index3d(const Grid3D<T>& g, std::int64_t c) {
   return c < g.num_movable ? c : g.filler_offset + (c - g.num_movable);
 }
 
+// The footprint of cell c (movable first, then fillers) at (x, y, z) with size (w, h, d).
 template <typename T>
-EFIELD_HD Footprint3D<T> cell_footprint3d(const Grid3D<T>& g, T x, T y, T z, T w, T h, T d) {
+EFIELD_HD Footprint3D<T> cell_footprint3d(const Grid3D<T>& g, std::int64_t c, T x, T y, T z, T w, T h, T d) {
   Footprint3D<T> f;
   f.x = axis_span(x - g.xl, w, g.min_w, g.inv_bx, g.M);
   f.y = axis_span(y - g.yl, h, g.min_h, g.inv_by, g.N);
   f.z = axis_span(z - g.zl, d, g.min_d, g.inv_bz, g.L);
-  f.charge = (w * h * d) / ((f.x.hi - f.x.lo) * (f.y.hi - f.y.lo) * (f.z.hi - f.z.lo));
+  const bool macro = g.movable_macro != nullptr && c < g.num_movable && g.movable_macro[c] != 0;
+  f.charge = macro ? g.target_density : (w * h * d) / ((f.x.hi - f.x.lo) * (f.y.hi - f.y.lo) * (f.z.hi - f.z.lo));
   return f;
 }
 

@@ -23,6 +23,7 @@ template <typename T>
 class CpuPipeline3D final : public ElectrostaticBackend3D {
  public:
   using ElectrostaticBackend3D::evaluate;
+  using ElectrostaticBackend3D::profile;
 
   explicit CpuPipeline3D(Design3D design)
       : ElectrostaticBackend3D(std::move(design)),
@@ -88,6 +89,28 @@ class CpuPipeline3D final : public ElectrostaticBackend3D {
     return median_stage_times(t, reps);
   }
 
+  std::vector<double> density_map() override { return host_map3d(rho_.data(), grid_, -1); }
+  std::vector<double> field_map(int axis) override { return host_map3d(fields_[axis].data(), grid_, axis); }
+  std::vector<double> potential_map() override {
+    if (!exact_) {  // GradientScale::Exact computed it in evaluate
+      spectral_loop([&](std::int64_t i, const SpectralInputs3D<T>& s) { phi_[i] = s.phi; });
+      idct_.execute(phi_.data(), phi_.data());
+    }
+    return host_map3d(phi_.data(), grid_, -1);
+  }
+  std::vector<double> fixed_map() override { return fixed_natural_; }
+  void update_fixed_cells(const FixedCells3D& fixed) override {
+    design_.fixed = fixed;
+    load_fixed();
+  }
+  Backend backend() const noexcept override { return Backend::Cpu; }
+
+ protected:
+  void sizes_changed() override {
+    cell_sizes3d<T>(design_, &w_, &h_, &d_);
+    grid_ = make_grid3d<T>(design_);  // the macro mask's pointer
+  }
+
  private:
   void inverse_transforms() {
     for (auto& f : fields_) idct_.execute(f.data(), f.data());
@@ -105,38 +128,6 @@ class CpuPipeline3D final : public ElectrostaticBackend3D {
     return last_;
   }
 
- public:
-
-  std::vector<double> density_map() override { return std::vector<double>(rho_.begin(), rho_.end()); }
-  std::vector<double> field_map(int axis) override {
-    std::vector<double> out(rho_.size());
-    const Grid3D<T>& g = grid_;
-    for (int m = 0; m < g.M; ++m)
-      for (int n = 0; n < g.N; ++n)
-        for (int k = 0; k < g.L; ++k) {
-          const std::int64_t i = index3d(m, n, k, g.N, g.L);
-          out[i] = static_cast<double>(field_sign3d<T>(axis == 0 ? m : axis == 1 ? n : k) * fields_[axis][i]);
-        }
-    return out;
-  }
-  std::vector<double> potential_map() override {
-    if (!exact_) {  // GradientScale::Exact computed it in evaluate
-      spectral_loop([&](std::int64_t i, const SpectralInputs3D<T>& s) { phi_[i] = s.phi; });
-      idct_.execute(phi_.data(), phi_.data());
-    }
-    return std::vector<double>(phi_.begin(), phi_.end());
-  }
-  std::vector<double> fixed_map() override { return fixed_natural_; }
-  void update_fixed_cells(const FixedCells3D& fixed) override {
-    design_.fixed = fixed;
-    load_fixed();
-  }
-  Backend backend() const noexcept override { return Backend::Cpu; }
-
- protected:
-  void sizes_changed() override { cell_sizes3d<T>(design_, &w_, &h_, &d_); }
-
- private:
   PlanOptions plan_options() const {
     PlanOptions p;
     p.backend = Backend::Cpu;
@@ -153,7 +144,7 @@ class CpuPipeline3D final : public ElectrostaticBackend3D {
 
   Footprint3D<T> footprint(std::int64_t c, const T* x, const T* y, const T* z) const {
     const std::int64_t i = position_index3d(grid_, c);
-    return cell_footprint3d(grid_, x[i], y[i], z[i], w_[c], h_[c], d_[c]);
+    return cell_footprint3d(grid_, c, x[i], y[i], z[i], w_[c], h_[c], d_[c]);
   }
 
   void rasterize(const T* x, const T* y, const T* z) {

@@ -40,6 +40,11 @@ TEST(ElectrostaticSystem3D, OneLayerOfFullDepthCellsIsThe2DSystem) {
       std::fill(d.fixed.z.begin(), d.fixed.z.end(), d.options.zl);
       std::fill(d.z.begin(), d.z.end(), d.options.zl);
       d.options.gradient_scale = scale;
+      if (shape.first == 7) {  // every third movable cell a macro (td = 0.8 < 1: DREAMPlace's rule)
+        d.movable.movable_macro_mask.resize(d.movable.widths.size());
+        for (std::size_t i = 0; i < d.movable.movable_macro_mask.size(); ++i)
+          d.movable.movable_macro_mask[i] = i % 3 == 0;
+      }
       ElectrostaticSystem3D es3(d.options, d.movable, d.fillers, d.fixed);
 
       ElectrostaticOptions o2;
@@ -47,7 +52,7 @@ TEST(ElectrostaticSystem3D, OneLayerOfFullDepthCellsIsThe2DSystem) {
       o2.num_bins_x = shape.first, o2.num_bins_y = shape.second;
       o2.target_density = d.options.target_density;
       o2.precision = Precision::Double, o2.backend = Backend::Cpu, o2.gradient_scale = scale;
-      ElectrostaticSystem es2(o2, CellSizes{d.movable.widths, d.movable.heights},
+      ElectrostaticSystem es2(o2, CellSizes{d.movable.widths, d.movable.heights, d.movable.movable_macro_mask},
                               CellSizes{d.fillers.widths, d.fillers.heights},
                               FixedCells{d.fixed.widths, d.fixed.heights, d.fixed.x, d.fixed.y});
       const Output3D<double> r3 = evaluate_host<double>(es3, d);

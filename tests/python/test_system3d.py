@@ -72,6 +72,30 @@ def test_matches_reference(bins, kind, device, dtype, scale):
             assert rel(host(g), expected) <= max(tol, 1e-9 if dtype == "float64" else tol), axis
 
 
+@pytest.mark.parametrize("device", [d for d in ("cpu", "cuda") if any(dev == d for _, dev in KINDS)])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_movable_macros(device, dtype):
+    """DREAMPlace's rule (docs/math.md 4.1): with td < 1 a marked movable cell has ratio td."""
+    rng = np.random.default_rng(17)
+    d = reference3d.random_design3d(rng, bins=(7, 5, 3))
+    mask = np.arange(len(d["movable"][0])) % 4 == 0
+    ref = reference3d.electrostatics3d(d["region"], d["bins"], d["td"], d["movable"], d["fillers"], d["fixed"],
+                                       d["x"], d["y"], d["z"], macro_mask=mask)
+    es = make_system(d, dtype, device, movable_macro_mask=mask)
+    x, y, z = (make("torch" if device == "cuda" else "numpy", device, d[a].astype(dtype)) for a in "xyz")
+    r = es.evaluate(x, y, z)
+    tol = TOL[dtype]
+    assert rel(r.energy, ref["energy"]) <= tol
+    assert rel(r.overflow, ref["overflow"]) <= tol
+    assert rel(host(r.grad_x), ref["gx"]) <= max(tol, 1e-9)
+    assert rel(host(r.grad_z), ref["gz"]) <= max(tol, 1e-9)
+    es.update_movable_sizes(d["movable"], movable_macro_mask=np.zeros(len(mask), dtype=bool))
+    plain = reference_of(d)
+    assert rel(es.evaluate(x, y, z).energy, plain["energy"]) <= tol
+    with pytest.raises(ValueError, match="movable_macro_mask"):
+        es.update_movable_sizes(d["movable"], movable_macro_mask=mask[:-1].tolist() + [True, True])
+
+
 @pytest.mark.parametrize("kind,device", KINDS, ids=KIND_IDS)
 def test_weight_accumulate_and_reruns(kind, device):
     rng = np.random.default_rng(3)
