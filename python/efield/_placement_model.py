@@ -64,7 +64,9 @@ class Placement:
     pos = [x..., y...] (lower-left corners) over movable nodes, fixed terminals, I/O terminals
     (terminal_NI), then fillers. `order` maps these positions to the design's node indices."""
 
-    def __init__(self, design, device, dtype, target_density, seed):
+    def __init__(self, design, device, dtype, target_density, seed, fillers=None):
+        """fillers: None (efield.make_fillers') or the (widths, heights) arrays of the fillers to
+        append (a fence-region design's, field by field)."""
         d = design
         self.order = order = d.dreamplace_order()
         kind = d.kind[order]
@@ -76,12 +78,17 @@ class Placement:
         self.region = xl, yl, xh, yh = d.region
         self.row_height = d.row_height or float(np.mean(h[:nm]))
         fixed = (w[nm:nm + nt], h[nm:nm + nt], x[nm:nm + nt], y[nm:nm + nt])
-        fw, fh, count, _ = make_fillers((w[:nm], h[:nm]), fixed, xl, yl, xh, yh, target_density, self.row_height)
+        if fillers is None:
+            fw, fh, count, _ = make_fillers((w[:nm], h[:nm]), fixed, xl, yl, xh, yh, target_density, self.row_height)
+            fw, fh = np.full(count, fw), np.full(count, fh)
+        else:
+            fw, fh = (np.asarray(a, dtype=np.float64) for a in fillers)
+            count = len(fw)
         self.num_fillers = int(count)
         self.bins = default_bin_grid((w[:nm], h[:nm]), xl, yl, xh, yh, target_density)
         self.bin_size = ((xh - xl) / self.bins[0], (yh - yl) / self.bins[1])
-        self.size_x = np.concatenate([w, np.full(count, fw)])
-        self.size_y = np.concatenate([h, np.full(count, fh)])
+        self.size_x = np.concatenate([w, fw])
+        self.size_y = np.concatenate([h, fh])
         self.num_nodes = n = len(self.size_x)
         # DREAMPlace's movable macros: area above 10 times the mean movable area, height above 2 rows.
         area = w[:nm] * h[:nm]

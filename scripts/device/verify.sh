@@ -6,7 +6,9 @@
 # tests with CUDA tensors, and compute-sanitizer (memcheck on the GPU test binaries named in
 # SANITIZE, racecheck and synccheck on the lifetime probes). CPU-only tests are CI's. Run
 # scripts/device_prepare.sh here first and carry [".stb", ".devdeps", "shared-data"].
-# CTEST_REGEX, PYTESTS and SANITIZE override the selections.
+# CTEST_REGEX, PYTESTS and SANITIZE override the selections; RACECHECK names the binaries for
+# racecheck and synccheck (default the lifetime probes); BENCHES, one command line per line, run
+# last (their output goes to $OUT/bench.log).
 set -uo pipefail
 OUT=${OUT:-/tmp/efield-verify-out}
 mkdir -p "$OUT"
@@ -55,7 +57,14 @@ sanitize_one() {  # tool, binary
   { echo "=== $1 $2"; tail -40 /tmp/sanitize_one.log; } >> "$slog"
 }
 for t in $sanitize; do sanitize_one memcheck "$t"; done
-sanitize_one racecheck tests/test_gpu_lifetimes
-sanitize_one synccheck tests/test_gpu_lifetimes
+for t in ${RACECHECK-tests/test_gpu_lifetimes}; do
+  sanitize_one racecheck "$t"
+  sanitize_one synccheck "$t"
+done
+echo "sanitizers done at ${SECONDS} s" | tee -a "$log"
+while IFS= read -r bench; do
+  [[ -z "$bench" ]] && continue
+  { echo "\$ $bench"; bash -c "$bench" 2>&1; } >> "$OUT/bench.log" || status=1
+done <<< "${BENCHES:-}"
 echo "all done at ${SECONDS} s, status $status" | tee -a "$log"
 exit $status

@@ -5,6 +5,8 @@
 #include <cmath>
 
 #include "engine.hpp"
+#include "host_state.hpp"
+#include "host_wirelength.hpp"
 #include "placer_math.hpp"
 
 namespace global_place {
@@ -12,11 +14,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
-
-template <class T>
-std::vector<T> cast(const std::vector<double>& v) {
-  return std::vector<T>(v.begin(), v.end());
-}
 
 efield::ElectrostaticSystem make_system(const PlacementProblem& p, const EngineOptions& o) {
   efield::ElectrostaticOptions eo = density_options(p, o.precision, efield::Backend::Cpu);
@@ -29,38 +26,18 @@ class CpuEngine final : public Engine {
  public:
   CpuEngine(const PlacementProblem& p, const EngineOptions& o)
       : n_(p.num_cells()),
-        max_degree_(o.max_net_degree),
         threads_(o.cpu_threads > 0 ? o.cpu_threads : omp_get_max_threads()),
-        net_start_(p.net_pin_start),
-        pin_cell_(p.pin_cell),
-        cell_pin_start_(p.cell_pin_start),
-        cell_pins_(p.cell_pins),
-        net_weight_(cast<T>(p.net_weight)),
-        pin_dx_(cast<T>(p.pin_dx)),
-        pin_dy_(cast<T>(p.pin_dy)),
-        system_(make_system(p, o)) {
-    const std::size_t m = 2 * static_cast<std::size_t>(n_);
-    for (auto* b : {&v_k_, &g_k_, &u_k_, &v_, &g_, &u_, &lo_, &hi_}) b->assign(m, T(0));
-    pin_grad_.assign(2 * static_cast<std::size_t>(p.num_pins()), T(0));
-    net_hpwl_.assign(p.num_nets(), 0.0);
-    pins_.resize(n_), area_.resize(n_);
-    for (int i = 0; i < n_; ++i) {
-      pins_[i] = cell_pin_start_[i + 1] - cell_pin_start_[i];
-      area_[i] = p.width[i] * p.height[i];
-      lo_[i] = static_cast<T>(p.region.xl), hi_[i] = static_cast<T>(p.region.xh - p.width[i]);
-      lo_[n_ + i] = static_cast<T>(p.region.yl), hi_[n_ + i] = static_cast<T>(p.region.yh - p.height[i]);
-    }
-  }
+        wirelength_(p, o.max_net_degree, threads_),
+        s_(p, wirelength_.pins_per_cell(), threads_),
+        system_(make_system(p, o)) {}
 
   std::string description() const override {
     return std::string("cpu (") + std::to_string(threads_) + " threads, " + (sizeof(T) == 4 ? "float" : "double") + ")";
   }
 
-  void set_positions(const std::vector<double>& pos) override {
-    for (std::size_t j = 0; j < pos.size(); ++j) v_k_[j] = u_k_[j] = static_cast<T>(pos[j]);
-  }
+  void set_positions(const std::vector<double>& pos) override { s_.set_positions(pos); }
 
-  std::vector<double> positions() override { return std::vector<double>(v_k_.begin(), v_k_.end()); }
+  std::vector<double> positions() override { return s_.positions(); }
 
   GradientNorms gradient_norms(double gamma) override {
     const auto l1 = [](const std::vector<T>& g) {
@@ -69,70 +46,32 @@ class CpuEngine final : public Engine {
       return s;
     };
     GradientNorms norms;
-    system_.evaluate(v_k_.data(), v_k_.data() + n_, g_.data(), g_.data() + n_);
-    norms.density = l1(g_);
-    wirelength(v_k_.data(), g_.data(), gamma);
-    norms.wirelength = l1(g_);
+    system_.evaluate(s_.v_k.data(), s_.v_k.data() + n_, s_.g.data(), s_.g.data() + n_);
+    norms.density = l1(s_.g);
+    wirelength_(s_.v_k.data(), s_.g.data(), gamma);
+    norms.wirelength = l1(s_.g);
     return norms;
   }
 
   Evaluation evaluate_current(double gamma, double lambda) override {
-    return evaluate(v_k_.data(), g_k_.data(), gamma, lambda, false);
+    return evaluate(s_.v_k.data(), s_.g_k.data(), gamma, lambda, false);
   }
 
-  void trial_gradient_step(double step) override {
-    const T s = static_cast<T>(step);
-#pragma omp parallel for num_threads(threads_)
-    for (std::ptrdiff_t j = 0; j < static_cast<std::ptrdiff_t>(v_.size()); ++j) v_[j] = v_k_[j] - s * g_k_[j];
-  }
+  void trial_gradient_step(double step) override { s_.gradient_step(step); }
 
-  void trial_nesterov_step(double alpha, double coef) override {
-    const T a = static_cast<T>(alpha), c = static_cast<T>(coef);
-#pragma omp parallel for num_threads(threads_)
-    for (std::ptrdiff_t j = 0; j < static_cast<std::ptrdiff_t>(v_.size()); ++j)
-      nesterov_coordinate(v_k_[j], g_k_[j], u_k_[j], a, c, lo_[j], hi_[j], &u_[j], &v_[j]);
-  }
+  void trial_nesterov_step(double alpha, double coef) override { s_.nesterov_step(alpha, coef); }
 
   Evaluation evaluate_trial(double gamma, double lambda) override {
-    return evaluate(v_.data(), g_.data(), gamma, lambda, true);
+    return evaluate(s_.v.data(), s_.g.data(), gamma, lambda, true);
   }
 
-  void accept_trial() override { v_k_.swap(v_), g_k_.swap(g_), u_k_.swap(u_); }
+  void accept_trial() override { s_.accept(); }
 
  private:
-  // Writes the wirelength gradient of every cell into grad (fillers: 0); returns the HPWL.
-  double wirelength(const T* pos, T* grad, double gamma) {
-    const T inv_gamma = static_cast<T>(1 / gamma);
-    const int nets = static_cast<int>(net_hpwl_.size());
-    const std::size_t pins = pin_cell_.size();
-    T* pin_gx = pin_grad_.data();
-    T* pin_gy = pin_grad_.data() + pins;
-#pragma omp parallel for schedule(dynamic, 64) num_threads(threads_)
-    for (int e = 0; e < nets; ++e) {
-      const int b = net_start_[e], end = net_start_[e + 1];
-      net_hpwl_[e] =
-          wa_net_axis(b, end, pin_cell_.data(), pos, pin_dx_.data(), net_weight_[e], inv_gamma, max_degree_, pin_gx) +
-          wa_net_axis(b, end, pin_cell_.data(), pos + n_, pin_dy_.data(), net_weight_[e], inv_gamma, max_degree_,
-                      pin_gy);
-    }
-#pragma omp parallel for num_threads(threads_)
-    for (int i = 0; i < n_; ++i) {
-      T gx = 0, gy = 0;
-      for (int q = cell_pin_start_[i]; q < cell_pin_start_[i + 1]; ++q) {
-        gx += pin_gx[cell_pins_[q]];
-        gy += pin_gy[cell_pins_[q]];
-      }
-      grad[i] = gx, grad[n_ + i] = gy;
-    }
-    double hpwl = 0;  // in net order: the same sum on every run
-    for (double h : net_hpwl_) hpwl += h;
-    return hpwl;
-  }
-
   Evaluation evaluate(const T* pos, T* grad, double gamma, double lambda, bool against_current) {
     Evaluation ev;
     auto t0 = Clock::now();
-    ev.hpwl = wirelength(pos, grad, gamma);
+    ev.hpwl = wirelength_(pos, grad, gamma);
     ev.wirelength_ms = ms_since(t0);
     // grad += lambda * density gradient, in efield's gather pass.
     t0 = Clock::now();
@@ -140,37 +79,21 @@ class CpuEngine final : public Engine {
     ev.density_ms = ms_since(t0);
     ev.overflow = r.overflow, ev.max_density = r.max_density;
     t0 = Clock::now();
-    // Fixed chunks summed in order: the norms (hence the step lengths) do not depend on the
-    // thread count or the threads' timing.
-    constexpr int kChunks = 256;
-    double dv[kChunks] = {}, dg[kChunks] = {};
-#pragma omp parallel for schedule(dynamic) num_threads(threads_)
-    for (int c = 0; c < kChunks; ++c) {
-      const int first = static_cast<int>(static_cast<long long>(n_) * c / kChunks);
-      const int last = static_cast<int>(static_cast<long long>(n_) * (c + 1) / kChunks);
-      for (int i = first; i < last; ++i) {
-        const T scale = static_cast<T>(precondition_factor(pins_[i], lambda, area_[i]));
-        for (const int j : {i, n_ + i}) {
-          grad[j] *= scale;
-          if (against_current) {
-            const double a = static_cast<double>(pos[j]) - v_k_[j], b = static_cast<double>(grad[j]) - g_k_[j];
-            dv[c] += a * a, dg[c] += b * b;
-          }
-        }
-      }
-    }
-    for (int c = 0; c < kChunks; ++c) ev.step_norm2 += dv[c], ev.gradient_change2 += dg[c];
+    finish_cells(
+        n_, threads_, pos, grad, s_.v_k.data(), s_.g_k.data(), against_current,
+        [&](int i) {
+          const T scale = static_cast<T>(precondition_factor(s_.pins[i], lambda, s_.area[i]));
+          grad[i] *= scale, grad[n_ + i] *= scale;
+        },
+        ev.step_norm2, ev.gradient_change2);
     ev.other_ms = ms_since(t0);
     return ev;
   }
 
   int n_;
-  int max_degree_;
   int threads_;
-  std::vector<int> net_start_, pin_cell_, cell_pin_start_, cell_pins_;
-  std::vector<T> net_weight_, pin_dx_, pin_dy_;
-  std::vector<double> pins_, area_, net_hpwl_;
-  std::vector<T> v_k_, g_k_, u_k_, v_, g_, u_, lo_, hi_, pin_grad_;
+  HostWirelength<T> wirelength_;
+  HostNesterovState<T> s_;
   efield::ElectrostaticSystem system_;
 };
 

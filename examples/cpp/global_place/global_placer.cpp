@@ -4,13 +4,13 @@
 #include <chrono>
 #include <cmath>
 #include <string>
+#include <utility>
+
+#include "nesterov_step.hpp"
+#include "placer_math.hpp"
 
 namespace global_place {
 namespace {
-
-double gamma_for(double base_gamma, double overflow) {
-  return base_gamma * std::pow(10.0, (overflow - 0.1) * 20.0 / 9.0 - 1.0);
-}
 
 double density_weight_factor(double delta_hpwl, double ref_hpwl, int iteration) {
   if (delta_hpwl < 0) return 1.05 * std::max(std::pow(0.9999, iteration), 0.98);
@@ -41,7 +41,7 @@ PlacerResult run_global_place(Engine& engine, const PlacementProblem& problem, c
   engine.set_positions(start);
 
   // Start: overflow taken as 1 (everything piled up), DREAMPlace's initial gamma of 10x the base.
-  double gamma = gamma_for(base_gamma, 1.0);
+  double gamma = wirelength_gamma(base_gamma, 1.0);
   const GradientNorms norms = engine.gradient_norms(gamma);
   double lambda =
       norms.density > 0 ? o.initial_density_weight * norms.wirelength / norms.density : o.initial_density_weight;
@@ -50,41 +50,24 @@ PlacerResult run_global_place(Engine& engine, const PlacementProblem& problem, c
   check_finite(current, 0);
 
   // Initial step length from a small plain gradient step: alpha = |dv| / |dg|.
-  engine.trial_gradient_step(o.initial_step * units);
-  Evaluation trial = engine.evaluate_trial(gamma, lambda);
-  add_times(result, trial);
-  check_finite(trial, 0);
-  double alpha =
-      trial.gradient_change2 > 0 ? std::sqrt(trial.step_norm2 / trial.gradient_change2) : o.initial_step * units;
+  Evaluation trial;
+  const auto evaluate_trial = [&](int k) {
+    trial = engine.evaluate_trial(gamma, lambda);
+    add_times(result, trial);
+    check_finite(trial, k);
+    return std::pair(trial.step_norm2, trial.gradient_change2);
+  };
+  double alpha = first_step_length(engine, o.initial_step * units, [&] { return evaluate_trial(0); });
 
   double a_k = 1;
   double previous_hpwl = current.hpwl;
-  gamma = gamma_for(base_gamma, current.overflow);
+  gamma = wirelength_gamma(base_gamma, current.overflow);
   for (int k = 1; k <= o.max_iterations; ++k) {
-    // ePlace's Nesterov step with Lipschitz step prediction: the step alpha is the inverse of the
-    // local Lipschitz estimate |dv| / |dg|; retried (at most max_backtracks times) until the new
-    // estimate is no less than 95% of the step taken.
-    const double a_next = (1 + std::sqrt(4 * a_k * a_k + 1)) / 2;
-    const double coef = (a_k - 1) / a_next;
-    int backtracks = 0;
-    while (true) {
-      engine.trial_nesterov_step(alpha, coef);
-      trial = engine.evaluate_trial(gamma, lambda);
-      add_times(result, trial);
-      check_finite(trial, k);
-      const double predicted =
-          trial.gradient_change2 > 0 ? std::sqrt(trial.step_norm2 / trial.gradient_change2) : alpha;
-      ++backtracks;
-      const bool accept = predicted > 0.95 * alpha || backtracks >= o.max_backtracks;
-      alpha = predicted;
-      if (accept) break;
-    }
-    engine.accept_trial();
-    a_k = a_next;
+    const int backtracks = nesterov_iteration(engine, a_k, alpha, o.max_backtracks, [&] { return evaluate_trial(k); });
     current = trial;
     result.iterations = k;
 
-    gamma = gamma_for(base_gamma, current.overflow);
+    gamma = wirelength_gamma(base_gamma, current.overflow);
     lambda *= density_weight_factor(current.hpwl - previous_hpwl, ref_hpwl, k);
     previous_hpwl = current.hpwl;
     if (report && o.report_every > 0 && (k % o.report_every == 0 || k == 1))

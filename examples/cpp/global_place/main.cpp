@@ -2,6 +2,8 @@
 //
 //   global_place design.aux [--backend cpu|cuda|auto] [--precision float|double] [--pl out.pl] [--png out.png]
 //   global_place --standin adaptec1 ...     (an ISPD2005 stand-in generated with nets)
+//   global_place --fences 2 [--cells 3000]  (a synthetic fence-region design, one density field per
+//                                            fence and the default field: fence_placer.hpp)
 //
 // Weighted-average wirelength on pins, efield's electrostatic density, ePlace's Nesterov method
 // with Lipschitz step prediction, DREAMPlace's gamma and density weight schedules and its start
@@ -16,6 +18,7 @@
 #include <efield/efield.hpp>
 
 #include "engine.hpp"
+#include "fence_mode.hpp"
 #include "global_placer.hpp"
 #include "placement_output.hpp"
 #include "placement_problem.hpp"
@@ -42,6 +45,7 @@ int main(int argc, char** argv) {
   double target_density = 1.0, check_overflow = 0.10;
   std::uint64_t seed = 1000;
   bool check = false, macro_mask = false;
+  global_place::FenceModeOptions fence;
   app.add_option("aux", aux, "Bookshelf .aux file");
   app.add_option("--standin", standin, "instead of an .aux: an ISPD2005 stand-in (adaptec1 ... bigblue4) with nets");
   app.add_option("--backend", backend_name, "cpu, cuda or auto")->check(CLI::IsMember({"cpu", "cuda", "auto"}));
@@ -62,9 +66,31 @@ int main(int argc, char** argv) {
   app.add_flag("--check", check,
                "exit 1 unless overflow <= --check-overflow and HPWL is finite and below a uniform spread's");
   app.add_option("--check-overflow", check_overflow, "overflow --check requires");
+  app.add_option("--fences", fence.fences,
+                 "instead of an .aux: a synthetic design with this many fence regions, placed with one density "
+                 "field per fence and one for the other cells (--check: every field's overflow <= "
+                 "--target-overflow, no fenced cell outside its fence)")
+      ->check(CLI::Range(1, 64));
+  app.add_option("--cells", fence.cells, "with --fences: movable cells of the synthetic design")
+      ->check(CLI::Range(100, 10000000));
+  app.add_option("--design-seed", fence.design_seed, "with --fences: seed of the synthetic design");
+  app.add_flag("!--dreamplace-fillers", fence.free_area_fillers,
+               "with --fences: size each fence's fillers from its whole area (DREAMPlace 3.0's rule), fixed cells "
+               "inside it included, not from the area they leave free");
+  app.add_flag("!--no-fence-bounds", fence.fence_bounds,
+               "with --fences: let fenced cells move anywhere in the region (only the density term keeps them in), "
+               "not only within their fence's bounding box");
+  app.add_option("--density-weight", fence.placer.initial_density_weight,
+                 "with --fences: the initial weights' scale (DREAMPlace's density_weight)")
+      ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
-  if (aux.empty() == standin.empty()) {
-    std::fprintf(stderr, "global_place: give an .aux file or --standin NAME (one of them)\n");
+  if (app.count("--fences") > 0) {
+    if (!aux.empty() || !standin.empty()) {
+      std::fprintf(stderr, "global_place: --fences makes its own design: give no .aux and no --standin\n");
+      return 2;
+    }
+  } else if (aux.empty() == standin.empty()) {
+    std::fprintf(stderr, "global_place: give an .aux file, --standin NAME or --fences K (one of them)\n");
     return 2;
   }
 
@@ -73,6 +99,17 @@ int main(int argc, char** argv) {
         {"cpu", efield::Backend::Cpu}, {"cuda", efield::Backend::Cuda}, {"auto", efield::Backend::Auto}};
     eo.backend = efield::resolve_backend(backends.at(backend_name));
     eo.precision = precision_name == "float" ? efield::Precision::Float : efield::Precision::Double;
+    if (app.count("--fences") > 0) {
+      fence.seed = seed;
+      fence.target_density = target_density;
+      fence.engine = eo;
+      fence.placer.stop_overflow = po.target_overflow;
+      if (app.count("--max-iters") > 0) fence.placer.max_iterations = po.max_iterations;
+      fence.placer.report_every = po.report_every;
+      fence.check = check;
+      fence.pl_path = pl_path, fence.png_path = png_path;
+      return global_place::run_fence_mode(fence);
+    }
 
     const efield::Design design = obtain_design(aux, standin);
     global_place::PlacementProblem problem = global_place::make_problem(design, target_density);

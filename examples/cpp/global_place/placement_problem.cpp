@@ -5,7 +5,7 @@
 
 namespace global_place {
 
-PlacementProblem make_problem(const efield::Design& design, double target_density) {
+PlacementProblem make_problem(const efield::Design& design, double target_density, const efield::CellSizes* fillers) {
   const efield::PlacementInputs in = efield::placement_inputs(design);
   if (in.movable_nodes.empty()) throw efield::Error("design '" + design.name + "' has no movable cells");
   if (!design.has_nets || design.num_nets() == 0)
@@ -22,14 +22,15 @@ PlacementProblem make_problem(const efield::Design& design, double target_densit
     for (double h : in.movable.heights) p.row_height += h;
     p.row_height /= static_cast<double>(in.movable.heights.size());
   }
-  const efield::FillerSpec fillers =
-      efield::make_fillers(in.movable, in.fixed, r.xl, r.yl, r.xh, r.yh, target_density, in.row_height);
+  p.fillers = fillers ? *fillers
+                      : efield::make_fillers(in.movable, in.fixed, r.xl, r.yl, r.xh, r.yh, target_density,
+                                             in.row_height)
+                            .sizes();
   p.movable = in.movable;
-  p.fillers = fillers.sizes();
   p.fixed = in.fixed;
   p.movable_nodes = in.movable_nodes;
   p.num_movable = static_cast<int>(in.movable_nodes.size());
-  p.num_fillers = static_cast<int>(fillers.count);
+  p.num_fillers = static_cast<int>(p.fillers.widths.size());
   p.width = p.movable.widths;
   p.width.insert(p.width.end(), p.fillers.widths.begin(), p.fillers.widths.end());
   p.height = p.movable.heights;

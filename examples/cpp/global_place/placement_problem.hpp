@@ -37,8 +37,10 @@ struct PlacementProblem {
   int num_pins() const { return static_cast<int>(pin_cell.size()); }
 };
 
-// Throws efield::Error when the design has no movable cells or no nets.
-PlacementProblem make_problem(const efield::Design& design, double target_density);
+// Throws efield::Error when the design has no movable cells or no nets. `fillers`: the fillers to
+// append (a fence-region design's, field by field); nullptr: efield::make_fillers'.
+PlacementProblem make_problem(const efield::Design& design, double target_density,
+                              const efield::CellSizes* fillers = nullptr);
 
 // DREAMPlace's movable macros, marked in problem.movable.movable_macro_mask: the movable cells whose
 // area exceeds 10 times the mean movable area and whose height exceeds 2 rows. Below target

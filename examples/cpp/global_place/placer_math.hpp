@@ -58,6 +58,11 @@ GP_HD double wa_net_axis(int begin, int end, const int* cell, const T* pos, cons
   return static_cast<double>(weight) * (static_cast<double>(hi) - static_cast<double>(lo));
 }
 
+// DREAMPlace's smoothing schedule of the wirelength: 10x the base at overflow 1, 0.1x at 0.1.
+inline double wirelength_gamma(double base_gamma, double overflow) {
+  return base_gamma * ::pow(10.0, (overflow - 0.1) * 20.0 / 9.0 - 1.0);
+}
+
 // DREAMPlace's preconditioner: the gradient of a cell is divided by max(1, pins + lambda * area),
 // an estimate of the diagonal of the objective's Hessian (wirelength: about one per pin;
 // density: about lambda times the cell's charge).
