@@ -17,9 +17,9 @@ corner, so the utilization stays the 2D one).
 - Bins: the 2D placer's grid for the footprint (efield.default_bin_grid) by `bins_per_tier`
   bins per tier along z; D = bins_per_tier times the mean bin side, so the bins are near cubes.
 - Wirelength: ePlace's weighted average in x and y over pins (the 2D placer's), plus
-  (vi_cost / D) times the weighted average along z over the movable cells' centres: a net that
-  spans k tiers costs about vi_cost times k - 1 in the objective. Terminals take no part in z
-  (they reach every tier).
+  (vi_cost b / D) times the weighted average along z over the movable cells' centres, b the
+  mean x-y bin side: a net that spans k tiers costs about vi_cost b (k - 1) in the objective.
+  Terminals take no part in z (they reach every tier).
 - Density: efield.torch.ElectricPotential3D (DREAMPlace's gradient scale).
 - Optimizer, density weight, gamma, stop: the 2D placer's (efield.place), with the volume in
   place of the area in the preconditioner and gamma along z scaled by bz / mean(bx, by).
