@@ -140,7 +140,7 @@ def make_op(f, asynchronous):
 def measure(f, iters, rounds, client_only=False):
     pos = f["pos"]
     device = pos.device
-    if device.type == "cuda":
+    if device.type == "cuda" or client_only:
         client = client_times(f, iters, rounds)
         if client_only:
             return {"design": f["name"], "cells": f["nm"], "fillers": f["nf"], "bins": f["bins"], "client": client}
@@ -218,6 +218,7 @@ def measure(f, iters, rounds, client_only=False):
 
 
 CLIENT_COLUMNS = [("C++ evaluate", "cpp_evaluate_us"), ("ElectrostaticSystem.evaluate", "system_evaluate_us"),
+                  ("ElectrostaticSystem.evaluate (NumPy)", "system_evaluate_numpy_us"),
                   ("its checked path", "system_evaluate_checked_us"), ("the checks of that path", "system_evaluate_checks_us"),
                   ("compiled op call", "compiled_op_call_us"), ("op fwd (compiled)", "op_compiled_fwd_us"),
                   ("op fwd+bwd (compiled)", "op_compiled_fwd_bwd_us"),
@@ -228,16 +229,18 @@ CLIENT_COLUMNS = [("C++ evaluate", "cpp_evaluate_us"), ("ElectrostaticSystem.eva
 
 
 def client_markdown(rows):
-    """The client's view (CUDA events around loops): times and their excess over the C++ evaluate."""
-    out = ["| design | " + " | ".join(name for name, _ in CLIENT_COLUMNS) + " |",
-           "| --- | " + " | ".join("---" for _ in CLIENT_COLUMNS) + " |"]
+    """The client's view (loops timed as a client times them): times and their excess over the C++
+    evaluate; columns that no row measured are left out."""
+    columns = [(name, key) for name, key in CLIENT_COLUMNS if any(key in r.get("client", {}) for r in rows)]
+    out = ["| design | " + " | ".join(name for name, _ in columns) + " |",
+           "| --- | " + " | ".join("---" for _ in columns) + " |"]
     for r in rows:
         c = r.get("client")
         if not c:
             continue
         base = c["cpp_evaluate_us"]
         cells = []
-        for _, key in CLIENT_COLUMNS:
+        for _, key in columns:
             if key not in c:
                 cells.append("n/a")
             elif key in ("cpp_evaluate_us", "system_evaluate_checks_us", "torch_dot_fwd_bwd_us"):  # no evaluate
@@ -258,7 +261,8 @@ def markdown(rows, args, device):
            f"{args.rounds} rounds, each timing a loop of {args.iters} calls of every measurement in turn (one sync "
            f"after each loop); the pure-PyTorch baseline: median of 5 loops.", ""]
     if any("client" in r for r in rows):
-        out += ["As a client times them (CUDA events around each loop; in brackets the excess over the C++ "
+        clock = "CUDA events" if device.type == "cuda" else "the process's CPU time"
+        out += [f"As a client times them ({clock} around each loop; in brackets the excess over the C++ "
                 "evaluate):", ""] + client_markdown(rows) + [""]
     rows = [r for r in rows if "cpp_evaluate_us" in r]
     if not rows:
@@ -299,7 +303,8 @@ def main(argv=None):
     ap.add_argument("--rounds", type=int, default=15, help="timed loops of each measurement, interleaved")
     ap.add_argument("--markdown", default="", help="write the table here too")
     ap.add_argument("--client-only", action="store_true",
-                    help="only the client's view (CUDA events): C++ evaluate, ElectrostaticSystem.evaluate, the op")
+                    help="only the client's view (CUDA events; on the CPU the process's CPU time): C++ evaluate, "
+                         "ElectrostaticSystem.evaluate, the op")
     args = ap.parse_args(argv)
     device = torch.device(args.device)
     rows = []

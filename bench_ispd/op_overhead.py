@@ -1,10 +1,12 @@
 """The per-call costs a client sees, timed as a client times them (issue 44): CUDA events around a
-loop of calls, on one design, in one process. Used by bench_python.py (--client-times).
+loop of calls (for CPU tensors the process's CPU time), on one design, in one process. Used by
+bench_python.py (--client-times).
 
 Measured, in microseconds per call (median over rounds; each round times a loop of `iters` calls of
 every measurement in turn between two CUDA events):
 - cpp_evaluate: the C++ evaluate (profile_stages' whole-evaluate median, host clock, no Python);
-- system_evaluate: efield.ElectrostaticSystem.evaluate(x, y, grad_x, grad_y) with views of pos;
+- system_evaluate: efield.ElectrostaticSystem.evaluate(x, y, grad_x, grad_y) with views of pos
+  (system_evaluate_numpy: with NumPy views of them, CPU tensors only);
 - system_evaluate_checked: its checked path (array protocols; the only path before the fast path
   for PyTorch tensors), system_evaluate_checks: that path's Python checks alone;
 - op_compiled_fwd_bwd / op_python_fwd_bwd: ElectricPotential forward + backward, compiled op and
@@ -17,6 +19,7 @@ every measurement in turn between two CUDA events):
 """
 
 import statistics
+import time
 
 import torch
 
@@ -25,24 +28,36 @@ from efield.system import EvaluateResult
 from efield.torch import ElectricPotential
 
 
-def event_loop_us(fns, iters, rounds, timed=None, warmup=5):
+def event_loop_us(fns, iters, rounds, timed=None, warmup=5, cuda=True):
+    """Microseconds per call of each of `fns`, median over `rounds`; a round times one loop of
+    `iters` calls of every fn in turn, between two CUDA events (cuda=True) or, for CPU tensors
+    (nothing to wait for), by the process's CPU time (time.process_time: what the calls cost the
+    host, unaffected by other processes sharing its cores; run with OMP_NUM_THREADS=1 so that it
+    counts one thread). `timed` (name -> callable returning its own microseconds) are called once
+    per round."""
     timed = timed or {}
     for fn in fns.values():
         for _ in range(warmup):
             fn()
-    torch.cuda.synchronize()
+    if cuda:
+        torch.cuda.synchronize()
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     times = {name: [] for name in (*timed, *fns)}
-    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     for _ in range(rounds):
         for name, fn in timed.items():
             times[name].append(fn())
         for name, fn in fns.items():
-            start.record()
+            if cuda:
+                start.record()
+            t0 = time.process_time()
             for _ in range(iters):
                 fn()
-            end.record()
-            end.synchronize()
-            times[name].append(start.elapsed_time(end) * 1e3 / iters)
+            if cuda:
+                end.record()
+                end.synchronize()
+                times[name].append(start.elapsed_time(end) * 1e3 / iters)
+            else:
+                times[name].append((time.process_time() - t0) * 1e6 / iters)
     return {name: statistics.median(t) for name, t in times.items()}
 
 
@@ -83,7 +98,8 @@ def client_times(f, iters, rounds):
     leaf = pos.clone().requires_grad_(True)
     step = n * pos.element_size()
     p, g = pos.data_ptr(), gx.data_ptr()
-    stream = torch.cuda.current_stream().cuda_stream
+    cuda = pos.is_cuda
+    stream = torch.cuda.current_stream().cuda_stream if cuda else 0
 
     def checked():  # ElectrostaticSystem.evaluate's checked path (every array kind; all of it before the fast path)
         plain, gx_, gy_, st = es._prepared(x, y, gx, gy, False)
@@ -115,6 +131,9 @@ def client_times(f, iters, rounds):
         "op_python_fwd_us": fwd(python_op),
         "op_python_fwd_bwd_us": fwd_bwd(python_op),
     }
+    if not cuda:  # NumPy views of the same memory: the NumPy fast path of the CPU backend
+        xn, yn, gxn, gyn = x.numpy(), y.numpy(), gx.numpy(), gy.numpy()
+        fns["system_evaluate_numpy_us"] = lambda: es.evaluate(xn, yn, gxn, gyn)
     if _compiled_op.AVAILABLE:
         compiled_op = make_op(f, True)
         handle = compiled_op._evaluator.handle
@@ -124,8 +143,9 @@ def client_times(f, iters, rounds):
             "op_compiled_fwd_us": fwd(compiled_op),
             "op_compiled_fwd_bwd_us": fwd_bwd(compiled_op),
         })
-    for name, op in (("op_compiled_fwd_bwd_graph_us", compiled_op if _compiled_op.AVAILABLE else None),
-                     ("op_python_fwd_bwd_graph_us", python_op)):
+    graphs = (("op_compiled_fwd_bwd_graph_us", compiled_op if _compiled_op.AVAILABLE else None),
+              ("op_python_fwd_bwd_graph_us", python_op))
+    for name, op in graphs if cuda else ():
         try:
             if op is not None:
                 fns[name] = graph_replay(op, pos)
@@ -133,4 +153,4 @@ def client_times(f, iters, rounds):
             print(f"{name}: capture failed: {e}", flush=True)
     gyp = gy.data_ptr()
     timed = {"cpp_evaluate_us": lambda: es._system.profile(p, p + step, g, gyp, stream, iters)["total_ms"] * 1e3}
-    return event_loop_us(fns, iters, rounds, timed)
+    return event_loop_us(fns, iters, rounds, timed, cuda=cuda)

@@ -11,15 +11,6 @@ transforms, on NumPy arrays, PyTorch tensors (CPU and CUDA) and CuPy arrays with
 See python/README.md.
 """
 
-# PyTorch, when installed, is loaded before our extension: with PyTorch 2.11 (CUDA 13 wheels) an
-# `import torch` after `_efield` had loaded crashed inside torch's own import (not inside efield),
-# while the other order works. Loading it first costs its import time once. A PyTorch that cannot
-# load (OSError: a CUDA PyTorch on a machine without its CUDA libraries) leaves efield without it.
-try:
-    import torch as _torch  # noqa: F401
-except (ImportError, OSError):
-    pass
-
 from ._efield import Error, built_with_cuda, cuda_device_count
 from .build_info import build_info, show_config
 from .bookshelf import (FIXED, FIXED_NI, MOVABLE, BookshelfDesign, generate_synthetic_design, ispd2005_designs,

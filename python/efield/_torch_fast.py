@@ -1,26 +1,37 @@
 """ElectrostaticSystem.evaluate's fast path for PyTorch tensors: the checks of the binding's
 checked path done on the tensors' own attributes (no array protocol, no pointer query), and the
 data pointers handed to the binding. Anything else (other array kinds, tensor subclasses, arrays
-that do not fit) takes the checked path, which names the problem."""
+that do not fit) takes the checked path, which names the problem.
+
+Written for the per-call cost (bench_ispd/results/python.md): the checks are unrolled (no loop,
+no generator), a 1-D contiguous tensor is the one whose stride() is (1,) (dim and contiguity in
+one call), and what the system fixes (PyTorch's module, the dtype, the device, the length) is
+looked up once and kept on the system."""
 
 import sys
+
+_UNIT_STRIDE = (1,)
 
 
 def pointers(system, x, y, grad_x, grad_y):
     """(x, y, grad_x, grad_y data pointers, the current stream) when all four are contiguous 1-D
     torch.Tensors of the system's dtype and device with at least required_length entries, else
     None."""
-    torch = sys.modules.get("torch")
-    if torch is None or grad_x is None or grad_y is None:
-        return None
-    fit = system.__dict__.get("_torch_fit")
-    if fit is None:
-        fit = system._torch_fit = (getattr(torch, system.dtype), system.device, system.required_length)
-    dtype, device, length = fit
-    tensor = torch.Tensor
-    for a in (x, y, grad_x, grad_y):
-        if (type(a) is not tensor or a.dtype is not dtype or a.get_device() != device or a.dim() != 1
-                or a.shape[0] < length or not a.is_contiguous()):
+    try:
+        torch, tensor, dtype, device, length = system._torch_fit
+    except AttributeError:
+        torch = sys.modules.get("torch")
+        if torch is None:  # no tensor can exist yet
             return None
+        torch, tensor, dtype, device, length = system._torch_fit = (
+            torch, torch.Tensor, getattr(torch, system.dtype), system.device, system.required_length)
+    if not (type(x) is tensor and type(y) is tensor and type(grad_x) is tensor and type(grad_y) is tensor
+            and x.dtype is dtype and y.dtype is dtype and grad_x.dtype is dtype and grad_y.dtype is dtype):
+        return None
+    if (x.get_device() != device or y.get_device() != device or grad_x.get_device() != device
+            or grad_y.get_device() != device or x.stride() != _UNIT_STRIDE or y.stride() != _UNIT_STRIDE
+            or grad_x.stride() != _UNIT_STRIDE or grad_y.stride() != _UNIT_STRIDE or x.numel() < length
+            or y.numel() < length or grad_x.numel() < length or grad_y.numel() < length):
+        return None
     stream = torch._C._cuda_getCurrentRawStream(device) if device >= 0 else 0
     return x.data_ptr(), y.data_ptr(), grad_x.data_ptr(), grad_y.data_ptr(), stream

@@ -142,8 +142,11 @@ class ElectrostaticSystem:
         EvaluateResult (blocks until its scalars are ready)."""
         fast = _torch_fast.pointers(self, x, y, grad_x, grad_y)
         if fast is not None:
-            r = self._system.evaluate_pointers(*fast, float(weight), bool(accumulate), False)
-            return EvaluateResult._of(r, grad_x, grad_y)
+            return EvaluateResult(*self._system.evaluate_pointers(*fast, float(weight), bool(accumulate)), grad_x, grad_y)
+        if self.device < 0 and grad_x is not None and grad_y is not None:  # NumPy's fast path
+            r = self._system.evaluate_numpy(x, y, grad_x, grad_y, float(weight), bool(accumulate))
+            if r is not None:
+                return EvaluateResult(*r, grad_x, grad_y)
         plain, grad_x, grad_y, stream = self._prepared(x, y, grad_x, grad_y, accumulate)
         r = self._system.evaluate(*plain, stream, _arrays.to_float(weight, "weight"), bool(accumulate), False)
         return EvaluateResult._of(r, grad_x, grad_y)

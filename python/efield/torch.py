@@ -424,12 +424,20 @@ class ElectricPotential(torch.nn.Module):
         if self._evaluator is None:
             self._build(pos)
         if self.compiled and mode == "density":
-            # PyTorch's dispatcher resolves negative and conjugate views for the op. While
-            # torch.compile traces, the op's own checks stand in for fits(), which is not traceable.
-            evaluator = self._evaluator
-            if not _is_compiling() and not evaluator.fits(pos):
-                self._refuse(pos)
-            return _compiled_op.electric_potential(pos, evaluator.handle)
+            # PyTorch's dispatcher resolves negative and conjugate views for the op. The op checks
+            # pos itself (RuntimeError); only when it refuses, or pos is no tensor, does fits() run,
+            # so that the error names the problem as _check does (TypeError, ValueError). A meta
+            # tensor would pass through the op's shape function: refused here outside tracing.
+            handle = self._evaluator.handle
+            if _is_compiling():
+                return _compiled_op.electric_potential(pos, handle)
+            try:
+                if not pos.is_meta:
+                    return _compiled_op.electric_potential(pos, handle)
+            except (RuntimeError, TypeError, AttributeError):
+                if self._evaluator.fits(pos):
+                    raise  # pos fits: the evaluate itself failed
+            self._refuse(pos)
         if isinstance(pos, torch.Tensor) and pos.is_neg():
             pos = pos.resolve_neg()  # a negative view's memory does not hold its values
         if mode == "overflow":

@@ -77,11 +77,35 @@ class System {
 
   // The fast path of ElectrostaticSystem.evaluate for PyTorch tensors: pointers of arrays the caller
   // has checked (dtype, device, contiguity, length: efield/_torch_fast.py), no array protocol read.
-  EvaluateResult evaluate_pointers(std::uintptr_t x, std::uintptr_t y, std::uintptr_t gx, std::uintptr_t gy,
-                                   std::uintptr_t stream, double weight, bool accumulate, bool async) {
-    if (async && device_ < 0) throw py::value_error("evaluate_async needs a CUDA system (this one runs on the CPU)");
-    return run(reinterpret_cast<void*>(x), reinterpret_cast<void*>(y), reinterpret_cast<void*>(gx),
-               reinterpret_cast<void*>(gy), stream, {weight, accumulate}, async, 0);
+  // Returns the result's five scalars as a tuple (energy, overflow, max_density,
+  // movable_area_outside, filler_area_outside): cheaper to make and to read than a bound object.
+  py::tuple evaluate_pointers(std::uintptr_t x, std::uintptr_t y, std::uintptr_t gx, std::uintptr_t gy,
+                              std::uintptr_t stream, double weight, bool accumulate) {
+    const EvaluateResult r = run(reinterpret_cast<void*>(x), reinterpret_cast<void*>(y), reinterpret_cast<void*>(gx),
+                                 reinterpret_cast<void*>(gy), stream, {weight, accumulate}, false, 0);
+    return py::make_tuple(r.energy, r.overflow, r.max_density, r.movable_area_outside, r.filler_area_outside);
+  }
+
+  // The fast path of ElectrostaticSystem.evaluate for NumPy arrays on a CPU system: the checked
+  // path's checks (dtype, 1-D, C-contiguous, writable gradients, length) read from the arrays'
+  // own fields, no array protocol. Returns None when an argument is not a fitting ndarray (the
+  // checked path then names the problem), else evaluate_pointers' tuple.
+  py::object evaluate_numpy(py::handle x, py::handle y, py::handle gx, py::handle gy, double weight,
+                            bool accumulate) {
+    if (device_ >= 0) return py::none();
+    const py::dtype want = dtype_ == DType::Float32 ? py::dtype::of<float>() : py::dtype::of<double>();
+    const py::handle arrays[4] = {x, y, gx, gy};
+    void* data[4];
+    for (int i = 0; i < 4; ++i) {
+      if (!py::isinstance<py::array>(arrays[i])) return py::none();
+      auto a = py::reinterpret_borrow<py::array>(arrays[i]);
+      if (a.ndim() != 1 || a.shape(0) < required_length_ || !(a.flags() & py::array::c_style) ||
+          !(a.dtype().is(want) || a.dtype().equal(want)) || (i >= 2 && !a.writeable()))
+        return py::none();
+      data[i] = const_cast<void*>(a.data());
+    }
+    const EvaluateResult r = run(data[0], data[1], data[2], data[3], 0, {weight, accumulate}, false, 0);
+    return py::make_tuple(r.energy, r.overflow, r.max_density, r.movable_area_outside, r.filler_area_outside);
   }
 
   // The fast path of efield.torch on a flat pos = [x..., y...] and its gradient buffer of the same
@@ -298,7 +322,9 @@ void bind_system(py::module_& m) {
       .def("evaluate", &System::evaluate, py::arg("x"), py::arg("y"), py::arg("grad_x"), py::arg("grad_y"),
            py::arg("stream") = 0, py::arg("weight") = 1.0, py::arg("accumulate") = false, py::arg("async_") = false)
       .def("evaluate_pointers", &System::evaluate_pointers, py::arg("x"), py::arg("y"), py::arg("grad_x"),
-           py::arg("grad_y"), py::arg("stream"), py::arg("weight"), py::arg("accumulate"), py::arg("async_"))
+           py::arg("grad_y"), py::arg("stream"), py::arg("weight"), py::arg("accumulate"))
+      .def("evaluate_numpy", &System::evaluate_numpy, py::arg("x"), py::arg("y"), py::arg("grad_x"),
+           py::arg("grad_y"), py::arg("weight"), py::arg("accumulate"))
       .def("evaluate_flat", &System::evaluate_flat, py::arg("pos"), py::arg("grad"), py::arg("half"),
            py::arg("stream"), py::arg("energy"), py::arg("results"), py::arg("async_"))
       .def("wait_result", &System::wait_result)

@@ -6,9 +6,8 @@
 // gradient tensor in pos's layout (the system writes zeros at terminals: zero_gap_gradient), so the
 // ops are functional: torch.compile, AOTAutograd, CUDA graphs and opcheck see no hidden state.
 // Autograd is registered in C++ (no Python per call); Meta kernels give the shapes to fake
-// tensors. CUDA work runs on PyTorch's current stream. Checks use plain TORCH_CHECK, which throws
-// from inside libc10 (c10::detail::torchCheckFail): with PyTorch 2.11's pip build, an error object
-// of c10's types thrown from this module's own code (TORCH_CHECK_VALUE) crashed the process.
+// tensors. CUDA work runs on PyTorch's current stream. A failed check is a c10::Error (RuntimeError
+// in Python); its message is formatted with the process's one libstdc++ (cmake/EfieldCxxRuntime.cmake).
 #include <ATen/ATen.h>
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <Python.h>

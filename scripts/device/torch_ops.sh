@@ -53,7 +53,8 @@ run() {  # a step: its command line, then its output's tail
 ninja -C $build -t commands _torch_ops 2>/dev/null | grep -m1 electric_potential_op | grep -o -- "-D[A-Z_0-9]*=*[^ ]*" \
   | tr '\n' ' ' | tee -a "$log"; echo | tee -a "$log"
 TAIL=40 run env EFIELD_REQUIRE_CUDA=1 "$python" -m pytest -q -rs tests/python/test_torch_compiled_op.py \
-  tests/python/test_torch_op.py tests/python/test_cuda.py tests/python/test_place_loop.py
+  tests/python/test_torch_op.py tests/python/test_cuda.py tests/python/test_place_loop.py \
+  tests/python/test_import_order.py tests/python/test_bad_input.py
 TAIL=30 run "$python" bench_ispd/bench_python.py --markdown "$OUT/bench_python.md"
 if [[ -f "$ibm01" ]]; then
   TAIL=18 run "$python" bench_ispd/bench_compiled_iteration.py "$ibm01" --iters 200 --markdown "$OUT/iteration.md"

@@ -101,7 +101,9 @@ def test_op():
     pos = torch.rand(20, dtype=torch.float64) * 10
     op(pos)
     with pytest.raises(TypeError, match="made for torch.float64"):
-        op(pos.float())
+        op(pos.float())  # after the build: the compiled op refuses it, the op names why
+    with pytest.raises(ValueError, match="on meta"):
+        op(torch.zeros(20, dtype=torch.float64, device="meta"))
     with pytest.raises(ValueError, match="exceed the 10 nodes"):
         ElectricPotential(w, w, 0, 0, 20, 20, 8, 8, num_movable_nodes=8, num_terminals=2, num_filler_nodes=1)
     with pytest.raises(ValueError, match="node_size_y"):

@@ -100,6 +100,10 @@ op = f.op(pos)
 handle = op._evaluator.handle
 with pytest.raises(RuntimeError, match="no system is registered under handle"):
     _compiled_op.electric_potential(pos, handle + 1000)
+with pytest.raises(RuntimeError, match="no system is registered under handle"):
+    _compiled_op.electric_potential_forward(pos, handle + 1000)
+with pytest.raises(RuntimeError, match="no system is registered under handle"):
+    _compiled_op._torch_ops.latest(handle + 1000)
 with pytest.raises(RuntimeError, match="2 \\\\* num_nodes"):
     _compiled_op.electric_potential(pos[:-2].contiguous(), handle)
 del op
@@ -111,8 +115,6 @@ print("error path OK")
 
 
 @needs_op
-@pytest.mark.xfail(TORCH_2, strict=False, reason="with PyTorch 2.11's pip build an error raised by the compiled "
-                   "kernel crashed the process (segmentation fault); not yet understood")
 def test_unknown_handle_raises():
     """Checked in a child process, so that a crash fails this test alone."""
     import os
