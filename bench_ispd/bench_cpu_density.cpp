@@ -338,18 +338,6 @@ DesignResult run_design(const Setup& s, const std::vector<int>& thread_counts, i
   return d;
 }
 
-// "<model name>, N hardware threads" from /proc/cpuinfo.
-std::string cpu_description() {
-  std::ifstream in("/proc/cpuinfo");
-  std::string line, model = "unknown CPU";
-  while (std::getline(in, line))
-    if (line.rfind("model name", 0) == 0 && line.find(':') != std::string::npos) {
-      model = line.substr(line.find(':') + 2);
-      break;
-    }
-  return model + ", " + std::to_string(std::thread::hardware_concurrency()) + " hardware threads";
-}
-
 std::string fmt(double v) {
   char b[32];
   std::snprintf(b, sizeof b, v < 10 ? "%.3f" : "%.2f", v);

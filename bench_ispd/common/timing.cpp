@@ -8,6 +8,8 @@
 #include <ctime>
 #include <fstream>
 #include <memory>
+#include <string>
+#include <thread>
 
 #include "efield/error.hpp"
 
@@ -86,6 +88,17 @@ TimingResult time_cuda(const std::function<void()>&, Stream, const TimingOptions
 }
 std::string device_name() { return "no CUDA device"; }
 #endif
+
+std::string cpu_description() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line, model = "unknown CPU";
+  while (std::getline(in, line))
+    if (line.rfind("model name", 0) == 0 && line.find(':') != std::string::npos) {
+      model = line.substr(line.find(':') + 2);
+      break;
+    }
+  return model + ", " + std::to_string(std::thread::hardware_concurrency()) + " hardware threads";
+}
 
 std::string source_commit() {
   // The device machine gets a copy of the tree without .git: scripts/device_check.sh passes the

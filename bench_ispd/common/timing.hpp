@@ -32,6 +32,8 @@ TimingResult time_host(const std::function<void()>& fn, const TimingOptions& opt
 
 // "NVIDIA H200" / "cpu: <model>", for result tables.
 std::string device_name();
+// "<model name>, N hardware threads" from /proc/cpuinfo, for CPU result tables.
+std::string cpu_description();
 // Short git commit of the source tree the benchmark was built from ("unknown" when not a repo).
 std::string source_commit();
 // Today's date, YYYY-MM-DD (UTC).

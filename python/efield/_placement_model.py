@@ -13,6 +13,51 @@ from .system import default_bin_grid, make_fillers
 warnings.filterwarnings("ignore", message="scatter_reduce", category=UserWarning)  # "beta" in PyTorch 1.13
 
 
+def net_extremes(p, net, num_nets, fn):
+    """Per net the "amax" or "amin" of the pin coordinates p (net: each pin's net)."""
+    out = torch.zeros(num_nets, dtype=p.dtype, device=p.device)
+    return out.scatter_reduce(0, net, p, reduce=fn, include_self=False)
+
+
+def weighted_average(p, net, num_nets, gamma):
+    """ePlace's weighted-average wirelength of each net along one axis (pin coordinates p, each
+    pin's net; differentiable through autograd)."""
+    with torch.no_grad():  # shifts that keep exp() finite; they cancel in each ratio
+        high = net_extremes(p, net, num_nets, "amax")[net]
+        low = net_extremes(p, net, num_nets, "amin")[net]
+    ep, em = torch.exp((p - high) / gamma), torch.exp((low - p) / gamma)
+    zeros = torch.zeros(num_nets, dtype=p.dtype, device=p.device)
+    sum_ep, sum_em = zeros.index_add(0, net, ep), zeros.index_add(0, net, em)
+    return zeros.index_add(0, net, p * ep) / sum_ep.clamp_min(1e-300) - \
+        zeros.index_add(0, net, p * em) / sum_em.clamp_min(1e-300)
+
+
+def attach_pins(target, d, order, device, dtype):
+    """Sets the design d's pins on a placement model `target` (with size_x, size_y in the node
+    order `order`) as tensors: num_nets, pin_node, pin_net, pin_dx, pin_dy (pin = lower-left
+    corner + half the size + offset from the centre), net_weight, and the weighted-average
+    model's share (nets of 2..100 pins): wa_pin_node, wa_pin_net, wa_pin_dx, wa_pin_dy,
+    wa_weight, wa_pin (a bool per pin). Returns each pin's node position (NumPy)."""
+    position_of = np.empty(len(order), dtype=np.int64)
+    position_of[order] = np.arange(len(order))
+    degree = np.diff(d.net_pin_start)
+    pin_net = np.repeat(np.arange(d.num_nets), degree)
+    pin_node = position_of[d.pin_node]
+    t = lambda a, dt=dtype: torch.tensor(a, dtype=dt, device=device)  # noqa: E731
+    target.num_nets = d.num_nets
+    target.pin_node, target.pin_net = t(pin_node, torch.int64), t(pin_net, torch.int64)
+    target.pin_dx = t(target.size_x[pin_node] / 2 + d.pin_offset_x)
+    target.pin_dy = t(target.size_y[pin_node] / 2 + d.pin_offset_y)
+    target.net_weight = t(d.net_weight)
+    wa = (degree >= 2) & (degree <= 100)
+    target.wa_pin = wa[pin_net]
+    keep = t(target.wa_pin, torch.bool)
+    target.wa_pin_node, target.wa_pin_net = target.pin_node[keep], target.pin_net[keep]
+    target.wa_pin_dx, target.wa_pin_dy = target.pin_dx[keep], target.pin_dy[keep]
+    target.wa_weight = t(np.where(wa, d.net_weight, 0.0))
+    return pin_node
+
+
 class Placement:
     """A Bookshelf design as tensors in DREAMPlace's node order, with fillers appended.
 
@@ -68,31 +113,14 @@ class Placement:
         self.lower = torch.tensor(lo, dtype=dtype, device=device)
         self.upper = torch.tensor(np.maximum(hi, lo), dtype=dtype, device=device)
         self.area = torch.tensor(self.size_x * self.size_y, dtype=dtype, device=device)
+        self.pos_charge = torch.cat([self.area, self.area])  # per entry of pos: its node's charge (area)
 
-        # Pins in the new node order; nets of 2..100 pins take part in the wirelength model.
-        position_of = np.empty(len(order), dtype=np.int64)
-        position_of[order] = np.arange(len(order))
-        degree = np.diff(d.net_pin_start)
-        pin_net = np.repeat(np.arange(d.num_nets), degree)
-        pin_node = position_of[d.pin_node]
-        t = lambda a, dt=dtype: torch.tensor(a, dtype=dt, device=device)  # noqa: E731
-        self.num_nets = d.num_nets
-        self.pin_node, self.pin_net = t(pin_node, torch.int64), t(pin_net, torch.int64)
-        # Pin = lower-left corner + half the size + offset from the centre.
-        self.pin_dx = t(self.size_x[pin_node] / 2 + d.pin_offset_x)
-        self.pin_dy = t(self.size_y[pin_node] / 2 + d.pin_offset_y)
-        self.net_weight = t(d.net_weight)
-        wa = (degree >= 2) & (degree <= 100)
-        keep = wa[pin_net]
-        self.wa_pin_node, self.wa_pin_net = self.pin_node[t(keep, torch.bool)], self.pin_net[t(keep, torch.bool)]
-        self.wa_pin_dx, self.wa_pin_dy = self.pin_dx[t(keep, torch.bool)], self.pin_dy[t(keep, torch.bool)]
-        self.wa_weight = t(np.where(wa, d.net_weight, 0.0))
+        pin_node = attach_pins(self, d, order, device, dtype)
         pins_per_node = np.bincount(pin_node, minlength=n).astype(np.float64)
-        self.pins_per_node = t(np.concatenate([pins_per_node, pins_per_node]))
+        self.pins_per_node = torch.tensor(np.concatenate([pins_per_node, pins_per_node]), dtype=dtype, device=device)
 
     def _net_extremes(self, p, net, fn):
-        out = torch.zeros(self.num_nets, dtype=p.dtype, device=p.device)
-        return out.scatter_reduce(0, net, p, reduce=fn, include_self=False)
+        return net_extremes(p, net, self.num_nets, fn)
 
     def hpwl(self, pos):
         """Half-perimeter wirelength over all nets (weighted)."""
@@ -110,16 +138,7 @@ class Placement:
         n = self.num_nodes
         total = 0
         for coords, offset in ((pos[:n], self.wa_pin_dx), (pos[n:], self.wa_pin_dy)):
-            p = coords[self.wa_pin_node] + offset
-            net = self.wa_pin_net
-            with torch.no_grad():  # shifts that keep exp() finite; they cancel in each ratio
-                high = self._net_extremes(p, net, "amax")[net]
-                low = self._net_extremes(p, net, "amin")[net]
-            ep, em = torch.exp((p - high) / gamma), torch.exp((low - p) / gamma)
-            zeros = torch.zeros(self.num_nets, dtype=p.dtype, device=p.device)
-            sum_ep, sum_em = zeros.index_add(0, net, ep), zeros.index_add(0, net, em)
-            wl = zeros.index_add(0, net, p * ep) / sum_ep.clamp_min(1e-300) - \
-                zeros.index_add(0, net, p * em) / sum_em.clamp_min(1e-300)
+            wl = weighted_average(coords[self.wa_pin_node] + offset, self.wa_pin_net, self.num_nets, gamma)
             total = total + (self.wa_weight * wl).sum()
         return total
 

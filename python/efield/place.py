@@ -169,7 +169,7 @@ class GlobalPlacer:
         w.lap("density")
         (wl + lam * density).backward()
         g = pos.grad
-        g = g / torch.clamp(self.p.pins_per_node + lam * torch.cat([self.p.area, self.p.area]), min=1.0)
+        g = g / torch.clamp(self.p.pins_per_node + lam * self.p.pos_charge, min=1.0)
         g = torch.where(self.p.moving, g, torch.zeros_like(g))
         w.lap("backward")
         return g

@@ -61,7 +61,7 @@ import torch
 from . import _arrays, _compiled_op
 from .system import ElectrostaticSystem
 
-__all__ = ["ElectricPotential", "MultiFieldElectricPotential", "BatchedElectricPotential"]
+__all__ = ["ElectricPotential", "MultiFieldElectricPotential", "BatchedElectricPotential", "ElectricPotential3D"]
 
 _MODES = ("density", "overflow")
 
@@ -484,3 +484,6 @@ class ElectricPotential(torch.nn.Module):
 
 # The many-field ops (fence regions, batches of placements): torch_multi_field.py.
 from .torch_multi_field import BatchedElectricPotential, MultiFieldElectricPotential  # noqa: E402
+
+# The 3D op (ePlace-3D's stacked-die model, docs/math.md section 4) lives in its own file.
+from .torch3d import ElectricPotential3D  # noqa: E402
