@@ -100,6 +100,11 @@ struct PlanOptions {
   PlanEffort effort = PlanEffort::Estimate;
   // CPU backend: worker threads for FFTW and the pre/postprocessing (0 = all hardware threads).
   int cpu_threads = 0;
+  // CPU backend: plan FFTW with FFTW_ESTIMATE, whose choice of algorithm does not depend on
+  // timings, so every process gets the same bits (the electrostatic systems plan this way). false
+  // plans with FFTW_MEASURE: usually faster, but its choice, and so the last bits, may differ from
+  // one process to the next.
+  bool reproducible = false;
   // Forward transforms only: coefficients with |X| < zero_below are written as exactly 0
   // (fused into the postprocess; used for DCT compression). 0 keeps every coefficient.
   double zero_below = 0.0;

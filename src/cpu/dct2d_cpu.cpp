@@ -123,7 +123,7 @@ class CpuPlan2D final : public Plan2DImpl<T> {
         tu_(quarter_twiddles<T>(shape_.rows)),
         tv_(quarter_twiddles<T>(shape_.cols)),
         zero_row_(static_cast<std::size_t>(shape_.cols), T(0)),
-        fft_(dims().data(), 2, shape_.forward(), threads_,
+        fft_(dims().data(), 2, shape_.forward(), threads_, options.reproducible,
              std::string("Plan2D<") + scalar_name<T>() + "> (cpu)") {}
 
   void execute(const T* in, T* out, Stream) override { run(in, out); }

@@ -28,7 +28,7 @@ class CpuPlan3D final : public Plan3DImpl<T> {
         ta_(quarter_twiddles<T>(dims[0])),
         tb_(quarter_twiddles<T>(dims[1])),
         tc_(quarter_twiddles<T>(dims[2])),
-        fft_(dims.data(), 3, kind == Transform3D::Dct, threads_,
+        fft_(dims.data(), 3, kind == Transform3D::Dct, threads_, options.reproducible,
              std::string("Plan3D<") + scalar_name<T>() + "> (cpu)") {}
 
   void execute(const T* in, T* out, Stream) override { run(in, out); }

@@ -132,6 +132,7 @@ class CpuPipeline3D final : public ElectrostaticBackend3D {
     PlanOptions p;
     p.backend = Backend::Cpu;
     p.cpu_threads = threads_;
+    p.reproducible = true;  // the same bits in every process, as the 2D system's FFTW_ESTIMATE plans
     return p;
   }
 

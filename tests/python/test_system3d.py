@@ -157,3 +157,35 @@ def test_bad_input():
         es.evaluate(d["x"], d["y"], d["z"])  # float64 arrays for a float32 system
     with pytest.raises(ValueError, match="entries"):
         es.evaluate(*(d[a][:10].astype("float32") for a in "xyz"))
+
+
+RERUN = """
+import hashlib, sys
+import numpy as np
+sys.path.insert(0, sys.argv[1])
+import reference3d
+from test_system3d import make_system
+d = reference3d.random_design3d(np.random.default_rng(5), num_movable=400, num_fillers=100, bins=(32, 48, 8))
+r = make_system(d, "float64", "cpu", cpu_threads=1).evaluate(d["x"], d["y"], d["z"])
+h = hashlib.sha256()
+for a in (r.grad_x, r.grad_y, r.grad_z, np.float64(r.energy)):
+    h.update(np.ascontiguousarray(a).tobytes())
+print(h.hexdigest())
+"""
+
+
+def test_bitwise_across_processes():
+    """The CPU system's FFTW plans do not depend on timings (PlanOptions::reproducible): two
+    processes give the same bits."""
+    import os
+    import pathlib
+    import subprocess
+    import sys
+
+    here = str(pathlib.Path(__file__).resolve().parent)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    runs = [subprocess.run([sys.executable, "-c", RERUN, here], capture_output=True, text=True, env=env, timeout=300)
+            for _ in range(2)]
+    for r in runs:
+        assert r.returncode == 0, r.stderr[-2000:]
+    assert runs[0].stdout == runs[1].stdout
