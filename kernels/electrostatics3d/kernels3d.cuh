@@ -110,19 +110,53 @@ __global__ void set_weight3d_kernel(T* weight, T value) {
   *weight = value;
 }
 
-// One thread per cell: DreamPlace's field estimate or (phi not null) the Exact gradient.
+// One bin of the interleaved field map {Ex, Ey, Ez, 0} (signs applied): a cell's gather reads a
+// bin with one 16-byte load (float; two for double) instead of three from separate maps, and the
+// z-neighbours of a column lie in consecutive 16/32 bytes.
+template <typename T>
+struct alignas(4 * sizeof(T)) PackedField3D {
+  T x, y, z, unused;
+};
+
+__device__ inline FieldSample3D<float> load_field3d(const PackedField3D<float>* p, std::int64_t i) {
+  const float4 v = __ldg(reinterpret_cast<const float4*>(p + i));
+  return {v.x, v.y, v.z};
+}
+__device__ inline FieldSample3D<double> load_field3d(const PackedField3D<double>* p, std::int64_t i) {
+  const double2* q = reinterpret_cast<const double2*>(p + i);
+  const double2 a = __ldg(q), b = __ldg(q + 1);
+  return {a.x, a.y, b.x};
+}
+
+// The idct3d outputs y_x, y_y, y_z into the interleaved map, field_sample3d's signs applied.
+template <typename T>
+__global__ void pack_fields3d_kernel(int N, int L, std::int64_t bins, const T* __restrict__ yx,
+                                     const T* __restrict__ yy, const T* __restrict__ yz,
+                                     PackedField3D<T>* __restrict__ out) {
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < bins;
+       i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+    const int k = static_cast<int>(i % L);
+    const std::int64_t mn = i / L;
+    const int n = static_cast<int>(mn % N), m = static_cast<int>(mn / N);
+    const FieldSample3D<T> e = field_sample3d(yx, yy, yz, m, n, k, i);
+    out[i] = PackedField3D<T>{e.x, e.y, e.z, T(0)};
+  }
+}
+
+// One thread per cell: DreamPlace's field estimate from the interleaved map or (phi not null) the
+// Exact gradient.
 template <typename T>
 __global__ void gather3d_kernel(Grid3D<T> g, const T* __restrict__ x, const T* __restrict__ y, const T* __restrict__ z,
                                 const T* __restrict__ w, const T* __restrict__ h, const T* __restrict__ d,
-                                const T* __restrict__ yx, const T* __restrict__ yy, const T* __restrict__ yz,
-                                const T* __restrict__ phi, const T* __restrict__ weight, bool accumulate, T* gx,
-                                T* gy, T* gz) {
+                                const PackedField3D<T>* __restrict__ field, const T* __restrict__ phi,
+                                const T* __restrict__ weight, bool accumulate, T* gx, T* gy, T* gz) {
   const GradientWrite<T> write{*weight, accumulate};
+  const auto sample = [field](int, int, int, std::int64_t i) { return load_field3d(field, i); };
   for (std::int64_t c = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; c < g.num_cells;
        c += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
     const std::int64_t i = position_index3d(g, c);
     const Footprint3D<T> f = cell_footprint3d(g, c, x[i], y[i], z[i], w[c], h[c], d[c]);
-    const Gradient3D<T> q = phi ? exact_gradient3d(f, g, phi) : field_gradient3d(f, g, yx, yy, yz);
+    const Gradient3D<T> q = phi ? exact_gradient3d(f, g, phi) : field_gradient3d(f, g, sample);
     gx[i] = write.value(gx + i, q.x);
     gy[i] = write.value(gy + i, q.y);
     gz[i] = write.value(gz + i, q.z);

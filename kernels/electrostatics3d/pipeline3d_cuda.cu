@@ -2,7 +2,8 @@
 //   rasterize (a thread per cell, 64-bit fixed-point atomics) -> density (rho, overflow and max
 //   density partials; clears the maps) -> Plan3D Dct -> spectral (energy partials, the field
 //   transforms' inputs) -> Plan3D Idct of each field (and of phi with GradientScale::Exact) ->
-//   gather (a thread per cell) -> finalize (fixed-order sums into device_result) -> result copy.
+//   pack (the three fields, signed, into one {Ex, Ey, Ez, 0} map; not with Exact) -> gather (a
+//   thread per cell, one vector load per bin) -> finalize (fixed-order sums into device_result) -> result copy.
 // Everything is enqueued on the system's stream and, with use_cuda_graph, captured once per
 // (pointers, accumulate) and replayed. Host arrays go through staging buffers made at
 // construction. No call allocates.
@@ -95,6 +96,7 @@ class CudaPipeline3D final : public ElectrostaticBackend3D {
     for (auto& f : fields_) f = DeviceBuffer<T>(bins_);
     spectral_ = make_spectral_grid3d<T>(design_);
     exact_ = design_.options.gradient_scale == GradientScale::Exact;
+    if (!exact_) packed_field_ = DeviceBuffer<PackedField3D<T>>(static_cast<std::size_t>(bins_));
     const std::int64_t n = design_.required_length();
     for (int a = 0; a < 3; ++a) {
       staged_pos_[a] = DeviceBuffer<T>(static_cast<std::size_t>(n));
@@ -326,9 +328,14 @@ class CudaPipeline3D final : public ElectrostaticBackend3D {
     if (exact_) idct_.execute(phi_.get(), phi_.get(), s);
     mark(3);
     if (nc > 0) {
-      gather3d_kernel<T><<<cell_blocks, kThreads3D, 0, s>>>(
-          grid_, x, y, z, w_.get(), h_.get(), d_.get(), fields_[0].get(), fields_[1].get(), fields_[2].get(),
-          exact_ ? phi_.get() : nullptr, weight_.get(), accumulate, gx, gy, gz);
+      if (!exact_) {
+        pack_fields3d_kernel<T><<<grid_stride_blocks(bins_, kThreads3D), kThreads3D, 0, s>>>(
+            grid_.N, grid_.L, bins_, fields_[0].get(), fields_[1].get(), fields_[2].get(), packed_field_.get());
+        EFIELD_CUDA_CHECK_LAUNCH();
+      }
+      gather3d_kernel<T><<<cell_blocks, kThreads3D, 0, s>>>(grid_, x, y, z, w_.get(), h_.get(), d_.get(),
+                                                            packed_field_.get(), exact_ ? phi_.get() : nullptr,
+                                                            weight_.get(), accumulate, gx, gy, gz);
       EFIELD_CUDA_CHECK_LAUNCH();
     }
     const std::int64_t gap = design_.options.filler_offset - design_.num_movable();
@@ -353,6 +360,7 @@ class CudaPipeline3D final : public ElectrostaticBackend3D {
   DeviceBuffer<unsigned long long> acc_movable_, acc_filler_;
   DeviceBuffer<T> fixed_rho_, rho_, coef_, phi_;
   DeviceBuffer<T> fields_[3];  // idct3d outputs y_x, y_y, y_z (sine axes' signs not applied)
+  DeviceBuffer<PackedField3D<T>> packed_field_;  // the gather's {Ex, Ey, Ez, 0} (not with Exact)
   int density_blocks_ = 1;
   DeviceBuffer<double> partial_overflow_, partial_max_, partial_energy_;
   DeviceBuffer<unsigned long long> outside_;

@@ -115,27 +115,39 @@ struct Gradient3D {
   T x, y, z;
 };
 
-// DreamPlace's scale (docs/math.md 4.9): g = -r sum ox oy oz E over the footprint. The fields are
-// the idct3d outputs y_x, y_y, y_z (field_sign3d applies the sine axes' signs here).
+// Ex, Ey, Ez at one bin: the idct3d outputs y_x, y_y, y_z with the sine axes' signs applied
+// (field_sign3d of m, n, k). Read by the CPU gather from the three maps and written once per
+// evaluate by the CUDA pipeline into one interleaved map, so both gathers multiply the same values.
 template <typename T>
-EFIELD_HD Gradient3D<T> field_gradient3d(const Footprint3D<T>& f, const Grid3D<T>& g, const T* yx, const T* yy,
-                                         const T* yz) {
+struct FieldSample3D {
+  T x, y, z;
+};
+
+template <typename T>
+EFIELD_HD FieldSample3D<T> field_sample3d(const T* yx, const T* yy, const T* yz, int m, int n, int k,
+                                          std::int64_t i) {
+  return {field_sign3d<T>(m) * yx[i], field_sign3d<T>(n) * yy[i], field_sign3d<T>(k) * yz[i]};
+}
+
+// DreamPlace's scale (docs/math.md 4.9): g = -r sum ox oy oz E over the footprint. sample(m, n, k, i)
+// gives E at bin (m, n, k), index i (a FieldSample3D).
+template <typename T, typename Sample>
+EFIELD_HD Gradient3D<T> field_gradient3d(const Footprint3D<T>& f, const Grid3D<T>& g, Sample sample) {
   T sx = 0, sy = 0, sz = 0;
   for (int m = f.x.first; m <= f.x.last; ++m) {
     const T cx = f.charge * axis_overlap(f.x, m, g.bx);
     if (!(cx > T(0))) continue;
-    const T sm = field_sign3d<T>(m);
     for (int n = f.y.first; n <= f.y.last; ++n) {
       const T cxy = cx * axis_overlap(f.y, n, g.by);
       if (!(cxy > T(0))) continue;
-      const T sn = field_sign3d<T>(n);
       for (int k = f.z.first; k <= f.z.last; ++k) {
         const T c = cxy * axis_overlap(f.z, k, g.bz);
         if (!(c > T(0))) continue;
         const std::int64_t i = index3d(m, n, k, g.N, g.L);
-        sx += c * (sm * yx[i]);
-        sy += c * (sn * yy[i]);
-        sz += c * (field_sign3d<T>(k) * yz[i]);
+        const FieldSample3D<T> e = sample(m, n, k, i);
+        sx += c * e.x;
+        sy += c * e.y;
+        sz += c * e.z;
       }
     }
   }

@@ -215,11 +215,12 @@ class CpuPipeline3D final : public ElectrostaticBackend3D {
 
   void gather(const T* x, const T* y, const T* z, T* gx, T* gy, T* gz, const GradientWrite<T> write) {
     const Grid3D<T> g = grid_;
+    const T *yx = fields_[0].data(), *yy = fields_[1].data(), *yz = fields_[2].data();
+    const auto sample = [&](int m, int n, int k, std::int64_t i) { return field_sample3d(yx, yy, yz, m, n, k, i); };
 #pragma omp parallel for num_threads(threads_) schedule(static, 1024)
     for (std::int64_t c = 0; c < g.num_cells; ++c) {
       const Footprint3D<T> f = footprint(c, x, y, z);
-      const Gradient3D<T> d = exact_ ? exact_gradient3d(f, g, phi_.data())
-                                     : field_gradient3d(f, g, fields_[0].data(), fields_[1].data(), fields_[2].data());
+      const Gradient3D<T> d = exact_ ? exact_gradient3d(f, g, phi_.data()) : field_gradient3d(f, g, sample);
       const std::int64_t i = position_index3d(g, c);
       gx[i] = write.value(gx + i, d.x);
       gy[i] = write.value(gy + i, d.y);

@@ -7,8 +7,8 @@
 //   - the inputs of the three field transforms, each a plain idct3d (Plan3D's Idct) once the sine
 //     axis reads its coefficients with the index reversed (docs/math.md "Sine axes by index
 //     reversal"): the x input at (u, v, l) is (a wu inv / 2)[M-u, v, l] (0 at u = 0), and likewise
-//     y with N-v and z with L-l. The output sign (-1)^m of the sine axis is applied by the reader
-//     (field_sign3d), never by a pass of its own;
+//     y with N-v and z with L-l. The output sign (-1)^m of the sine axis is applied where the
+//     output is read (field_sign3d through field_sample3d), never to the transform's input;
 //   - the potential's input (a inv)[u, v, l] (phi = idct3d of it).
 #include <cstdint>
 
