@@ -1,7 +1,9 @@
 // The CUDA backend of Plan3D (every dimension >= 2): Makhoul reorder on all three axes -> one
 // cuFFT 3D R2C -> postprocess (dct3d); preprocess -> one cuFFT 3D C2R -> inverse reorder
-// (idct3d). One thread per output element (the simple variant: the forward postprocess reads
-// four spectrum values per output instead of sharing them across the eight mirrored outputs).
+// (idct3d). The pre/post passes run one thread per group of mirrored indices (math/dct3d.hpp:
+// dct3_group, idct3_group), so each spectrum value or coefficient is read once; consecutive
+// threads walk the last axis, so the reads and the writes at c and at K - c are coalesced.
+// Flat indices are 32-bit: a plan holds at most 2^31 - 1 elements (plan_validation_2d3d.hpp).
 #include <array>
 #include <string>
 
@@ -24,25 +26,28 @@ struct Dims3 {
   int M, N, K;
 };
 
-// Element (a, b, c) of a flat grid-stride index over [M][N][K'] (K' = K or K/2+1).
-__device__ inline void split_index(long long i, int N, int Kx, int& a, int& b, int& c) {
-  c = static_cast<int>(i % Kx);
-  const long long ab = i / Kx;
-  b = static_cast<int>(ab % N);
-  a = static_cast<int>(ab / N);
+// Element (a, b, c) of a flat grid-stride index over [A][B][C] (C fastest).
+__device__ inline void split_index(unsigned i, unsigned B, unsigned C, int& a, int& b, int& c) {
+  c = static_cast<int>(i % C);
+  const unsigned ab = i / C;
+  b = static_cast<int>(ab % B);
+  a = static_cast<int>(ab / B);
 }
 
 // Flat index of element (a, b, c) in the array reordered along all three axes.
-__device__ inline long long reordered_index(int a, int b, int c, Dims3 d) {
-  return (static_cast<long long>(makhoul_position(a, d.M)) * d.N + makhoul_position(b, d.N)) * d.K +
+__device__ inline unsigned reordered_index(int a, int b, int c, Dims3 d) {
+  return (static_cast<unsigned>(makhoul_position(a, d.M)) * d.N + makhoul_position(b, d.N)) * d.K +
          makhoul_position(c, d.K);
 }
 
+// Threads of a grid-stride loop: flat indices stay below 2^31, so i + stride fits in unsigned.
+__device__ inline unsigned first_index() { return blockIdx.x * blockDim.x + threadIdx.x; }
+__device__ inline unsigned index_stride() { return gridDim.x * blockDim.x; }
+
 template <typename T>
 __global__ void makhoul_reorder_3d(const T* __restrict__ x, T* __restrict__ v, Dims3 d) {
-  const long long total = static_cast<long long>(d.M) * d.N * d.K;
-  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < total;
-       i += static_cast<long long>(gridDim.x) * blockDim.x) {
+  const unsigned total = static_cast<unsigned>(d.M) * d.N * d.K;
+  for (unsigned i = first_index(); i < total; i += index_stride()) {
     int a, b, c;
     split_index(i, d.N, d.K, a, b, c);
     v[reordered_index(a, b, c, d)] = x[i];
@@ -51,39 +56,38 @@ __global__ void makhoul_reorder_3d(const T* __restrict__ x, T* __restrict__ v, D
 
 template <typename T>
 __global__ void makhoul_gather_3d(const T* __restrict__ y, T* __restrict__ x, Dims3 d) {
-  const long long total = static_cast<long long>(d.M) * d.N * d.K;
-  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < total;
-       i += static_cast<long long>(gridDim.x) * blockDim.x) {
+  const unsigned total = static_cast<unsigned>(d.M) * d.N * d.K;
+  for (unsigned i = first_index(); i < total; i += index_stride()) {
     int a, b, c;
     split_index(i, d.N, d.K, a, b, c);
     x[i] = y[reordered_index(a, b, c, d)];
   }
 }
 
+// Groups (a, b, c) of mirrored indices: 0 <= a <= M/2, 0 <= b <= N/2, 0 <= c <= K/2.
+inline unsigned group_count(Dims3 d) {
+  return static_cast<unsigned>(d.M / 2 + 1) * static_cast<unsigned>(d.N / 2 + 1) * static_cast<unsigned>(d.K / 2 + 1);
+}
+
 template <typename T>
 __global__ void dct3_postprocess(const Complex<T>* __restrict__ V, T* __restrict__ X, Dims3 d,
                                  const Complex<T>* __restrict__ ta, const Complex<T>* __restrict__ tb,
-                                 const Complex<T>* __restrict__ tc, T zero_below) {
-  const long long total = static_cast<long long>(d.M) * d.N * d.K;
-  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < total;
-       i += static_cast<long long>(gridDim.x) * blockDim.x) {
+                                 const Complex<T>* __restrict__ tc, T zero_below, unsigned groups) {
+  for (unsigned i = first_index(); i < groups; i += index_stride()) {
     int a, b, c;
-    split_index(i, d.N, d.K, a, b, c);
-    X[i] = threshold_coefficient(dct3_output(V, a, b, c, d.M, d.N, d.K, ta, tb, tc), zero_below);
+    split_index(i, d.N / 2 + 1, d.K / 2 + 1, a, b, c);
+    dct3_group(V, X, a, b, c, d.M, d.N, d.K, ta, tb, tc, zero_below);
   }
 }
 
 template <typename T>
 __global__ void idct3_preprocess(const T* __restrict__ X, Complex<T>* __restrict__ W, Dims3 d,
                                  const Complex<T>* __restrict__ ta, const Complex<T>* __restrict__ tb,
-                                 const Complex<T>* __restrict__ tc) {
-  const int Kh = d.K / 2 + 1;
-  const long long total = static_cast<long long>(d.M) * d.N * Kh;
-  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < total;
-       i += static_cast<long long>(gridDim.x) * blockDim.x) {
+                                 const Complex<T>* __restrict__ tc, unsigned groups) {
+  for (unsigned i = first_index(); i < groups; i += index_stride()) {
     int a, b, c;
-    split_index(i, d.N, Kh, a, b, c);
-    W[i] = idct3_input(X, a, b, c, d.M, d.N, d.K, ta, tb, tc);
+    split_index(i, d.N / 2 + 1, d.K / 2 + 1, a, b, c);
+    idct3_group(X, W, a, b, c, d.M, d.N, d.K, ta, tb, tc);
   }
 }
 
@@ -106,17 +110,19 @@ class CudaPlan3D final : public Plan3DImpl<T> {
     const auto s = reinterpret_cast<cudaStream_t>(stream);
     constexpr int threads = 256;
     const unsigned blocks = grid_stride_blocks(static_cast<long long>(real_.size()), threads);
+    const unsigned groups = group_count(d_);
+    const unsigned group_blocks = grid_stride_blocks(groups, threads);
     if (this->kind() == Transform3D::Dct) {
       makhoul_reorder_3d<T><<<blocks, threads, 0, s>>>(in, real_.get(), d_);
       EFIELD_CUDA_CHECK_LAUNCH();
       fft_.run(real_.get(), spectrum_.get(), s);
-      dct3_postprocess<T><<<blocks, threads, 0, s>>>(spectrum_.get(), out, d_, ta_.get(), tb_.get(), tc_.get(),
-                                                     zero_below_);
+      dct3_postprocess<T><<<group_blocks, threads, 0, s>>>(spectrum_.get(), out, d_, ta_.get(), tb_.get(),
+                                                           tc_.get(), zero_below_, groups);
       EFIELD_CUDA_CHECK_LAUNCH();
       return;
     }
-    const unsigned half_blocks = grid_stride_blocks(static_cast<long long>(spectrum_.size()), threads);
-    idct3_preprocess<T><<<half_blocks, threads, 0, s>>>(in, spectrum_.get(), d_, ta_.get(), tb_.get(), tc_.get());
+    idct3_preprocess<T><<<group_blocks, threads, 0, s>>>(in, spectrum_.get(), d_, ta_.get(), tb_.get(), tc_.get(),
+                                                         groups);
     EFIELD_CUDA_CHECK_LAUNCH();
     fft_.run(real_.get(), spectrum_.get(), s);
     makhoul_gather_3d<T><<<blocks, threads, 0, s>>>(real_.get(), out, d_);

@@ -1,6 +1,7 @@
 // The CPU backend of Plan3D (every dimension >= 2): Makhoul reorder on all three axes -> one
 // FFTW 3D r2c -> postprocess (dct3d); preprocess -> one FFTW 3D c2r -> inverse reorder (idct3d).
-// Formulas: math/dct3d.hpp. OpenMP over the outer two axes.
+// Formulas: math/dct3d.hpp (one iteration per group of mirrored indices, as the CUDA kernels).
+// OpenMP over the outer two axes.
 #include <omp.h>
 
 #include <cstddef>
@@ -38,7 +39,6 @@ class CpuPlan3D final : public Plan3DImpl<T> {
  private:
   void run(const T* in, T* out) {
     const int M = this->dims()[0], N = this->dims()[1], K = this->dims()[2];
-    const int Kh = K / 2 + 1;
     T* y = fft_.real();
     Complex<T>* V = fft_.spectrum();
     if (this->kind() == Transform3D::Dct) {
@@ -52,24 +52,19 @@ class CpuPlan3D final : public Plan3DImpl<T> {
       }
       fft_.execute();
 #pragma omp parallel for collapse(2) num_threads(threads_) schedule(static)
-      for (int a = 0; a < M; ++a) {
-        for (int b = 0; b < N; ++b) {
-          T* dst = out + (static_cast<std::ptrdiff_t>(a) * N + b) * K;
-          for (int c = 0; c < K; ++c) {
-            const T x = dct3_output(V, a, b, c, M, N, K, ta_.data(), tb_.data(), tc_.data());
-            dst[c] = threshold_coefficient(x, zero_below_);
+      for (int a = 0; a <= M / 2; ++a) {
+        for (int b = 0; b <= N / 2; ++b) {
+          for (int c = 0; c <= K / 2; ++c) {
+            dct3_group(V, out, a, b, c, M, N, K, ta_.data(), tb_.data(), tc_.data(), zero_below_);
           }
         }
       }
       return;
     }
 #pragma omp parallel for collapse(2) num_threads(threads_) schedule(static)
-    for (int a = 0; a < M; ++a) {
-      for (int b = 0; b < N; ++b) {
-        Complex<T>* dst = V + (static_cast<std::ptrdiff_t>(a) * N + b) * Kh;
-        for (int c = 0; c < Kh; ++c) {
-          dst[c] = idct3_input(in, a, b, c, M, N, K, ta_.data(), tb_.data(), tc_.data());
-        }
+    for (int a = 0; a <= M / 2; ++a) {
+      for (int b = 0; b <= N / 2; ++b) {
+        for (int c = 0; c <= K / 2; ++c) idct3_group(in, V, a, b, c, M, N, K, ta_.data(), tb_.data(), tc_.data());
       }
     }
     fft_.execute();

@@ -13,6 +13,7 @@
 //   w = conj(ta tb tc) prod_axes (1 - j R_axis) X,   R_axis: index k -> K-k, X[K] = 0,
 // expanded below; y = IRFFT3(w) unnormalized; x[a,b,c] = y[p(a), q(b), r(c)].
 #include "math/complex.hpp"
+#include "math/dct2d.hpp"
 
 namespace efield::detail {
 
@@ -36,14 +37,57 @@ EFIELD_HD Complex<T> idct3_pre(T x000, T x100, T x010, T x001, T x110, T x101, T
   return conj(ta) * (conj(tb) * (conj(tc) * z));
 }
 
-// V[a, b, c] of the full spectrum read from the stored half [M][N][K/2+1]:
-// V[a,b,c] = conj(V[-a,-b,K-c]) for c > K/2.
+// ---- One thread (or loop iteration) per group of mirrored indices ----------------------------
+// A group is (a, b, c) with 0 <= a <= M/2, 0 <= b <= N/2, 0 <= c <= K/2; its members are the
+// indices a_i, b_j, c_k with a_0 = a, a_1 = M - a (b, c likewise). Every value the group's
+// outputs need is read once, and every output belongs to exactly one group: the mirrored member
+// is written only when has_distinct_mirror holds (a = 0 has none, a = M/2 is its own).
+
+// Twiddle of the mirrored member M - a (unused, so any valid entry, when a = 0).
 template <typename T>
-EFIELD_HD Complex<T> half_spectrum_3d(const Complex<T>* V, int a, int b, int c, int M, int N, int K) {
-  const int Kh = K / 2 + 1;
-  if (c < Kh) return V[(static_cast<long long>(a) * N + b) * Kh + c];
-  const int na = a == 0 ? 0 : M - a, nb = b == 0 ? 0 : N - b;
-  return conj(V[(static_cast<long long>(na) * N + nb) * Kh + (K - c)]);
+EFIELD_HD Complex<T> mirror_twiddle(const Complex<T>* t, int a, int M) {
+  return t[a == 0 ? 0 : M - a];
+}
+
+// The eight forward outputs x[i][j][k] = X[a_i, b_j, c_k] from the four stored spectrum values
+// s[i][j] = V[a_i mod M, b_j mod N, c] (c <= K/2, in the stored half). The members at K - c read
+// V[a_i, b_j, K-c] = conj(V[-a_i, -b_j, c]) = conj(s[1-i][1-j]) (V is the spectrum of real data).
+template <typename T>
+struct Dct3Octet {
+  T x[2][2][2];
+};
+template <typename T>
+EFIELD_HD Dct3Octet<T> dct3_post_octet(const Complex<T> (&s)[2][2], const Complex<T> (&ta)[2],
+                                       const Complex<T> (&tb)[2], const Complex<T> (&tc)[2]) {
+  Dct3Octet<T> out;
+  for (int i = 0; i < 2; ++i) {
+    for (int j = 0; j < 2; ++j) {
+      out.x[i][j][0] = dct3_post(s[i][j], s[i ^ 1][j], s[i][j ^ 1], s[i ^ 1][j ^ 1], ta[i], tb[j], tc[0]);
+      out.x[i][j][1] = dct3_post(conj(s[i ^ 1][j ^ 1]), conj(s[i][j ^ 1]), conj(s[i ^ 1][j]), conj(s[i][j]),
+                                 ta[i], tb[j], tc[1]);
+    }
+  }
+  return out;
+}
+
+// The four C2R inputs w[i][j] = W[a_i, b_j, c] (c <= K/2) from the eight coefficients
+// x[i][j][k] = X[a_i, b_j, c_k] (0 where an index equals its dimension): each member's mirror
+// along an axis is the other member of the group on that axis.
+template <typename T>
+struct Idct3Quad {
+  Complex<T> w[2][2];
+};
+template <typename T>
+EFIELD_HD Idct3Quad<T> idct3_pre_quad(const T (&x)[2][2][2], const Complex<T> (&ta)[2], const Complex<T> (&tb)[2],
+                                      Complex<T> tc) {
+  Idct3Quad<T> out;
+  for (int i = 0; i < 2; ++i) {
+    for (int j = 0; j < 2; ++j) {
+      out.w[i][j] = idct3_pre(x[i][j][0], x[i ^ 1][j][0], x[i][j ^ 1][0], x[i][j][1], x[i ^ 1][j ^ 1][0],
+                              x[i ^ 1][j][1], x[i][j ^ 1][1], x[i ^ 1][j ^ 1][1], ta[i], tb[j], tc);
+    }
+  }
+  return out;
 }
 
 // X[a, b, c] with the convention that an index equal to its dimension reads 0.
@@ -53,25 +97,57 @@ EFIELD_HD T padded_3d(const T* X, int a, int b, int c, int M, int N, int K) {
   return X[(static_cast<long long>(a) * N + b) * K + c];
 }
 
-// dct3d output (a, b, c) from the stored half spectrum (four reads).
+// dct3d postprocess of group (a, b, c): four reads of the stored half spectrum V [M][N][K/2+1],
+// up to eight thresholded outputs into X [M][N][K].
 template <typename T>
-EFIELD_HD T dct3_output(const Complex<T>* V, int a, int b, int c, int M, int N, int K,
-                        const Complex<T>* ta, const Complex<T>* tb, const Complex<T>* tc) {
-  const int na = a == 0 ? 0 : M - a, nb = b == 0 ? 0 : N - b;
-  return dct3_post(half_spectrum_3d(V, a, b, c, M, N, K), half_spectrum_3d(V, na, b, c, M, N, K),
-                   half_spectrum_3d(V, a, nb, c, M, N, K), half_spectrum_3d(V, na, nb, c, M, N, K),
-                   ta[a], tb[b], tc[c]);
+EFIELD_HD void dct3_group(const Complex<T>* V, T* X, int a, int b, int c, int M, int N, int K,
+                          const Complex<T>* ta, const Complex<T>* tb, const Complex<T>* tc, T zero_below) {
+  const int Kh = K / 2 + 1;
+  const int as[2] = {a, a == 0 ? 0 : M - a}, bs[2] = {b, b == 0 ? 0 : N - b}, cs[2] = {c, K - c};
+  Complex<T> s[2][2];
+  for (int i = 0; i < 2; ++i) {
+    for (int j = 0; j < 2; ++j) s[i][j] = V[(static_cast<long long>(as[i]) * N + bs[j]) * Kh + c];
+  }
+  const Complex<T> tai[2] = {ta[a], mirror_twiddle(ta, a, M)}, tbj[2] = {tb[b], mirror_twiddle(tb, b, N)},
+                   tck[2] = {tc[c], mirror_twiddle(tc, c, K)};
+  const Dct3Octet<T> out = dct3_post_octet(s, tai, tbj, tck);
+  // Fixed trip counts and a condition (not a bound of 1 + distinct) keep out.x in registers.
+  const bool distinct[3] = {has_distinct_mirror(a, M), has_distinct_mirror(b, N), has_distinct_mirror(c, K)};
+  for (int i = 0; i < 2; ++i) {
+    for (int j = 0; j < 2; ++j) {
+      for (int k = 0; k < 2; ++k) {
+        if ((i == 0 || distinct[0]) && (j == 0 || distinct[1]) && (k == 0 || distinct[2])) {
+          X[(static_cast<long long>(as[i]) * N + bs[j]) * K + cs[k]] =
+              threshold_coefficient(out.x[i][j][k], zero_below);
+        }
+      }
+    }
+  }
 }
 
-// idct3d C2R input w[a, b, c], c <= K/2, from the eight mirrored coefficients.
+// idct3d preprocess of group (a, b, c): eight reads of X [M][N][K] (0 past the end), up to four
+// C2R inputs into W [M][N][K/2+1].
 template <typename T>
-EFIELD_HD Complex<T> idct3_input(const T* X, int a, int b, int c, int M, int N, int K,
-                                 const Complex<T>* ta, const Complex<T>* tb, const Complex<T>* tc) {
-  const int A = M - a, B = N - b, C = K - c;
-  return idct3_pre(padded_3d(X, a, b, c, M, N, K), padded_3d(X, A, b, c, M, N, K),
-                   padded_3d(X, a, B, c, M, N, K), padded_3d(X, a, b, C, M, N, K),
-                   padded_3d(X, A, B, c, M, N, K), padded_3d(X, A, b, C, M, N, K),
-                   padded_3d(X, a, B, C, M, N, K), padded_3d(X, A, B, C, M, N, K), ta[a], tb[b], tc[c]);
+EFIELD_HD void idct3_group(const T* X, Complex<T>* W, int a, int b, int c, int M, int N, int K,
+                           const Complex<T>* ta, const Complex<T>* tb, const Complex<T>* tc) {
+  const int Kh = K / 2 + 1;
+  const int as[2] = {a, M - a}, bs[2] = {b, N - b}, cs[2] = {c, K - c};
+  T x[2][2][2];
+  for (int i = 0; i < 2; ++i) {
+    for (int j = 0; j < 2; ++j) {
+      for (int k = 0; k < 2; ++k) x[i][j][k] = padded_3d(X, as[i], bs[j], cs[k], M, N, K);
+    }
+  }
+  const Complex<T> tai[2] = {ta[a], mirror_twiddle(ta, a, M)}, tbj[2] = {tb[b], mirror_twiddle(tb, b, N)};
+  const Idct3Quad<T> out = idct3_pre_quad(x, tai, tbj, tc[c]);
+  const bool distinct[2] = {has_distinct_mirror(a, M), has_distinct_mirror(b, N)};
+  for (int i = 0; i < 2; ++i) {
+    for (int j = 0; j < 2; ++j) {
+      if ((i == 0 || distinct[0]) && (j == 0 || distinct[1])) {
+        W[(static_cast<long long>(as[i]) * N + bs[j]) * Kh + c] = out.w[i][j];
+      }
+    }
+  }
 }
 
 }  // namespace efield::detail
