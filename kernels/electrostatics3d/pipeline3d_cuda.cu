@@ -3,7 +3,8 @@
 //   density partials; clears the maps) -> Plan3D Dct -> spectral (energy partials, the field
 //   transforms' inputs) -> Plan3D Idct of each field (and of phi with GradientScale::Exact) ->
 //   pack (the three fields, signed, into one {Ex, Ey, Ez, 0} map; not with Exact) -> gather (a
-//   thread per cell, one vector load per bin) -> finalize (fixed-order sums into device_result) -> result copy.
+//   thread per cell, one vector load per bin) -> finalize (fixed-order sums into device_result)
+//   -> result copy.
 // Everything is enqueued on the system's stream and, with use_cuda_graph, captured once per
 // (pointers, accumulate) and replayed. Host arrays go through staging buffers made at
 // construction. No call allocates.
