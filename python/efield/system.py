@@ -86,7 +86,43 @@ def _empty():
     return np.zeros(0)
 
 
-class ElectrostaticSystem:
+class _SystemMaps:
+    """What the 2D and 3D systems' Python classes forward to their binding alike: the maps of the
+    latest evaluate (float64 NumPy arrays, [num_bins_x][num_bins_y] or [..][..][num_bins_z]; docs/math.md
+    2.3-2.7 and 4.2-4.7) and the sizes."""
+
+    def density_map(self):
+        """rho = D / (bin area or volume), fixed cells included."""
+        return self._system.density_map()
+
+    def field_x_map(self):
+        return self._system.field_x_map()
+
+    def field_y_map(self):
+        return self._system.field_y_map()
+
+    def potential_map(self):
+        """phi (computed on request unless evaluate computed it)."""
+        return self._system.potential_map()
+
+    def fixed_map(self):
+        """The fixed map F in bin area (2D) or volume (3D) units."""
+        return self._system.fixed_map()
+
+    num_movable = property(lambda self: self._system.num_movable)
+    num_fillers = property(lambda self: self._system.num_fillers)
+    num_fixed = property(lambda self: self._system.num_fixed)
+    filler_offset = property(lambda self: self._system.filler_offset)
+    required_length = property(lambda self: self._system.required_length,
+                               doc="The shortest position and gradient arrays the system takes")
+    bin_width = property(lambda self: self._system.bin_width)
+    bin_height = property(lambda self: self._system.bin_height)
+    num_bins_x = property(lambda self: self._system.num_bins_x)
+    num_bins_y = property(lambda self: self._system.num_bins_y)
+    backend = property(lambda self: self._system.backend)
+
+
+class ElectrostaticSystem(_SystemMaps):
     """The electrostatic system of one design on one device.
 
     movable: (widths, heights) of the movable cells. fillers: (widths, heights) or None.
@@ -189,39 +225,6 @@ class ElectrostaticSystem:
         no fixed cells)."""
         w, h, x, y = [(_empty() if a is None else a) for a in _fixed(fixed)]
         self._system.update_fixed_cells(w, h, x, y)
-
-    # Maps of the latest evaluate as float64 NumPy arrays [num_bins_x, num_bins_y].
-    def density_map(self):
-        """rho = D / (bx by), fixed cells included (docs/math.md 2.4)."""
-        return self._system.density_map()
-
-    def field_x_map(self):
-        """Ex (docs/math.md 2.7)."""
-        return self._system.field_x_map()
-
-    def field_y_map(self):
-        """Ey (docs/math.md 2.7)."""
-        return self._system.field_y_map()
-
-    def potential_map(self):
-        """phi (computed on request, not in evaluate)."""
-        return self._system.potential_map()
-
-    def fixed_map(self):
-        """The fixed map F in area units (docs/math.md 2.3)."""
-        return self._system.fixed_map()
-
-    num_movable = property(lambda self: self._system.num_movable)
-    num_fillers = property(lambda self: self._system.num_fillers)
-    num_fixed = property(lambda self: self._system.num_fixed)
-    filler_offset = property(lambda self: self._system.filler_offset)
-    required_length = property(lambda self: self._system.required_length,
-                               doc="The shortest x, y, grad_x, grad_y the system takes")
-    bin_width = property(lambda self: self._system.bin_width)
-    bin_height = property(lambda self: self._system.bin_height)
-    num_bins_x = property(lambda self: self._system.num_bins_x)
-    num_bins_y = property(lambda self: self._system.num_bins_y)
-    backend = property(lambda self: self._system.backend)
 
 
 def _default_stream(device):

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import _arrays, _efield
-from .system import _default_stream, _empty
+from .system import _default_stream, _empty, _SystemMaps
 
 
 @dataclass
@@ -57,7 +57,7 @@ def _fixed(fixed):
     return [_arrays.to_numpy_f64(a, f"fixed {n}") for a, n in zip(fixed, ("widths", "heights", "depths", "x", "y", "z"))]
 
 
-class ElectrostaticSystem3D:
+class ElectrostaticSystem3D(_SystemMaps):
     """The 3D electrostatic system of one design on one device.
 
     movable: (widths, heights, depths). fillers: (widths, heights, depths) or None. fixed:
@@ -156,40 +156,11 @@ class ElectrostaticSystem3D:
         """Recomputes the fixed map from (widths, heights, depths, x, y, z); None: no fixed cells."""
         self._system.update_fixed_cells(*_fixed(fixed))
 
-    def density_map(self):
-        """rho = D / (bx by bz), fixed cells included (docs/math.md 4.3)."""
-        return self._system.density_map()
-
-    def field_x_map(self):
-        return self._system.field_x_map()
-
-    def field_y_map(self):
-        return self._system.field_y_map()
-
     def field_z_map(self):
         return self._system.field_z_map()
 
-    def potential_map(self):
-        """phi (computed here unless gradient_scale="exact" computed it in evaluate)."""
-        return self._system.potential_map()
-
-    def fixed_map(self):
-        """The fixed map F in volume units (docs/math.md 4.2)."""
-        return self._system.fixed_map()
-
-    num_movable = property(lambda self: self._system.num_movable)
-    num_fillers = property(lambda self: self._system.num_fillers)
-    num_fixed = property(lambda self: self._system.num_fixed)
-    filler_offset = property(lambda self: self._system.filler_offset)
-    required_length = property(lambda self: self._system.required_length,
-                               doc="The shortest x, y, z and gradient arrays the system takes")
-    bin_width = property(lambda self: self._system.bin_width)
-    bin_height = property(lambda self: self._system.bin_height)
     bin_depth = property(lambda self: self._system.bin_depth)
-    num_bins_x = property(lambda self: self._system.num_bins_x)
-    num_bins_y = property(lambda self: self._system.num_bins_y)
     num_bins_z = property(lambda self: self._system.num_bins_z)
-    backend = property(lambda self: self._system.backend)
 
 
 def make_fillers_3d(movable, fixed, xl, yl, zl, xh, yh, zh, target_density, height=0.0, depth=0.0):
