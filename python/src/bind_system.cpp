@@ -16,6 +16,7 @@
 #include "cuda_device.hpp"
 #include "efield/electrostatic_system.hpp"
 #include "host_array.hpp"
+#include "system_accessors.hpp"
 #include "system_ops.hpp"
 
 namespace py = pybind11;
@@ -299,7 +300,8 @@ void bind_system(py::module_& m) {
       .def_readonly("movable_area_outside", &EvaluateResult::movable_area_outside)
       .def_readonly("filler_area_outside", &EvaluateResult::filler_area_outside);
 
-  py::class_<System, std::shared_ptr<System>>(m, "ElectrostaticSystem")
+  py::class_<System, std::shared_ptr<System>> cls(m, "ElectrostaticSystem");
+  cls
       .def(py::init<double, double, double, double, int, int, double, const std::string&, int, bool, std::uintptr_t, int,
                     std::int64_t, bool, const std::string&, bool, const HostArray&, const HostArray&, const HostArray&,
                     const HostArray&, const HostArray&, const HostArray&, const HostArray&, const HostArray&,
@@ -333,24 +335,9 @@ void bind_system(py::module_& m) {
            py::arg("widths"), py::arg("heights"), py::arg("movable_macro_mask"))
       .def("update_filler_sizes",
            [](System& s, const HostArray& w, const HostArray& h) { s.update_sizes(w, h, HostMask(0), true); },
-           py::arg("widths"), py::arg("heights"))
-      .def("density_map", [](System& s) { return s.map(&ElectrostaticSystem::density_map); })
-      .def("field_x_map", [](System& s) { return s.map(&ElectrostaticSystem::field_x_map); })
-      .def("field_y_map", [](System& s) { return s.map(&ElectrostaticSystem::field_y_map); })
-      .def("potential_map", [](System& s) { return s.map(&ElectrostaticSystem::potential_map); })
-      .def("fixed_map", [](System& s) { return s.map(&ElectrostaticSystem::fixed_map); })
-      .def_property_readonly("device", &System::device)
-      .def_property_readonly("dtype", &System::dtype)
-      .def_property_readonly("required_length", &System::required_length)
-      .def_property_readonly("num_movable", [](const System& s) { return s.system().num_movable(); })
-      .def_property_readonly("num_fillers", [](const System& s) { return s.system().num_fillers(); })
-      .def_property_readonly("num_fixed", [](const System& s) { return s.system().num_fixed(); })
-      .def_property_readonly("filler_offset", [](const System& s) { return s.system().options().filler_offset; })
-      .def_property_readonly("bin_width", [](const System& s) { return s.system().bin_width(); })
-      .def_property_readonly("bin_height", [](const System& s) { return s.system().bin_height(); })
-      .def_property_readonly("num_bins_x", [](const System& s) { return s.system().options().num_bins_x; })
-      .def_property_readonly("num_bins_y", [](const System& s) { return s.system().options().num_bins_y; })
-      .def_property_readonly("backend", [](const System& s) { return std::string(to_string(s.system().backend())); });
+           py::arg("widths"), py::arg("heights"));
+  def_system_accessors<System, ElectrostaticSystem>(cls);
+  cls.def_property_readonly("backend", [](const System& s) { return std::string(to_string(s.system().backend())); });
 }
 
 }  // namespace efield::python

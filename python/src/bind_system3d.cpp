@@ -15,6 +15,7 @@
 #include "cuda_device.hpp"
 #include "efield/electrostatic_system3d.hpp"
 #include "host_array.hpp"
+#include "system_accessors.hpp"
 
 namespace py = pybind11;
 
@@ -212,7 +213,8 @@ class System3D {
 }  // namespace
 
 void bind_system3d(py::module_& m) {
-  py::class_<System3D, std::shared_ptr<System3D>>(m, "ElectrostaticSystem3D")
+  py::class_<System3D, std::shared_ptr<System3D>> cls(m, "ElectrostaticSystem3D");
+  cls
       .def(py::init<double, double, double, double, double, double, int, int, int, double, const std::string&, int, bool,
                     std::uintptr_t, int, std::int64_t, bool, const std::string&, bool, const HostArray&,
                     const HostArray&, const HostArray&, const HostArray&, const HostArray&, const HostArray&,
@@ -248,25 +250,10 @@ void bind_system3d(py::module_& m) {
            [](System3D& s, const HostArray& w, const HostArray& h, const HostArray& d) {
              s.update_sizes(w, h, d, HostMask(0), true);
            },
-           py::arg("widths"), py::arg("heights"), py::arg("depths"))
-      .def("density_map", [](System3D& s) { return s.map(&ElectrostaticSystem3D::density_map); })
-      .def("field_x_map", [](System3D& s) { return s.map(&ElectrostaticSystem3D::field_x_map); })
-      .def("field_y_map", [](System3D& s) { return s.map(&ElectrostaticSystem3D::field_y_map); })
-      .def("field_z_map", [](System3D& s) { return s.map(&ElectrostaticSystem3D::field_z_map); })
-      .def("potential_map", [](System3D& s) { return s.map(&ElectrostaticSystem3D::potential_map); })
-      .def("fixed_map", [](System3D& s) { return s.map(&ElectrostaticSystem3D::fixed_map); })
-      .def_property_readonly("device", &System3D::device)
-      .def_property_readonly("dtype", &System3D::dtype)
-      .def_property_readonly("required_length", &System3D::required_length)
-      .def_property_readonly("num_movable", [](const System3D& s) { return s.system().num_movable(); })
-      .def_property_readonly("num_fillers", [](const System3D& s) { return s.system().num_fillers(); })
-      .def_property_readonly("num_fixed", [](const System3D& s) { return s.system().num_fixed(); })
-      .def_property_readonly("filler_offset", [](const System3D& s) { return s.system().options().filler_offset; })
-      .def_property_readonly("bin_width", [](const System3D& s) { return s.system().bin_width(); })
-      .def_property_readonly("bin_height", [](const System3D& s) { return s.system().bin_height(); })
+           py::arg("widths"), py::arg("heights"), py::arg("depths"));
+  def_system_accessors<System3D, ElectrostaticSystem3D>(cls);
+  cls.def("field_z_map", [](System3D& s) { return s.map(&ElectrostaticSystem3D::field_z_map); })
       .def_property_readonly("bin_depth", [](const System3D& s) { return s.system().bin_depth(); })
-      .def_property_readonly("num_bins_x", [](const System3D& s) { return s.system().options().num_bins_x; })
-      .def_property_readonly("num_bins_y", [](const System3D& s) { return s.system().options().num_bins_y; })
       .def_property_readonly("num_bins_z", [](const System3D& s) { return s.system().options().num_bins_z; })
       .def_property_readonly("backend",
                              [](const System3D& s) { return std::string(to_string(s.system().backend())); });
