@@ -65,12 +65,18 @@ class MultiFieldSystem {
   MultiFieldSystem& operator=(MultiFieldSystem&&) noexcept;
 
   // One iteration for all fields: results[k] is field k's. Pointer type must match the
-  // precision; arrays of num_entries. Blocks until the results are ready; allocates nothing.
-  // Bad weights (count, NaN/Inf) throw before anything is written.
+  // precision; arrays of num_entries. Blocks until the results are ready. Bad weights (count,
+  // NaN/Inf) throw before anything is written. This form allocates only the returned vector.
   std::vector<EvaluateResult> evaluate(const float* x, const float* y, float* grad_x, float* grad_y,
                                        const MultiEvaluateOptions& options = {});
   std::vector<EvaluateResult> evaluate(const double* x, const double* y, double* grad_x, double* grad_y,
                                        const MultiEvaluateOptions& options = {});
+  // The same into the caller's vector (resized to num_fields): a placer loop that keeps the vector
+  // allocates nothing per iteration.
+  void evaluate(const float* x, const float* y, float* grad_x, float* grad_y, std::vector<EvaluateResult>& results,
+                const MultiEvaluateOptions& options = {});
+  void evaluate(const double* x, const double* y, double* grad_x, double* grad_y,
+                std::vector<EvaluateResult>& results, const MultiEvaluateOptions& options = {});
 
   // CUDA: the stream later evaluates are enqueued on (nullptr: one of the system's own, ordered
   // after the legacy default stream); the caller's earlier work on it comes first. The fields'

@@ -36,11 +36,15 @@ ElectrostaticOptions field_options(const MultiFieldLayout& layout, int k, Stream
 ElectrostaticSystem make_field_system(const MultiFieldLayout& layout, int k, Stream stream, bool own_graphs);
 
 // The weights of a call: one per field (empty -> all 1), each finite in the precision.
-std::vector<double> resolve_weights(const MultiEvaluateOptions& options, int num_fields, Precision precision);
+// The weights evaluate applies: options.weights, checked (count, finite, within the precision's
+// range), or `ones` when none are given. No copy: a reference to one of the two.
+const std::vector<double>& resolve_weights(const MultiEvaluateOptions& options, const std::vector<double>& ones,
+                                           Precision precision);
 
 class MultiFieldBackend {
  public:
-  explicit MultiFieldBackend(MultiFieldLayout layout) : layout_(std::move(layout)) {}
+  explicit MultiFieldBackend(MultiFieldLayout layout)
+      : layout_(std::move(layout)), ones_(static_cast<size_t>(layout_.num_fields()), 1.0) {}
   virtual ~MultiFieldBackend() = default;
   // weights: resolved (one per field). The precision not built throws.
   virtual void evaluate(const float* x, const float* y, float* gx, float* gy, const std::vector<double>& weights,
@@ -52,9 +56,11 @@ class MultiFieldBackend {
   virtual int device() const noexcept { return -1; }
   const ElectrostaticSystem& field(int k) const { return systems_[static_cast<size_t>(k)]; }
   const MultiFieldLayout& layout() const noexcept { return layout_; }
+  const std::vector<double>& unit_weights() const noexcept { return ones_; }
 
  protected:
   MultiFieldLayout layout_;
+  std::vector<double> ones_;  // the weights when none are given
   std::vector<ElectrostaticSystem> systems_;
 };
 

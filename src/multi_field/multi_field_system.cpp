@@ -121,9 +121,11 @@ ElectrostaticSystem make_field_system(const MultiFieldLayout& layout, int k, Str
   }
 }
 
-std::vector<double> resolve_weights(const MultiEvaluateOptions& options, int num_fields, Precision precision) {
-  if (options.weights.empty()) return std::vector<double>(static_cast<size_t>(num_fields), 1.0);
-  if (options.weights.size() != static_cast<size_t>(num_fields))
+const std::vector<double>& resolve_weights(const MultiEvaluateOptions& options, const std::vector<double>& ones,
+                                           Precision precision) {
+  const size_t num_fields = ones.size();
+  if (options.weights.empty()) return ones;
+  if (options.weights.size() != num_fields)
     throw Error(std::string(kWho) + "::evaluate: " + std::to_string(options.weights.size()) + " weights for " +
                 std::to_string(num_fields) + " fields (give one per field, or none)");
   const double largest = precision == Precision::Float ? static_cast<double>(std::numeric_limits<float>::max())
@@ -157,30 +159,41 @@ MultiFieldSystem& MultiFieldSystem::operator=(MultiFieldSystem&&) noexcept = def
 
 namespace {
 template <typename T>
-std::vector<EvaluateResult> evaluate_checked(detail::MultiFieldBackend& impl, const T* x, const T* y, T* gx, T* gy,
-                                             const MultiEvaluateOptions& options) {
+void evaluate_checked(detail::MultiFieldBackend& impl, const T* x, const T* y, T* gx, T* gy,
+                      std::vector<EvaluateResult>& results, const MultiEvaluateOptions& options) {
   const detail::MultiFieldLayout& l = impl.layout();
   const Precision given = std::is_same_v<T, float> ? Precision::Float : Precision::Double;
   if (l.options.system.precision != given)
     throw Error(std::string("MultiFieldSystem::evaluate: ") + (given == Precision::Float ? "float" : "double") +
                 " pointers given, but the system was built with precision " +
                 (given == Precision::Float ? "double" : "float"));
-  const std::vector<double> weights = detail::resolve_weights(options, l.num_fields(), given);
+  const std::vector<double>& weights = detail::resolve_weights(options, impl.unit_weights(), given);
   if (l.options.num_entries > 0 && (!x || !y || !gx || !gy))
     throw Error("MultiFieldSystem::evaluate: a position or gradient pointer is null");
-  std::vector<EvaluateResult> results(static_cast<size_t>(l.num_fields()));
+  results.resize(static_cast<size_t>(l.num_fields()));
   impl.evaluate(x, y, gx, gy, weights, options.accumulate, results);
-  return results;
 }
 }  // namespace
 
 std::vector<EvaluateResult> MultiFieldSystem::evaluate(const float* x, const float* y, float* grad_x, float* grad_y,
                                                        const MultiEvaluateOptions& options) {
-  return evaluate_checked(impl(), x, y, grad_x, grad_y, options);
+  std::vector<EvaluateResult> results;
+  evaluate_checked(impl(), x, y, grad_x, grad_y, results, options);
+  return results;
 }
 std::vector<EvaluateResult> MultiFieldSystem::evaluate(const double* x, const double* y, double* grad_x,
                                                        double* grad_y, const MultiEvaluateOptions& options) {
-  return evaluate_checked(impl(), x, y, grad_x, grad_y, options);
+  std::vector<EvaluateResult> results;
+  evaluate_checked(impl(), x, y, grad_x, grad_y, results, options);
+  return results;
+}
+void MultiFieldSystem::evaluate(const float* x, const float* y, float* grad_x, float* grad_y,
+                                std::vector<EvaluateResult>& results, const MultiEvaluateOptions& options) {
+  evaluate_checked(impl(), x, y, grad_x, grad_y, results, options);
+}
+void MultiFieldSystem::evaluate(const double* x, const double* y, double* grad_x, double* grad_y,
+                                std::vector<EvaluateResult>& results, const MultiEvaluateOptions& options) {
+  evaluate_checked(impl(), x, y, grad_x, grad_y, results, options);
 }
 
 void MultiFieldSystem::set_stream(Stream stream) { impl().set_stream(stream); }

@@ -164,6 +164,25 @@ TEST(MultiFieldCpu, WeightsAccumulateAndUnownedEntries) {
   weights_test<float>(Backend::Cpu);
   weights_test<double>(Backend::Cpu);
 }
+// The form that fills the caller's vector gives the returned vector's results, in the vector it
+// was given (a placer loop keeps it: nothing allocated per iteration).
+TEST(MultiFieldCpu, ResultsIntoTheCallersVector) {
+  MultiCase c = fence_case(2, 400, 16, Precision::Double, Backend::Cpu, 3);
+  MultiFieldSystem mf(c.options, c.fields);
+  const std::size_t n = c.x.size();
+  std::vector<double> gx(n, 0.0), gy(n, 0.0);
+  const std::vector<EvaluateResult> returned = mf.evaluate(c.x.data(), c.y.data(), gx.data(), gy.data());
+  std::vector<EvaluateResult> kept;
+  kept.reserve(3);
+  const EvaluateResult* storage = kept.data();
+  for (int i = 0; i < 2; ++i) {
+    mf.evaluate(c.x.data(), c.y.data(), gx.data(), gy.data(), kept);
+    ASSERT_EQ(kept.size(), returned.size());
+    EXPECT_EQ(kept.data(), storage);
+    for (std::size_t k = 0; k < kept.size(); ++k) expect_same_result(kept[k], returned[k]);
+  }
+}
+
 TEST(MultiFieldCuda, WeightsAccumulateAndUnownedEntries) {
   EFIELD_REQUIRE_GPU();
   weights_test<float>(Backend::Cuda);
