@@ -1,6 +1,7 @@
 // bench_electrostatics: one ElectrostaticSystem::evaluate on random ISPD-scale designs.
 //   adaptec1-like: 210,904 movable cells + fillers, 63 fixed macros, 512 x 512 bins
 //   bigblue4-like: 2,200,000 movable cells + fillers, 400 fixed macros, 2048 x 2048 bins
+//   --only ibm01 / ibm05: the ICCAD04-scale stand-ins (64 x 64 and 128 x 128 bins, 0.015 ms target)
 // float, deterministic, CUDA, device pointers (as a GPU placer calls it). Reports the median
 // evaluate time (CUDA events around the call, after warm-up), the host wall time of the call,
 // the per-stage split (profile_stages), and in-process references: the same pipeline without
@@ -13,7 +14,8 @@
 // --nondeterministic sets deterministic = false.
 // --layouts also times the CUDA pipeline's accumulation layouts (64-bit bins in one map or in two,
 // and the default) side by side in the same process, through the test and benchmark hook of
-// src/electrostatics/pipeline_layout.hpp. See --help.
+// src/electrostatics/pipeline_layout.hpp. --paths times the small-grid path against the general
+// path, blocking and in a placer's loop form (common/small_paths.hpp). See --help.
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
@@ -26,6 +28,7 @@
 
 #include "common/cli.hpp"
 #include "common/ispd_stand_ins.hpp"
+#include "common/small_paths.hpp"
 #include "common/timing.hpp"
 #include "efield/efield.hpp"
 #include "electrostatics/pipeline_layout.hpp"
@@ -68,6 +71,7 @@ struct Row {
   efield::StageTimes stages;
   efield::EvaluateResult result;
   std::vector<LayoutRow> layouts;
+  std::vector<efield::bench::PathTiming> paths;  // --paths
 };
 
 #if EFIELD_HAS_CUDA
@@ -75,7 +79,7 @@ void check(cudaError_t e) {
   if (e != cudaSuccess) throw efield::Error(std::string("bench_electrostatics: ") + cudaGetErrorString(e));
 }
 
-Row run(const StandInDesign& d, int reps, bool with_cpu, bool layouts, bool deterministic) {
+Row run(const StandInDesign& d, int reps, bool with_cpu, bool layouts, bool deterministic, bool paths) {
   efield::ElectrostaticOptions o = efield::bench::stand_in_options(d);
   o.deterministic = deterministic;
   cudaStream_t stream;
@@ -120,6 +124,7 @@ Row run(const StandInDesign& d, int reps, bool with_cpu, bool layouts, bool dete
       row.layouts.push_back(lr);
     }
   }
+  if (paths) row.paths = efield::bench::time_small_paths(d, o, x, y, gx, gy, reps);
   if (with_cpu) {
     efield::ElectrostaticOptions oc = o;
     oc.backend = efield::Backend::Cpu;
@@ -147,11 +152,11 @@ int main(int argc, char** argv) {
   std::string markdown, only;
   int reps = 100;
   bool no_cpu = false, sorted = false, piled = false, nondeterministic = false;
-  bool layouts = false;
+  bool layouts = false, paths = false;
   double pile_side = 0.01;
   app.add_option("--markdown", markdown, "also write the tables to FILE")->type_name("FILE");
   app.add_option("--reps", reps, "timed evaluates per design")->check(efield::bench::at_least(50))->capture_default_str();
-  app.add_option("--only", only, "run one design only")->check(CLI::IsMember({"adaptec1", "bigblue4"}));
+  app.add_option("--only", only, "run one design only")->check(CLI::IsMember({"adaptec1", "bigblue4", "ibm01", "ibm05"}));
   app.add_flag("--no-cpu", no_cpu, "skip the CPU backend reference");
   CLI::Option* sorted_opt =
       app.add_flag("--sorted", sorted, "positions in spatial order (cells adjacent in index order are adjacent)");
@@ -164,6 +169,9 @@ int main(int argc, char** argv) {
   app.add_flag("--layouts", layouts,
                "also time each accumulation layout of the CUDA pipeline (64-bit bins in one map or two, and the "
                "default) side by side");
+  app.add_flag("--paths", paths,
+               "also time the small-grid path against the general path, blocking and in a placer's loop form "
+               "(evaluate_async + wait_result, accumulating)");
   CLI11_PARSE(app, argc, argv);
   const bool with_cpu = !no_cpu, deterministic = !nondeterministic;
   const StandInPlacement placement = sorted ? StandInPlacement::Sorted
@@ -179,12 +187,13 @@ int main(int argc, char** argv) {
   }
   std::vector<Row> rows;
   try {
-    if (only.empty() || only == "adaptec1")
-      rows.push_back(run(efield::bench::make_ispd_stand_in("adaptec1", placement, pile_side), reps, with_cpu, layouts,
-                         deterministic));
-    if (only.empty() || only == "bigblue4")
-      rows.push_back(run(efield::bench::make_ispd_stand_in("bigblue4", placement, pile_side), reps, with_cpu, layouts,
-                         deterministic));
+    // The ICCAD04-scale stand-ins run only on request (--only ibm01 / ibm05).
+    for (const char* name : {"adaptec1", "bigblue4", "ibm01", "ibm05"}) {
+      const bool small = name[0] == 'i';
+      if (only.empty() ? small : only != name) continue;
+      rows.push_back(run(efield::bench::make_ispd_stand_in(name, placement, pile_side), reps, with_cpu, layouts,
+                         deterministic, paths));
+    }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "bench_electrostatics: %s\n", e.what());
     return 1;
@@ -214,7 +223,7 @@ int main(int argc, char** argv) {
     std::snprintf(buf, sizeof buf, "| %s | %lld | %lld | %dx%d | %.0f^2 | %.4f | %.4f | %.4f | %s | %s |\n",
                   r.design.c_str(), r.movable, r.fillers, r.bins, r.bins, r.side, r.graph.median_ms,
                   r.host_wall.median_ms, r.nograph.median_ms,
-                  r.have_cpu ? std::to_string(r.cpu.median_ms).c_str() : "-", r.bins == 512 ? "0.080" : "0.400");
+                  r.have_cpu ? std::to_string(r.cpu.median_ms).c_str() : "-", r.bins == 512 ? "0.080" : r.bins == 2048 ? "0.400" : "0.015");
     md += buf;
   }
   md += "\nPer-stage split (profile_stages: events between stages, median ms; stages launched one by one, no graph):\n\n"
@@ -240,6 +249,11 @@ int main(int argc, char** argv) {
                       v.result.overflow, v.result.max_density);
         md += buf;
       }
+  }
+  if (paths) {
+    std::vector<std::pair<std::string, std::vector<efield::bench::PathTiming>>> path_rows;
+    for (const Row& r : rows) path_rows.emplace_back(r.design, r.paths);
+    md += efield::bench::small_paths_table(path_rows);
   }
   md += "\nResults of the last run (sanity): ";
   for (const Row& r : rows) {

@@ -77,7 +77,11 @@ StandInDesign make_stand_in(const std::string& name, int num_movable, int num_fi
 StandInDesign make_ispd_stand_in(const std::string& short_name, StandInPlacement placement, double pile_side) {
   if (short_name == "adaptec1") return make_stand_in("adaptec1-like", 210904, 63, 512, 1, placement, pile_side);
   if (short_name == "bigblue4") return make_stand_in("bigblue4-like", 2200000, 400, 2048, 4, placement, pile_side);
-  throw Error("make_ispd_stand_in: no stand-in named '" + short_name + "' (adaptec1, bigblue4)");
+  // The ICCAD04 IBM designs' scale (ibm01: 12,028 movable cells, 64 x 64 bins; ibm05: 28,146,
+  // 128 x 128): small designs whose evaluate is bound by launches, not memory.
+  if (short_name == "ibm01") return make_stand_in("ibm01-like", 12028, 16, 64, 11, placement, pile_side);
+  if (short_name == "ibm05") return make_stand_in("ibm05-like", 28146, 32, 128, 15, placement, pile_side);
+  throw Error("make_ispd_stand_in: no stand-in named '" + short_name + "' (adaptec1, bigblue4, ibm01, ibm05)");
 }
 
 ElectrostaticOptions stand_in_options(const StandInDesign& d) {

@@ -3,6 +3,8 @@
 // designs of an ISPD design's scale, made in-process (no files).
 //   adaptec1-like: 210,904 movable cells + fillers, 63 fixed macros, 512 x 512 bins
 //   bigblue4-like: 2,200,000 movable cells + fillers, 400 fixed macros, 2048 x 2048 bins
+//   ibm01-like: 12,028 movable cells + fillers, 16 fixed macros, 64 x 64 bins
+//   ibm05-like: 28,146 movable cells + fillers, 32 fixed macros, 128 x 128 bins
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -36,7 +38,7 @@ StandInDesign make_stand_in(const std::string& name, int num_movable, int num_fi
                             StandInPlacement placement, double pile_side = 0.01, double fixed_fraction = 0.4,
                             double utilization = 0.6);
 
-// The two stand-ins by their short name ("adaptec1", "bigblue4").
+// The stand-ins by their short name ("adaptec1", "bigblue4", "ibm01", "ibm05").
 StandInDesign make_ispd_stand_in(const std::string& short_name, StandInPlacement placement, double pile_side = 0.01);
 
 // Float options of the CUDA backend for a stand-in (td = 1, its region and bins).

@@ -13,6 +13,8 @@
 //   pipeline_streams.cuh the stream, the caller's ordering, the side branch, events
 //   graph_cache.cuh      one graph per choice, re-captured for new pointers
 //   pipeline_policy.cuh  which bins (the pile-up state machine), launch parameters per GPU
+//   small_field_stage.cuh small grids: rho -> the tiled map and the scalars in one kernel, in place
+//                        of the spectral stage, field_tiles and finalize
 // This file holds the orchestration only: which bins, the re-runs after a flagged bin, host or
 // device arrays, graphs or not, profiling, the maps on request.
 #include <chrono>
@@ -35,6 +37,7 @@
 #include "electrostatics/pipeline_policy.cuh"
 #include "electrostatics/pipeline_setup.hpp"
 #include "electrostatics/pipeline_streams.cuh"
+#include "electrostatics/small_field_stage.cuh"
 #include "electrostatics/spectral_stage.cuh"
 
 namespace efield::detail {
@@ -88,6 +91,7 @@ class CudaPipeline final : public ElectrostaticBackend {
     density_ = DensityStage<T>(d, density_parts, device_);
     spectral_ = SpectralStage<T>(d, streams_.stream(), overlap);
     gather_ = GatherStage<T>(d, overlap);
+    small_ = SmallFieldStage<T>(d, layout.small_field && !gather_.reads_potential(), overlap);
     host_path_ = std::make_unique<HostArrayPath<T>>(d);
     EFIELD_CUDA_CHECK(cudaDeviceSynchronize());
   }
@@ -305,14 +309,20 @@ class CudaPipeline final : public ElectrostaticBackend {
     graphs_.launch(on_device, bins, accumulate, p, streams_.stream(), enqueue);
   }
 
-  void enqueue_gather(const CellArrays<T>& at, Bins bins, bool accumulate) {
+  void enqueue_gather(const CellArrays<T>& at, Bins bins, bool accumulate, bool tiles_ready = false) {
     gather_.enqueue(cells_, at, spectral_.fields(), spectral_.potential(), accumulate, density_.rerun_flag(bins),
-                    streams_.stream());
+                    streams_.stream(), tiles_ready);
   }
 
   void enqueue_pipeline(const CellArrays<T>& at, Bins bins, bool accumulate) {
     const cudaStream_t stream = streams_.stream();
     density_.enqueue(cells_, at, bins, stream);
+    if (small_.active()) {  // small grids: one kernel from rho to the tiled map and the scalars
+      small_.enqueue(spectral_.grid(), density_.rho(), spectral_.spectrum_buffer(), spectral_.fields_buffer(),
+                     gather_.field_map(), gather_.weight(), finalize_.args(design_, density_, spectral_, bins), stream);
+      enqueue_gather(at, bins, accumulate, true);
+      return;
+    }
     spectral_.enqueue_forward(density_.rho());
     spectral_.enqueue_fields(stream);
     // finalize needs only the partials of the density pass and the spectral kernel: it runs on a
@@ -345,6 +355,7 @@ class CudaPipeline final : public ElectrostaticBackend {
   SpectralStage<T> spectral_;
   GatherStage<T> gather_;
   FinalizeStage<T> finalize_;
+  SmallFieldStage<T> small_;
   std::unique_ptr<HostArrayPath<T>> host_path_;
   GraphCache<T> graphs_;
 };

@@ -14,6 +14,9 @@ struct EsPipelineLayout {
   // float, deterministic: 64-bit fixed-point bins instead of exact float maps (the bins evaluate
   // falls back to after a pile-up).
   bool wide_float_bins = false;
+  // Small grids (pipeline_policy.cuh, kEsSmallFieldRows): the one-block field kernel in place of
+  // the FFTs, the spectral kernel, field_tiles and finalize; false forces the general path.
+  bool small_field = true;
 };
 
 // Systems constructed after the call use `layout` until the next call; returns the one before.

@@ -1,0 +1,91 @@
+// The one-block field kernel of small grids (small_field.cuh): the whole spectral part of an
+// evaluate in shared memory, so that a small design's evaluate is three launches (rasterize, the
+// density pass, this) and the gather. Every sum runs in a fixed order: bitwise reproducible.
+#include <cub/block/block_reduce.cuh>
+
+#include "common/cuda_check.cuh"
+#include "common/dependent_launch.cuh"
+#include "electrostatics/finalize_block.cuh"
+#include "electrostatics/small_field.cuh"
+#include "electrostatics/small_grid_fft.cuh"
+#include "math/dct2d.hpp"
+#include "math/makhoul.hpp"
+
+namespace efield::detail {
+namespace {
+
+template <typename T>
+__global__ void __launch_bounds__(kEsSmallFieldThreads) small_field(SmallFieldArgs<T> a) {
+  extern __shared__ __align__(16) unsigned char shared_raw[];
+  const int M = a.g.M, N = a.g.N, half = a.g.half;
+  const int bins = M * N, threads = static_cast<int>(blockDim.x);
+  Complex<T>* z = reinterpret_cast<Complex<T>*>(shared_raw);  // [M][N]
+  Complex<T>* spec = z + bins;                                 // [M][half]
+  Complex<T>* tw_m = spec + M * half;                          // [M / 2]
+  Complex<T>* tw_n = tw_m + M / 2;                             // [N / 2]
+  const int tid = static_cast<int>(threadIdx.x);
+  for (int k = tid; k < M / 2; k += threads) tw_m[k] = a.line_tw_m[k];  // no kernel writes these
+  for (int k = tid; k < N / 2; k += threads) tw_n[k] = a.line_tw_n[k];
+  wait_for_previous_kernel();  // launched with overlap after the density pass
+  let_next_kernel_start();     // the gather reads its cells until it waits for this grid
+  for (int k = tid; k < bins; k += threads) z[k] = {a.rho[k], T(0)};
+  __syncthreads();
+  block_fft_2d<false>(z, M, N, tw_m, tw_n);
+  for (int k = tid; k < M * half; k += threads) {
+    const int u = k / half, v = k - u * half;
+    spec[k] = z[u * N + v];
+    a.spectrum[k] = spec[k];
+  }
+  __syncthreads();
+  double energy = 0;
+  const int items = (M / 2 + 1) * half;  // (u, v), u <= M/2, v <= N/2
+  for (int k = tid; k < items; k += threads) {
+    const int u = k / half, v = k - u * half;
+    const SpectrumRows r = spectrum_rows(a.g, u, v);
+    energy += spectral_field_step_packed(spec[r.u], spec[r.Mu], z, a.g, u, v);
+  }
+  __syncthreads();
+  block_fft_2d<true>(z, M, N, tw_m, tw_n);
+  const T w = *a.weight;
+  for (int k = tid; k < bins; k += threads) {
+    a.fields[k] = z[k];
+    const int m = k / N, n = k - m * N;  // natural bin (m, n): z at its permuted place
+    const Complex<T> v = z[permuted_index(m, 0, M, N) + makhoul_position(n, N)];
+    a.e[es_tile_index(m, n, N)] = {w * (alternating_sign<T>(m) * v.re), w * (alternating_sign<T>(n) * v.im)};
+  }
+  using Reduce = cub::BlockReduce<double, kEsSmallFieldThreads>;
+  __shared__ typename Reduce::TempStorage storage;
+  const double total = Reduce(storage).Sum(energy);
+  if (tid == 0) a.part_energy[0] = total;
+  __syncthreads();  // the partial is visible to the block (finalize reads it)
+  finalize_block<T, kEsSmallFieldThreads>(a.finalize);
+}
+
+}  // namespace
+
+template <typename T>
+bool prepare_small_field(int M, int N) {
+  int device = 0, optin = 0;
+  EFIELD_CUDA_CHECK(cudaGetDevice(&device));
+  EFIELD_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  cudaFuncAttributes attributes{};
+  EFIELD_CUDA_CHECK(cudaFuncGetAttributes(&attributes, small_field<T>));
+  const std::size_t dynamic = small_field_shared_bytes<T>(M, N);
+  if (attributes.sharedSizeBytes + dynamic > static_cast<std::size_t>(optin)) return false;
+  EFIELD_CUDA_CHECK(
+      cudaFuncSetAttribute(small_field<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(dynamic)));
+  return true;
+}
+
+template <typename T>
+void launch_small_field(const SmallFieldArgs<T>& a, cudaStream_t stream, bool overlap) {
+  launch_kernel(overlap, small_field<T>, 1, kEsSmallFieldThreads, small_field_shared_bytes<T>(a.g.M, a.g.N), stream,
+                a);
+}
+
+template bool prepare_small_field<float>(int, int);
+template bool prepare_small_field<double>(int, int);
+template void launch_small_field<float>(const SmallFieldArgs<float>&, cudaStream_t, bool);
+template void launch_small_field<double>(const SmallFieldArgs<double>&, cudaStream_t, bool);
+
+}  // namespace efield::detail

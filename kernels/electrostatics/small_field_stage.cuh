@@ -1,0 +1,68 @@
+#pragma once
+// Internal: the small-grid stage of the CUDA pipeline: on grids the policy table admits
+// (pipeline_policy.cuh, kEsSmallFieldRows), one launch of the one-block field kernel
+// (small_field.cuh) takes the place of the spectral stage, field_tiles and finalize. It owns the
+// FFT's line twiddles and the energy partial; it writes into the spectral stage's spectrum and
+// field buffers and the gather stage's tiled map, so the maps on request and the gather read the
+// same buffers whichever path ran.
+#include <cstdint>
+#include <vector>
+
+#include "common/device_properties.hpp"
+#include "electrostatics/es_buffers.cuh"
+#include "electrostatics/pipeline_policy.cuh"
+#include "electrostatics/small_field.cuh"
+#include "math/twiddle.hpp"
+
+namespace efield::detail {
+
+template <typename T>
+class SmallFieldStage {
+ public:
+  SmallFieldStage() = default;
+  // enabled: the caller's conditions (the layout hook allows it; the gather reads the field map).
+  SmallFieldStage(const ElectrostaticDesign& d, bool enabled, bool overlap)
+      : M_(d.options.num_bins_x), N_(d.options.num_bins_y), overlap_(overlap) {
+    constexpr bool is_double = sizeof(T) == sizeof(double);
+    active_ = enabled && es_small_field_applies(M_, N_, is_double, current_compute_capability()) &&
+              prepare_small_field<T>(M_, N_);
+    if (!active_) return;
+    const std::vector<Complex<T>> tm = root_twiddles<T>(M_, M_ / 2), tn = root_twiddles<T>(N_, N_ / 2);
+    tw_m_ = EsDeviceArray<Complex<T>>(tm.size());
+    tw_n_ = EsDeviceArray<Complex<T>>(tn.size());
+    es_upload(tw_m_.get(), tm.data(), tm.size());
+    es_upload(tw_n_.get(), tn.data(), tn.size());
+    part_energy_ = EsDeviceArray<double>(1);
+  }
+
+  bool active() const { return active_; }
+
+  // rho -> spectrum, Ex + i Ey, the tiled map e (weight folded in), and the scalars (finalize:
+  // the density stage's partials as FinalizeStage::args fills them).
+  void enqueue(const SpectralGrid<T>& grid, const T* rho, Complex<T>* spectrum, Complex<T>* fields, EsVec2<T>* e,
+               const T* weight, FinalizeArgs<T> finalize, cudaStream_t stream) const {
+    SmallFieldArgs<T> a{};
+    a.g = grid;
+    a.rho = rho;
+    a.line_tw_m = tw_m_.get();
+    a.line_tw_n = tw_n_.get();
+    a.spectrum = spectrum;
+    a.fields = fields;
+    a.e = e;
+    a.weight = weight;
+    a.part_energy = part_energy_.get();
+    finalize.part_energy = part_energy_.get();
+    finalize.spectral_blocks = 1;
+    a.finalize = finalize;
+    launch_small_field(a, stream, overlap_);
+  }
+
+ private:
+  int M_ = 0, N_ = 0;
+  bool overlap_ = false;
+  bool active_ = false;
+  EsDeviceArray<Complex<T>> tw_m_, tw_n_;
+  EsDeviceArray<double> part_energy_;
+};
+
+}  // namespace efield::detail
