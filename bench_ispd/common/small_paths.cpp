@@ -8,11 +8,14 @@ namespace efield::bench {
 
 std::vector<PathTiming> time_small_paths(const StandInDesign& d, const ElectrostaticOptions& options, const float* x,
                                          const float* y, float* gx, float* gy, int reps) {
+  using Mode = detail::EsPipelineLayout::SmallField;
   struct Named {
     const char* name;
-    bool small_field;
+    Mode small_field;
   };
-  const Named paths[] = {{"small-grid path (default)", true}, {"general path", false}};
+  const Named paths[] = {{"default (policy table)", Mode::ByTable},
+                         {"small-grid path (forced)", Mode::Always},
+                         {"general path (forced)", Mode::Never}};
   TimingOptions t;
   t.warmup = 20;
   t.repetitions = reps;

@@ -1,7 +1,8 @@
 #pragma once
-// bench_electrostatics --paths: a design's evaluate timed through the CUDA pipeline's small-grid
-// path (the one-block field kernel, pipeline_policy.cuh) and through the general path (forced by
-// the layout hook of src/electrostatics/pipeline_layout.hpp) side by side in one process: the
+// bench_electrostatics --paths: a design's evaluate timed through the CUDA pipeline's default
+// choice, its small-grid path (the one-block field kernel, pipeline_policy.cuh) and its general
+// path (each forced by the layout hook of src/electrostatics/pipeline_layout.hpp) side by side in
+// one process: the
 // blocking evaluate (CUDA events and host wall time) and a placer's loop form (evaluate_async +
 // wait_result, accumulating into the gradient, steady_clock around both).
 #include <string>

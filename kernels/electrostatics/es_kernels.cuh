@@ -251,6 +251,10 @@ void launch_gather_exact(GatherArgs<T> a, const T* phi, cudaStream_t stream);
 // *weight = value (a one-thread kernel, so that it is stream-ordered and capturable).
 template <typename T>
 void launch_set_weight(T* weight, T value, cudaStream_t stream);
+// The set_weight kernel (arguments: T* weight, T value): a captured graph's weight node is found
+// by it, and its value changed in place between replays (graph_cache.cuh).
+template <typename T>
+const void* set_weight_kernel();
 // zero_gap_gradient: grad[begin, end) = 0 on both axes.
 template <typename T>
 void launch_zero_gap(T* grad_x, T* grad_y, std::int64_t begin, std::int64_t end, cudaStream_t stream);

@@ -282,6 +282,11 @@ void launch_set_weight(T* weight, T value, cudaStream_t stream) {
 }
 
 template <typename T>
+const void* set_weight_kernel() {
+  return reinterpret_cast<const void*>(&set_weight<T>);
+}
+
+template <typename T>
 void launch_zero_gap(T* grad_x, T* grad_y, std::int64_t begin, std::int64_t end, cudaStream_t stream) {
   if (end <= begin) return;
   zero_gap<T><<<es_reduce_blocks(end - begin), kEsThreads, 0, stream>>>(grad_x, grad_y, begin, end);
@@ -316,6 +321,8 @@ template void launch_gather_exact<float>(GatherArgs<float>, const float*, cudaSt
 template void launch_gather_exact<double>(GatherArgs<double>, const double*, cudaStream_t);
 template void launch_set_weight<float>(float*, float, cudaStream_t);
 template void launch_set_weight<double>(double*, double, cudaStream_t);
+template const void* set_weight_kernel<float>();
+template const void* set_weight_kernel<double>();
 template void launch_zero_gap<float>(float*, float*, std::int64_t, std::int64_t, cudaStream_t);
 template void launch_zero_gap<double>(double*, double*, std::int64_t, std::int64_t, cudaStream_t);
 

@@ -41,8 +41,13 @@ class GatherStage {
     weight_known_ = true;
   }
   // The next set_weight enqueues its kernel whatever the value (a caller's graph captured ours,
-  // and its replays set the weight it captured).
+  // and its replays set the weight it captured; or our graphs' weight node set it).
   void forget_weight() { weight_known_ = false; }
+  // The weight's kernel into the graph being captured on `stream` (the graph cache changes its
+  // value between replays: no launch of its own per evaluate).
+  void enqueue_weight_node(double weight, cudaStream_t stream) const {
+    launch_set_weight(weight_.get(), static_cast<T>(weight), stream);
+  }
 
   // fields: the C2C output Ex + i Ey; potential: phi (read when reads_potential()). rerun_flag:
   // the density stage's flag of bins that check (the gather then writes nothing), or nullptr.

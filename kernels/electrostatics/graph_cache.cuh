@@ -2,10 +2,16 @@
 // Internal: the CUDA graphs of one pipeline. Each evaluate runs as one graph replay: captured on
 // first use for its choice (host or device arrays, the bins, accumulate or write), and for device
 // arrays again when the caller's pointers change. A size update drops them all (launch shapes
-// depend on the sizes).
+// depend on the sizes). The gradient's weight is a kernel node of each graph (set_weight_kernel)
+// whose value is changed in the instantiated graph when the caller's weight changes, so a
+// placer's new weight every iteration costs no launch of its own.
 #include <cuda_runtime.h>
 
+#include <cstddef>
+#include <vector>
+
 #include "common/cuda_check.cuh"
+#include "electrostatics/es_kernels.cuh"
 #include "electrostatics/pipeline_policy.cuh"
 
 namespace efield::detail {
@@ -41,6 +47,26 @@ class GraphExec {
   bool ready() const { return exec_ != nullptr; }
   void launch(cudaStream_t stream) { EFIELD_CUDA_CHECK(cudaGraphLaunch(exec_, stream)); }
 
+  // The kernel node of `kernel` (none: nullptr) and its captured parameters.
+  cudaGraphNode_t find_kernel_node(const void* kernel, cudaKernelNodeParams* params) const {
+    std::size_t count = 0;
+    EFIELD_CUDA_CHECK(cudaGraphGetNodes(graph_, nullptr, &count));
+    std::vector<cudaGraphNode_t> nodes(count);
+    EFIELD_CUDA_CHECK(cudaGraphGetNodes(graph_, nodes.data(), &count));
+    for (cudaGraphNode_t node : nodes) {
+      cudaGraphNodeType type;
+      EFIELD_CUDA_CHECK(cudaGraphNodeGetType(node, &type));
+      if (type != cudaGraphNodeTypeKernel) continue;
+      EFIELD_CUDA_CHECK(cudaGraphKernelNodeGetParams(node, params));
+      if (params->func == kernel) return node;
+    }
+    return nullptr;
+  }
+  // The instantiated graph's kernel `node` runs with `params` from the next replay on.
+  void set_kernel_params(cudaGraphNode_t node, const cudaKernelNodeParams& params) {
+    EFIELD_CUDA_CHECK(cudaGraphExecKernelNodeSetParams(exec_, node, &params));
+  }
+
  private:
   cudaGraph_t graph_ = nullptr;
   cudaGraphExec_t exec_ = nullptr;
@@ -58,17 +84,30 @@ class GraphCache {
     bool operator==(const Pointers& o) const { return x == o.x && y == o.y && gx == o.gx && gy == o.gy; }
   };
 
-  // Replays the graph of (on_device, bins, accumulate), capturing `enqueue` into it first when it
-  // has none yet or (device arrays) was captured for other pointers.
+  // Replays the graph of (on_device, bins, accumulate) with the gradient's weight, capturing
+  // `enqueue` (which enqueues the weight's kernel with the weight it is given) into it first when
+  // it has none yet or (device arrays) was captured for other pointers.
   template <typename F>
-  void launch(bool on_device, Bins bins, bool accumulate, const Pointers& pointers, cudaStream_t stream,
+  void launch(bool on_device, Bins bins, bool accumulate, const Pointers& pointers, T weight, cudaStream_t stream,
               F&& enqueue) {
     const int b = static_cast<int>(bins), acc = accumulate ? 1 : 0;
     GraphExec& graph = on_device ? device_[b][acc] : host_[b];
+    WeightNode& w = on_device ? device_weight_[b][acc] : host_weight_[b];
     Pointers& captured_for = device_pointers_[b][acc];
     if (!graph.ready() || (on_device && !(pointers == captured_for))) {
-      graph.capture(stream, enqueue);
+      graph.capture(stream, [&] { enqueue(weight); });
       if (on_device) captured_for = pointers;
+      w.node = graph.find_kernel_node(set_weight_kernel<T>(), &w.params);
+      w.value = weight;
+    }
+    if (w.node != nullptr && !(w.value == weight)) {  // the captured value, changed in place
+      cudaKernelNodeParams p = w.params;
+      T value = weight;
+      void* args[2] = {w.params.kernelParams[0], &value};
+      p.kernelParams = args;
+      p.extra = nullptr;
+      graph.set_kernel_params(w.node, p);
+      w.value = weight;
     }
     graph.launch(stream);
   }
@@ -80,8 +119,16 @@ class GraphCache {
   }
 
  private:
+  // A graph's weight node (set_weight_kernel: arguments T* weight, T value), its captured
+  // parameters and the value it now sets.
+  struct WeightNode {
+    cudaGraphNode_t node = nullptr;
+    cudaKernelNodeParams params{};
+    T value = T(0);
+  };
   // [Bins]; device arrays also [accumulate] (host arrays add on the host).
   GraphExec host_[kBinsKinds], device_[kBinsKinds][2];
+  WeightNode host_weight_[kBinsKinds], device_weight_[kBinsKinds][2];
   Pointers device_pointers_[kBinsKinds][2] = {};
 };
 

@@ -91,7 +91,7 @@ class CudaPipeline final : public ElectrostaticBackend {
     density_ = DensityStage<T>(d, density_parts, device_);
     spectral_ = SpectralStage<T>(d, streams_.stream(), overlap);
     gather_ = GatherStage<T>(d, overlap);
-    small_ = SmallFieldStage<T>(d, layout.small_field && !gather_.reads_potential(), overlap);
+    small_ = SmallFieldStage<T>(d, layout.small_field, !gather_.reads_potential(), overlap);
     host_path_ = std::make_unique<HostArrayPath<T>>(d);
     EFIELD_CUDA_CHECK(cudaDeviceSynchronize());
   }
@@ -106,7 +106,7 @@ class CudaPipeline final : public ElectrostaticBackend {
     const DeviceScope scope(device_);
     const bool on_device = on_device_arrays();
     streams_.order_after_caller();
-    gather_.set_weight(eo.weight, streams_.stream());
+    use_weight(eo.weight);
     if (!on_device) return evaluate_host(x, y, gx, gy, eo);
     Bins bins = policy_.for_evaluate();
     run_and_wait(true, x, y, gx, gy, bins, eo.accumulate);
@@ -135,7 +135,7 @@ class CudaPipeline final : public ElectrostaticBackend {
       enqueue_pipeline(caller_arrays(x, y, gx, gy), bins, eo.accumulate);
       return;  // the done event stays with the latest evaluate outside the capture
     }
-    gather_.set_weight(eo.weight, streams_.stream());
+    use_weight(eo.weight);
     launch(true, x, y, gx, gy, bins, eo.accumulate);
     streams_.record_done();
   }
@@ -232,6 +232,13 @@ class CudaPipeline final : public ElectrostaticBackend {
   }
 
  private:
+  // The weight of the runs launched next: our graphs carry it in their weight node (graph_cache.cuh),
+  // direct launches need its kernel first.
+  void use_weight(double weight) {
+    weight_ = static_cast<T>(weight);
+    if (!design_.options.use_cuda_graph) gather_.set_weight(weight, streams_.stream());
+  }
+
   bool on_device_arrays() {  // checked by the caller
     return design_.num_cells() > 0 && pointer_kinds().valid && pointer_kinds().on_device;
   }
@@ -289,16 +296,17 @@ class CudaPipeline final : public ElectrostaticBackend {
   // One pass through the graph captured for that choice (device arrays: for these pointers),
   // unless graphs are off; host arrays run on the device copies.
   void launch(bool on_device, const T* x, const T* y, T* gx, T* gy, Bins bins, bool accumulate) {
-    const auto enqueue = [&] {
+    // weight_node: the weight's kernel with this value on a branch of the graph being captured.
+    const auto enqueue = [&](const T* weight_node) {
       if (on_device) {
-        enqueue_pipeline(caller_arrays(x, y, gx, gy), bins, accumulate);
+        enqueue_pipeline(caller_arrays(x, y, gx, gy), bins, accumulate, weight_node);
       } else {
         host_path_->enqueue_check(streams_.stream());
-        enqueue_pipeline(host_path_->device_arrays(), bins, false);
+        enqueue_pipeline(host_path_->device_arrays(), bins, false, weight_node);
       }
     };
     if (!design_.options.use_cuda_graph) {
-      enqueue();
+      enqueue(nullptr);
       return;
     }
     typename GraphCache<T>::Pointers p;
@@ -306,7 +314,8 @@ class CudaPipeline final : public ElectrostaticBackend {
     p.y = y;
     p.gx = gx;
     p.gy = gy;
-    graphs_.launch(on_device, bins, accumulate, p, streams_.stream(), enqueue);
+    graphs_.launch(on_device, bins, accumulate, p, weight_, streams_.stream(), [&](T w) { enqueue(&w); });
+    gather_.forget_weight();  // the graph set it: a direct launch later sets its own
   }
 
   void enqueue_gather(const CellArrays<T>& at, Bins bins, bool accumulate, bool tiles_ready = false) {
@@ -314,9 +323,17 @@ class CudaPipeline final : public ElectrostaticBackend {
                     streams_.stream(), tiles_ready);
   }
 
-  void enqueue_pipeline(const CellArrays<T>& at, Bins bins, bool accumulate) {
+  // weight_node (graph capture only): the weight's kernel with *weight_node on a side branch from
+  // the start, joined before the first kernel that reads the weight.
+  void enqueue_pipeline(const CellArrays<T>& at, Bins bins, bool accumulate, const T* weight_node = nullptr) {
     const cudaStream_t stream = streams_.stream();
+    if (weight_node != nullptr) {
+      streams_.fork();
+      gather_.enqueue_weight_node(static_cast<double>(*weight_node), streams_.side());
+      streams_.end_branch();
+    }
     density_.enqueue(cells_, at, bins, stream);
+    if (weight_node != nullptr) streams_.join();
     if (small_.active()) {  // small grids: one kernel from rho to the tiled map and the scalars
       small_.enqueue(spectral_.grid(), density_.rho(), spectral_.spectrum_buffer(), spectral_.fields_buffer(),
                      gather_.field_map(), gather_.weight(), finalize_.args(design_, density_, spectral_, bins), stream);
@@ -358,6 +375,7 @@ class CudaPipeline final : public ElectrostaticBackend {
   SmallFieldStage<T> small_;
   std::unique_ptr<HostArrayPath<T>> host_path_;
   GraphCache<T> graphs_;
+  T weight_ = T(1);  // EvaluateOptions::weight of the latest call (use_weight)
 };
 
 }  // namespace

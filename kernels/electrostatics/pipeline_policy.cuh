@@ -75,14 +75,16 @@ constexpr EsSmallFieldRow es_small_field_row(int compute_capability) {
     if (compute_capability >= row.min_cc && compute_capability <= row.max_cc) return row;
   return kEsSmallFieldRows[sizeof(kEsSmallFieldRows) / sizeof(kEsSmallFieldRows[0]) - 1];
 }
-// Whether an M x N grid takes the small path on a GPU of compute capability cc, by the table (the
-// pipeline also checks the device's shared memory).
+// Whether the one-block kernel can take an M x N grid at all (its FFT is radix 2; the pipeline
+// also checks the device's shared memory), and whether the table takes it on a GPU of compute
+// capability cc.
+constexpr bool es_small_field_shape(int M, int N) {
+  return M >= kEsSmallFieldMinSide && N >= kEsSmallFieldMinSide && (M & (M - 1)) == 0 && (N & (N - 1)) == 0;
+}
 constexpr bool es_small_field_applies(int M, int N, bool double_precision, int compute_capability) {
   const EsSmallFieldRow row = es_small_field_row(compute_capability);
   const std::int64_t limit = double_precision ? row.max_bins_double : row.max_bins_float;
-  const bool sides = M >= kEsSmallFieldMinSide && N >= kEsSmallFieldMinSide && (M & (M - 1)) == 0 &&
-                     (N & (N - 1)) == 0;  // the block FFT is radix 2
-  return sides && static_cast<std::int64_t>(M) * N <= limit;
+  return es_small_field_shape(M, N) && static_cast<std::int64_t>(M) * N <= limit;
 }
 
 // The architecture this compilation pass generates code for (0 in the host pass).

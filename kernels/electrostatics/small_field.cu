@@ -18,19 +18,28 @@ template <typename T>
 __global__ void __launch_bounds__(kEsSmallFieldThreads) small_field(SmallFieldArgs<T> a) {
   extern __shared__ __align__(16) unsigned char shared_raw[];
   const int M = a.g.M, N = a.g.N, half = a.g.half;
+  const int log_m = __ffs(M) - 1, log_n = __ffs(N) - 1;  // powers of two (the policy's condition)
   const int bins = M * N, threads = static_cast<int>(blockDim.x);
   Complex<T>* z = reinterpret_cast<Complex<T>*>(shared_raw);  // [M][N]
   Complex<T>* spec = z + bins;                                 // [M][half]
-  Complex<T>* tw_m = spec + M * half;                          // [M / 2]
+  Complex<T>* tw_m = spec + M * half;                          // [M / 2] line roots
   Complex<T>* tw_n = tw_m + M / 2;                             // [N / 2]
+  Complex<T>* quarter_m = tw_n + N / 2;                        // [M + 1] the spectral step's twiddles
+  Complex<T>* quarter_n = quarter_m + M + 1;                   // [N + 1]
   const int tid = static_cast<int>(threadIdx.x);
-  for (int k = tid; k < M / 2; k += threads) tw_m[k] = a.line_tw_m[k];  // no kernel writes these
+  // Constant tables (no kernel writes them): read before the wait.
+  for (int k = tid; k < M / 2; k += threads) tw_m[k] = a.line_tw_m[k];
   for (int k = tid; k < N / 2; k += threads) tw_n[k] = a.line_tw_n[k];
+  for (int k = tid; k <= M; k += threads) quarter_m[k] = a.g.tw_m[k];
+  for (int k = tid; k <= N; k += threads) quarter_n[k] = a.g.tw_n[k];
+  SpectralGrid<T> g = a.g;
+  g.tw_m = quarter_m;
+  g.tw_n = quarter_n;
   wait_for_previous_kernel();  // launched with overlap after the density pass
   let_next_kernel_start();     // the gather reads its cells until it waits for this grid
   for (int k = tid; k < bins; k += threads) z[k] = {a.rho[k], T(0)};
   __syncthreads();
-  block_fft_2d<false>(z, M, N, tw_m, tw_n);
+  block_fft_2d<false>(z, log_m, log_n, tw_m, tw_n);
   for (int k = tid; k < M * half; k += threads) {
     const int u = k / half, v = k - u * half;
     spec[k] = z[u * N + v];
@@ -41,15 +50,15 @@ __global__ void __launch_bounds__(kEsSmallFieldThreads) small_field(SmallFieldAr
   const int items = (M / 2 + 1) * half;  // (u, v), u <= M/2, v <= N/2
   for (int k = tid; k < items; k += threads) {
     const int u = k / half, v = k - u * half;
-    const SpectrumRows r = spectrum_rows(a.g, u, v);
-    energy += spectral_field_step_packed(spec[r.u], spec[r.Mu], z, a.g, u, v);
+    const SpectrumRows r = spectrum_rows(g, u, v);
+    energy += spectral_field_step_packed(spec[r.u], spec[r.Mu], z, g, u, v);
   }
   __syncthreads();
-  block_fft_2d<true>(z, M, N, tw_m, tw_n);
+  block_fft_2d<true>(z, log_m, log_n, tw_m, tw_n);
   const T w = *a.weight;
   for (int k = tid; k < bins; k += threads) {
     a.fields[k] = z[k];
-    const int m = k / N, n = k - m * N;  // natural bin (m, n): z at its permuted place
+    const int m = k >> log_n, n = k & (N - 1);  // natural bin (m, n): z at its permuted place
     const Complex<T> v = z[permuted_index(m, 0, M, N) + makhoul_position(n, N)];
     a.e[es_tile_index(m, n, N)] = {w * (alternating_sign<T>(m) * v.re), w * (alternating_sign<T>(n) * v.im)};
   }

@@ -29,7 +29,9 @@ struct SmallFieldArgs {
 // Dynamic shared memory of the kernel for an M x N grid.
 template <typename T>
 std::size_t small_field_shared_bytes(int M, int N) {
-  const std::size_t cells = static_cast<std::size_t>(M) * N + static_cast<std::size_t>(M) * (N / 2 + 1) + M / 2 + N / 2;
+  // The map, the half spectrum, the FFT's line roots, the spectral step's quarter twiddles.
+  const std::size_t cells = static_cast<std::size_t>(M) * N + static_cast<std::size_t>(M) * (N / 2 + 1) + M / 2 +
+                            N / 2 + (M + 1) + (N + 1);
   return cells * sizeof(Complex<T>);
 }
 

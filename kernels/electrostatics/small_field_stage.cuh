@@ -10,6 +10,7 @@
 
 #include "common/device_properties.hpp"
 #include "electrostatics/es_buffers.cuh"
+#include "electrostatics/pipeline_layout.hpp"
 #include "electrostatics/pipeline_policy.cuh"
 #include "electrostatics/small_field.cuh"
 #include "math/twiddle.hpp"
@@ -20,12 +21,16 @@ template <typename T>
 class SmallFieldStage {
  public:
   SmallFieldStage() = default;
-  // enabled: the caller's conditions (the layout hook allows it; the gather reads the field map).
-  SmallFieldStage(const ElectrostaticDesign& d, bool enabled, bool overlap)
+  // mode: the layout hook's choice; reads_field_map: the gather reads the tiled field map (not
+  // phi: GradientScale::Exact takes the general path).
+  SmallFieldStage(const ElectrostaticDesign& d, EsPipelineLayout::SmallField mode, bool reads_field_map, bool overlap)
       : M_(d.options.num_bins_x), N_(d.options.num_bins_y), overlap_(overlap) {
     constexpr bool is_double = sizeof(T) == sizeof(double);
-    active_ = enabled && es_small_field_applies(M_, N_, is_double, current_compute_capability()) &&
-              prepare_small_field<T>(M_, N_);
+    using Mode = EsPipelineLayout::SmallField;
+    const bool wanted = mode == Mode::Always ? es_small_field_shape(M_, N_)
+                        : mode == Mode::ByTable ? es_small_field_applies(M_, N_, is_double, current_compute_capability())
+                                                : false;
+    active_ = reads_field_map && wanted && prepare_small_field<T>(M_, N_);
     if (!active_) return;
     const std::vector<Complex<T>> tm = root_twiddles<T>(M_, M_ / 2), tn = root_twiddles<T>(N_, N_ / 2);
     tw_m_ = EsDeviceArray<Complex<T>>(tm.size());

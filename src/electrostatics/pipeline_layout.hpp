@@ -14,9 +14,10 @@ struct EsPipelineLayout {
   // float, deterministic: 64-bit fixed-point bins instead of exact float maps (the bins evaluate
   // falls back to after a pile-up).
   bool wide_float_bins = false;
-  // Small grids (pipeline_policy.cuh, kEsSmallFieldRows): the one-block field kernel in place of
-  // the FFTs, the spectral kernel, field_tiles and finalize; false forces the general path.
-  bool small_field = true;
+  // The one-block field kernel of small grids in place of the FFTs, the spectral kernel,
+  // field_tiles and finalize: where the policy table (pipeline_policy.cuh, kEsSmallFieldRows) takes
+  // it, never, or on every grid it can take (power-of-two sides, shared memory enough).
+  enum class SmallField { ByTable, Never, Always } small_field = SmallField::ByTable;
 };
 
 // Systems constructed after the call use `layout` until the next call; returns the one before.

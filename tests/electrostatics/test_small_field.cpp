@@ -21,12 +21,13 @@
 namespace efield::test {
 namespace {
 
-// The small-grid path allowed (the default) or forced off for the systems made in this scope.
+// The small-grid path forced on (wherever the kernel can take the grid, whatever the policy
+// table says) or off for the systems made in this scope.
 class ScopedSmallField {
  public:
   explicit ScopedSmallField(bool on) {
     detail::EsPipelineLayout layout = detail::es_pipeline_layout();
-    layout.small_field = on;
+    layout.small_field = on ? detail::EsPipelineLayout::SmallField::Always : detail::EsPipelineLayout::SmallField::Never;
     before_ = detail::set_es_pipeline_layout(layout);
   }
   ~ScopedSmallField() { detail::set_es_pipeline_layout(before_); }
@@ -66,20 +67,24 @@ std::string grid_name(int M, int N) { return std::to_string(M) + "x" + std::to_s
 struct Grid {
   int M, N;
 };
-// Grids the table admits in both precisions on sm_90 (128 x 128 in float only).
+// Grids the one-block kernel takes (power-of-two sides; 128 x 128 in float only: shared memory).
 const Grid kSmallGrids[] = {{4, 4}, {16, 16}, {32, 128}, {64, 64}, {4, 64}, {64, 8}};
-// Grids the small path leaves to the general one: odd, prime, even but not powers of two, too small
-// a side, too many bins.
+// Grids it leaves to the general path: odd, prime, even but not powers of two, too small a side,
+// more than shared memory holds.
 const Grid kOtherGrids[] = {{17, 24}, {15, 9}, {13, 13}, {31, 16}, {64, 48}, {2, 16}, {256, 256}};
 
-TEST(SmallFieldPolicy, TableAdmitsPowerOfTwoGridsUpToItsLimit) {
-  for (const Grid g : kSmallGrids) {
-    EXPECT_TRUE(detail::es_small_field_applies(g.M, g.N, false, 90)) << grid_name(g.M, g.N);
-    EXPECT_TRUE(detail::es_small_field_applies(g.M, g.N, true, 90)) << grid_name(g.M, g.N);
+// The table never takes a grid the kernel cannot, and never more bins in double than in float.
+TEST(SmallFieldPolicy, TableTakesOnlyGridsTheKernelCan) {
+  for (const Grid g : kSmallGrids) EXPECT_TRUE(detail::es_small_field_shape(g.M, g.N)) << grid_name(g.M, g.N);
+  for (const Grid g : kOtherGrids) {
+    if (g.M * g.N > 128 * 128) continue;  // a power-of-two shape, refused for its shared memory
+    EXPECT_FALSE(detail::es_small_field_shape(g.M, g.N)) << grid_name(g.M, g.N);
+    EXPECT_FALSE(detail::es_small_field_applies(g.M, g.N, false, 90)) << grid_name(g.M, g.N);
   }
-  EXPECT_TRUE(detail::es_small_field_applies(128, 128, false, 90));
-  EXPECT_FALSE(detail::es_small_field_applies(128, 128, true, 90));
-  for (const Grid g : kOtherGrids) EXPECT_FALSE(detail::es_small_field_applies(g.M, g.N, false, 90)) << grid_name(g.M, g.N);
+  for (const detail::EsSmallFieldRow& row : detail::kEsSmallFieldRows) {
+    EXPECT_LE(row.max_bins_double, row.max_bins_float);
+    EXPECT_LE(row.max_bins_float, 128 * 128);  // float's shared memory limit on sm_90
+  }
 }
 
 TEST(SmallFieldCuda, MatchesTheReference) {
