@@ -88,7 +88,10 @@ class DensityStage {
     }
   }
 
-  void enqueue(const CellTable<T>& cells, const CellArrays<T>& at, Bins bins, cudaStream_t stream) const {
+  // fold (the small-grid kernel, which takes the density pass of 64-bit bins in two maps itself):
+  // with such bins, only rasterize is launched and *fold gets the pass's arguments; else nullptr.
+  void enqueue(const CellTable<T>& cells, const CellArrays<T>& at, Bins bins, cudaStream_t stream,
+               DensityPassArgs<T>* fold = nullptr) const {
     if constexpr (std::is_same_v<T, float>) {
       if (bins == Bins::Piled) {
         enqueue_piled(cells, at, stream);
@@ -134,7 +137,8 @@ class DensityStage {
       }
     }
     if (two_maps) {
-      launch_density_combined(p, N_, stream);
+      if (fold != nullptr && !floats) *fold = p;
+      else launch_density_combined(p, N_, stream);
       return;
     }
     launch_movable_stats(p, stream);

@@ -332,11 +332,13 @@ class CudaPipeline final : public ElectrostaticBackend {
       gather_.enqueue_weight_node(static_cast<double>(*weight_node), streams_.side());
       streams_.end_branch();
     }
-    density_.enqueue(cells_, at, bins, stream);
+    DensityPassArgs<T> fold{};  // small grids: the density pass the small-grid kernel takes, if any
+    density_.enqueue(cells_, at, bins, stream, small_.active() ? &fold : nullptr);
     if (weight_node != nullptr) streams_.join();
-    if (small_.active()) {  // small grids: one kernel from rho to the tiled map and the scalars
+    if (small_.active()) {  // small grids: one kernel from rho (or the maps) to the tiled map and the scalars
       small_.enqueue(spectral_.grid(), density_.rho(), spectral_.spectrum_buffer(), spectral_.fields_buffer(),
-                     gather_.field_map(), gather_.weight(), finalize_.args(design_, density_, spectral_, bins), stream);
+                     gather_.field_map(), gather_.weight(), finalize_.args(design_, density_, spectral_, bins), fold,
+                     stream);
       enqueue_gather(at, bins, accumulate, true);
       return;
     }

@@ -9,10 +9,42 @@
 #include "electrostatics/small_field.cuh"
 #include "electrostatics/small_grid_fft.cuh"
 #include "math/dct2d.hpp"
+#include "math/density.hpp"
 #include "math/makhoul.hpp"
 
 namespace efield::detail {
 namespace {
+
+// The density pass of 64-bit bins in two maps (rasterize.cu's density_combined, the same per-bin
+// code) by the block: rho into z (and the global rho the density map is read from), the maps
+// cleared, the overflow and max partials of the one block. Every thread calls it.
+template <typename T>
+__device__ __forceinline__ void fold_density_pass(const DensityPassArgs<T>& p, Complex<T>* z, int log_n, int M,
+                                                  int N) {
+  double overflow = 0;
+  T mx = T(0);
+  for (int k = static_cast<int>(threadIdx.x); k < M * N; k += static_cast<int>(blockDim.x)) {
+    const BinDensity<T> b = bin_density(static_cast<std::int64_t>(p.acc[k]), static_cast<std::int64_t>(p.acc_filler[k]),
+                                        p.fixed_rho[k], p.inv_scale);
+    overflow += static_cast<double>(bin_overflow(b.movable_rho, p.target_density));
+    mx = b.movable_rho > mx ? b.movable_rho : mx;
+    const std::int64_t r = permuted_index(k >> log_n, k & (N - 1), M, N);
+    z[r] = {b.rho, T(0)};
+    p.rho[r] = b.rho;
+    p.acc[k] = 0;
+    p.acc_filler[k] = 0;
+  }
+  using ReduceD = cub::BlockReduce<double, kEsSmallFieldThreads>;
+  using ReduceT = cub::BlockReduce<T, kEsSmallFieldThreads>;
+  __shared__ typename ReduceD::TempStorage sd;
+  __shared__ typename ReduceT::TempStorage st;
+  const double block_overflow = ReduceD(sd).Sum(overflow);
+  const T block_max = ReduceT(st).Reduce(mx, EsMax());
+  if (threadIdx.x == 0) {
+    p.part_overflow[0] = block_overflow;
+    p.part_max[0] = block_max;
+  }
+}
 
 template <typename T>
 __global__ void __launch_bounds__(kEsSmallFieldThreads) small_field(SmallFieldArgs<T> a) {
@@ -37,7 +69,11 @@ __global__ void __launch_bounds__(kEsSmallFieldThreads) small_field(SmallFieldAr
   g.tw_n = quarter_n;
   wait_for_previous_kernel();  // launched with overlap after the density pass
   let_next_kernel_start();     // the gather reads its cells until it waits for this grid
-  for (int k = tid; k < bins; k += threads) z[k] = {a.rho[k], T(0)};
+  if (a.fold.acc != nullptr) {
+    fold_density_pass(a.fold, z, log_n, M, N);
+  } else {
+    for (int k = tid; k < bins; k += threads) z[k] = {a.rho[k], T(0)};
+  }
   __syncthreads();
   block_fft_2d<false>(z, log_m, log_n, tw_m, tw_n);
   for (int k = tid; k < M * half; k += threads) {

@@ -4,7 +4,7 @@
 // what the general path does in six to eight launches: rho -> forward 2D FFT -> the spectral step
 // (math/electrostatics.hpp, the same per-element code as spectral.cu) -> inverse 2D FFT (Ex + i Ey)
 // -> the tiled (Ex, Ey) map with the weight folded in (as field_tiles) -> finalize
-// (finalize_block.cuh). It also stores the half spectrum and Ex + i Ey where the general path
+// (finalize_block.cuh); with 64-bit bins in two maps also the density pass before it. It also stores the half spectrum and Ex + i Ey where the general path
 // keeps them, so the potential and field maps read the same buffers.
 #include <cstddef>
 
@@ -24,6 +24,10 @@ struct SmallFieldArgs {
   const T* weight;            // device: EvaluateOptions::weight
   double* part_energy;        // [1]: the energy partial (finalize.part_energy)
   FinalizeArgs<T> finalize;   // spectral_blocks = 1
+  // 64-bit bins in two maps: the density pass's arguments (DensityStage::enqueue's fold; the
+  // kernel then forms rho itself, writing its overflow and max partials as one block:
+  // finalize.density_blocks = 1); else fold.acc is nullptr and rho is read.
+  DensityPassArgs<T> fold;
 };
 
 // Dynamic shared memory of the kernel for an M x N grid.

@@ -1,7 +1,8 @@
 #pragma once
 // Internal: the small-grid stage of the CUDA pipeline: on grids the policy table admits
 // (pipeline_policy.cuh, kEsSmallFieldRows), one launch of the one-block field kernel
-// (small_field.cuh) takes the place of the spectral stage, field_tiles and finalize. It owns the
+// (small_field.cuh) takes the place of the spectral stage, field_tiles and finalize (and with
+// 64-bit bins in two maps, evaluate_async's deterministic float bins, of the density pass too). It owns the
 // FFT's line twiddles and the energy partial; it writes into the spectral stage's spectrum and
 // field buffers and the gather stage's tiled map, so the maps on request and the gather read the
 // same buffers whichever path ran.
@@ -44,8 +45,10 @@ class SmallFieldStage {
 
   // rho -> spectrum, Ex + i Ey, the tiled map e (weight folded in), and the scalars (finalize:
   // the density stage's partials as FinalizeStage::args fills them).
+  // fold: the density pass's arguments when DensityStage::enqueue left the pass to this kernel (its
+  // acc nullptr otherwise).
   void enqueue(const SpectralGrid<T>& grid, const T* rho, Complex<T>* spectrum, Complex<T>* fields, EsVec2<T>* e,
-               const T* weight, FinalizeArgs<T> finalize, cudaStream_t stream) const {
+               const T* weight, FinalizeArgs<T> finalize, const DensityPassArgs<T>& fold, cudaStream_t stream) const {
     SmallFieldArgs<T> a{};
     a.g = grid;
     a.rho = rho;
@@ -58,7 +61,9 @@ class SmallFieldStage {
     a.part_energy = part_energy_.get();
     finalize.part_energy = part_energy_.get();
     finalize.spectral_blocks = 1;
+    if (fold.acc != nullptr) finalize.density_blocks = 1;  // the kernel's own partials
     a.finalize = finalize;
+    a.fold = fold;
     launch_small_field(a, stream, overlap_);
   }
 

@@ -136,6 +136,7 @@ TEST(SmallFieldCuda, OtherGridsTakeTheGeneralPath) {
 TEST(SmallFieldCuda, RerunsGiveTheSameBits) {
   EFIELD_REQUIRE_GPU();
   const TestDesign d = make_random_design(grid_spec(64, 64), next_seed());
+  const ScopedSmallField small(true);
   for (Precision p : {Precision::Float, Precision::Double}) {
     const bool f = p == Precision::Float;
     ElectrostaticSystem es(with(d.options, Backend::Cuda, p), d.movable, d.fillers, d.fixed);
@@ -147,11 +148,40 @@ TEST(SmallFieldCuda, RerunsGiveTheSameBits) {
   }
 }
 
+// evaluate_async's float results (64-bit bins in two maps: the kernel takes the density pass too,
+// or in one map: it does not) against the general path's: the same density map, the rest to
+// rounding.
+TEST(SmallFieldCuda, AsyncAgreesWithTheGeneralPath) {
+  EFIELD_REQUIRE_GPU();
+  const TestDesign d = make_random_design(grid_spec(64, 32), next_seed());
+  for (Maps maps : {Maps::BySize, Maps::One}) {
+    SCOPED_TRACE(maps == Maps::One ? "one map" : "two maps");
+    const ScopedLayout layout(maps);
+    SystemOutput out[2];
+    for (int k = 0; k < 2; ++k) {
+      const ScopedSmallField small(k == 0);
+      ElectrostaticSystem es(with(d.options, Backend::Cuda, Precision::Float), d.movable, d.fillers, d.fixed);
+      DeviceArray<float> x(d.array<float>(d.cx)), y(d.array<float>(d.cy));
+      DeviceArray<float> gx(poisoned<float>(d.array_size)), gy(poisoned<float>(d.array_size));
+      es.evaluate_async(x.get(), y.get(), gx.get(), gy.get());
+      const EvaluateResult r = es.wait_result();
+      out[k] = collect_output(es, d, r, gx.download(), gy.download());
+    }
+    EXPECT_EQ(out[0].rho, out[1].rho);
+    EXPECT_EQ(out[0].result.max_density, out[1].result.max_density);
+    EXPECT_EQ(out[0].result.movable_area_outside, out[1].result.movable_area_outside);
+    expect_close(out[0], out[1], 2e-5);
+    expect_matches_reference(out[0], reference_of(d), 1e-4, "async, small-grid path");
+  }
+}
+
 // evaluate_async with accumulate adds exactly what a writing call with the same weight writes;
-// the weight scales the gradient; two async runs give the same bits; async agrees with evaluate.
+// the weight scales the gradient (a new weight each call: the graph's weight node changed in
+// place); two async runs give the same bits; async agrees with evaluate.
 TEST(SmallFieldCuda, AsyncAccumulateAndWeight) {
   EFIELD_REQUIRE_GPU();
   const TestDesign d = make_random_design(grid_spec(64, 64), next_seed());
+  const ScopedSmallField small(true);
   ElectrostaticSystem es(with(d.options, Backend::Cuda, Precision::Float), d.movable, d.fillers, d.fixed);
   const std::size_t n = static_cast<std::size_t>(d.array_size);
   DeviceArray<float> x(d.array<float>(d.cx)), y(d.array<float>(d.cy));
@@ -168,10 +198,11 @@ TEST(SmallFieldCuda, AsyncAccumulateAndWeight) {
   };
   const double w = 0.37;
   EvaluateResult r_write, r_again, r_acc, r_one;
-  const auto written = async_run(g0, w, false, &r_write);
-  const auto again = async_run(g0, w, false, &r_again);
-  const auto added = async_run(g0, w, true, &r_acc);
   const auto unweighted = async_run(g0, 1.0, false, &r_one);
+  const auto written = async_run(g0, w, false, &r_write);
+  const auto added = async_run(g0, w, true, &r_acc);
+  async_run(g0, 2.5, false, &r_again);  // another weight between the two writing runs
+  const auto again = async_run(g0, w, false, &r_again);
   EXPECT_EQ(written.first, again.first);
   EXPECT_EQ(written.second, again.second);
   EXPECT_EQ(r_write.energy, r_again.energy);
