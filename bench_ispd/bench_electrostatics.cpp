@@ -223,7 +223,8 @@ int main(int argc, char** argv) {
     std::snprintf(buf, sizeof buf, "| %s | %lld | %lld | %dx%d | %.0f^2 | %.4f | %.4f | %.4f | %s | %s |\n",
                   r.design.c_str(), r.movable, r.fillers, r.bins, r.bins, r.side, r.graph.median_ms,
                   r.host_wall.median_ms, r.nograph.median_ms,
-                  r.have_cpu ? std::to_string(r.cpu.median_ms).c_str() : "-", r.bins == 512 ? "0.080" : r.bins == 2048 ? "0.400" : "0.015");
+                  r.have_cpu ? std::to_string(r.cpu.median_ms).c_str() : "-",
+                  r.bins == 512 ? "0.080" : r.bins == 2048 ? "0.400" : "0.015");
     md += buf;
   }
   md += "\nPer-stage split (profile_stages: events between stages, median ms; stages launched one by one, no graph):\n\n"

@@ -8,21 +8,18 @@ namespace efield::bench {
 
 std::vector<PathTiming> time_small_paths(const StandInDesign& d, const ElectrostaticOptions& options, const float* x,
                                          const float* y, float* gx, float* gy, int reps) {
-  using Mode = detail::EsPipelineLayout::SmallField;
   struct Named {
     const char* name;
-    Mode small_field;
+    int mode;  // EsPipelineLayout::SmallField: ByTable, Always, Never
   };
-  const Named paths[] = {{"default (policy table)", Mode::ByTable},
-                         {"small-grid path (forced)", Mode::Always},
-                         {"general path (forced)", Mode::Never}};
+  const Named paths[] = {{"default (policy table)", 0}, {"small-grid path (forced)", 1}, {"general path (forced)", 2}};
   TimingOptions t;
   t.warmup = 20;
   t.repetitions = reps;
   std::vector<PathTiming> out;
   for (const Named& p : paths) {
     detail::EsPipelineLayout layout = detail::es_pipeline_layout();
-    layout.small_field = p.small_field;
+    layout.small_field = static_cast<detail::EsPipelineLayout::SmallField>(p.mode);  // the one line naming the hook
     const detail::EsPipelineLayout before = detail::set_es_pipeline_layout(layout);
     PathTiming row;
     row.path = p.name;

@@ -4,8 +4,9 @@
 // what the general path does in six to eight launches: rho -> forward 2D FFT -> the spectral step
 // (math/electrostatics.hpp, the same per-element code as spectral.cu) -> inverse 2D FFT (Ex + i Ey)
 // -> the tiled (Ex, Ey) map with the weight folded in (as field_tiles) -> finalize
-// (finalize_block.cuh); with 64-bit bins in two maps also the density pass before it. It also stores the half spectrum and Ex + i Ey where the general path
-// keeps them, so the potential and field maps read the same buffers.
+// (finalize_block.cuh); with 64-bit bins in two maps also the density pass before it. It also
+// stores the half spectrum and Ex + i Ey where the general path keeps them, so the potential and
+// field maps read the same buffers.
 #include <cstddef>
 
 #include "electrostatics/es_kernels.cuh"

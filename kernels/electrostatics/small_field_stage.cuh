@@ -28,8 +28,9 @@ class SmallFieldStage {
       : M_(d.options.num_bins_x), N_(d.options.num_bins_y), overlap_(overlap) {
     constexpr bool is_double = sizeof(T) == sizeof(double);
     using Mode = EsPipelineLayout::SmallField;
-    const bool wanted = mode == Mode::Always ? es_small_field_shape(M_, N_)
-                        : mode == Mode::ByTable ? es_small_field_applies(M_, N_, is_double, current_compute_capability())
+    const int cc = current_compute_capability();
+    const bool wanted = mode == Mode::Always    ? es_small_field_shape(M_, N_)
+                        : mode == Mode::ByTable ? es_small_field_applies(M_, N_, is_double, cc)
                                                 : false;
     active_ = reads_field_map && wanted && prepare_small_field<T>(M_, N_);
     if (!active_) return;

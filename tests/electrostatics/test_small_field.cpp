@@ -27,7 +27,8 @@ class ScopedSmallField {
  public:
   explicit ScopedSmallField(bool on) {
     detail::EsPipelineLayout layout = detail::es_pipeline_layout();
-    layout.small_field = on ? detail::EsPipelineLayout::SmallField::Always : detail::EsPipelineLayout::SmallField::Never;
+    using Mode = detail::EsPipelineLayout::SmallField;
+    layout.small_field = on ? Mode::Always : Mode::Never;
     before_ = detail::set_es_pipeline_layout(layout);
   }
   ~ScopedSmallField() { detail::set_es_pipeline_layout(before_); }
