@@ -165,6 +165,14 @@ void bind_transforms(py::module_& m) {
       .def_property_readonly("dtype", &TransformPlan::dtype)
       .def_property_readonly("device", &TransformPlan::device)
       .def_property_readonly("cuda_2d_method", &TransformPlan::cuda_2d_method);
+  // The wisdom of measure mode (efield/transforms.hpp): Plan2D's methods and the electrostatic
+  // systems' choices, per GPU.
+  m.def("save_wisdom", &save_wisdom, py::arg("path"), py::call_guard<py::gil_scoped_release>(),
+        "Writes the current CUDA device's measured choices to `path` (raises efield.Error when it cannot)");
+  m.def("load_wisdom", &load_wisdom, py::arg("path"), py::call_guard<py::gil_scoped_release>(),
+        "Adds the choices of a file written on this kind of GPU and returns True; a file from another GPU, "
+        "corrupt or missing is ignored with a warning in the log and returns False");
+  m.def("forget_wisdom", &forget_wisdom, "Drops every measured choice of the process");
 }
 
 }  // namespace efield::python
