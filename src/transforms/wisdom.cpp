@@ -183,7 +183,12 @@ bool Wisdom::add_text(const std::string& text, const std::string& device, const 
 namespace efield {
 
 void save_wisdom(const std::string& path) {
-  const std::string device = detail::current_device_identity();
+  std::string device;
+  try {
+    device = detail::current_device_identity();
+  } catch (const Error& e) {
+    throw Error(std::string("save_wisdom: no CUDA device to name in the file (") + e.what() + ")");
+  }
   if (device.empty()) throw Error("save_wisdom: no CUDA device (wisdom is per GPU)");
   const std::string text = detail::Wisdom::process().text(device);
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
