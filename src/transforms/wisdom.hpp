@@ -1,13 +1,14 @@
 #pragma once
-// Internal: the wisdom of PlanEffort::Measure: which CUDA 2D method was fastest for a device,
-// precision, kind and shape, kept for the process and written to or read from a versioned text
+// Internal: the wisdom of measure mode: which CUDA 2D method was fastest for a device, precision,
+// kind and shape (PlanEffort::Measure), and which value of each of the CUDA electrostatic
+// system's measured choices, kept for the process and written to or read from a versioned text
 // file (save_wisdom / load_wisdom in efield/transforms.hpp):
 //   efield-wisdom 1
 //   device <current_device_identity()>
 //   plan2d <float|double> <kind> <rows> <cols> <method key> <median ms>
 //   es2d <float|double> <choice> <bins x> <bins y> <cells log2> <value> <median ms>
 // The es2d lines are the CUDA electrostatic system's own choices (ElectrostaticOptions::plan_effort;
-// kEsSystemChoices lists them and their values), per grid and power of two of the cell count.
+// es_system_choices() lists them and their values), per grid and power of two of the cell count.
 // A file is taken whole or not at all: one from another device, of another version, or with a
 // line that does not parse (an unknown kind, method, choice or value, a method that does not take
 // the shape) is ignored with a warning.
