@@ -90,3 +90,23 @@ def test_multi_field_system_takes_plan_effort(device):
     assert np.array_equal(np.asarray(a[0].grad_x.cpu() if device == "cuda" else a[0].grad_x),
                           np.asarray(b[0].grad_x.cpu() if device == "cuda" else b[0].grad_x))
     efield.forget_wisdom()
+
+
+def test_plan2d_effort(rng):
+    with pytest.raises(ValueError, match="effort must be 'estimate' or 'measure' \\(got 'hard'\\)"):
+        efield.Plan2D("dct2", 8, 8, effort="hard")
+    x = rng.standard_normal((8, 12))
+    assert np.array_equal(efield.Plan2D("dct2", 8, 12, dtype="float64", effort="measure")(x),
+                          efield.Plan2D("dct2", 8, 12, dtype="float64")(x))
+
+
+@requires_cuda
+def test_plan2d_measure_on_cuda():
+    import torch
+    efield.forget_wisdom()
+    x = torch.randn(256, 512, device="cuda")
+    measured = efield.Plan2D("idct2", 256, 512, device="cuda", effort="measure")
+    again = efield.Plan2D("idct2", 256, 512, device="cuda")  # takes the wisdom's choice
+    assert measured.cuda_2d_method == again.cuda_2d_method
+    assert torch.equal(measured(x), again(x))
+    efield.forget_wisdom()
