@@ -110,3 +110,20 @@ def test_plan2d_measure_on_cuda():
     assert measured.cuda_2d_method == again.cuda_2d_method
     assert torch.equal(measured(x), again(x))
     efield.forget_wisdom()
+
+
+@pytest.mark.parametrize("device", ["cpu", pytest.param("cuda", marks=requires_cuda)])
+def test_torch_op_takes_plan_effort(device, rng):
+    torch = pytest.importorskip("torch")
+    from efield.torch import ElectricPotential
+    nm, nt, bins, side = 40, 2, 16, 160.0
+    w, h = rng.uniform(2.0, 20.0, nm + nt), rng.uniform(2.0, 20.0, nm + nt)
+    pos = torch.tensor(np.concatenate([rng.uniform(0, side - w), rng.uniform(0, side - h)]), device=device)
+    with pytest.raises(ValueError, match="plan_effort must be 'estimate' or 'measure'"):
+        ElectricPotential(w, h, 0.0, 0.0, side, side, bins, bins, nm, nt, 0, 0.9, pos=pos, plan_effort="slow")
+    efield.forget_wisdom()
+    a = ElectricPotential(w, h, 0.0, 0.0, side, side, bins, bins, nm, nt, 0, 0.9, pos=pos)
+    b = ElectricPotential(w, h, 0.0, 0.0, side, side, bins, bins, nm, nt, 0, 0.9, pos=pos, plan_effort="measure",
+                          asynchronous=device == "cuda")
+    assert a(pos).item() == b(pos).item()
+    efield.forget_wisdom()
