@@ -117,8 +117,10 @@ bool prepare_small_field(int M, int N) {
   EFIELD_CUDA_CHECK(cudaFuncGetAttributes(&attributes, small_field<T>));
   const std::size_t dynamic = small_field_shared_bytes<T>(M, N);
   if (attributes.sharedSizeBytes + dynamic > static_cast<std::size_t>(optin)) return false;
-  EFIELD_CUDA_CHECK(
-      cudaFuncSetAttribute(small_field<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(dynamic)));
+  // The most the device allows, not this grid's size: the attribute belongs to the kernel, shared
+  // by every system of the process (a smaller grid's system must not shrink a larger one's).
+  const int most = optin - static_cast<int>(attributes.sharedSizeBytes);
+  EFIELD_CUDA_CHECK(cudaFuncSetAttribute(small_field<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, most));
   return true;
 }
 

@@ -41,7 +41,7 @@ std::size_t small_field_shared_bytes(int M, int N) {
 }
 
 // Whether the kernel fits the current device for an M x N grid (its static and dynamic shared
-// memory); if so, lets it take that much (once, at construction).
+// memory); if so, lets it take up to the device's limit (at construction).
 template <typename T>
 bool prepare_small_field(int M, int N);
 // One block of kEsSmallFieldThreads; overlap: launched with programmatic dependent launch.

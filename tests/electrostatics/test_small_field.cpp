@@ -70,13 +70,14 @@ struct Grid {
 };
 // Grids the one-block kernel takes (power-of-two sides; 128 x 128 in float only: shared memory).
 const Grid kSmallGrids[] = {{4, 4}, {16, 16}, {32, 128}, {64, 64}, {4, 64}, {64, 8}};
-// Grids it leaves to the general path: odd, prime, even but not powers of two, too small a side,
-// more than shared memory holds.
-const Grid kOtherGrids[] = {{17, 24}, {15, 9}, {13, 13}, {31, 16}, {64, 48}, {2, 16}, {256, 256}};
+// Grids it leaves to the general path: odd, prime, even but not powers of two, more than shared
+// memory holds.
+const Grid kOtherGrids[] = {{17, 24}, {15, 9}, {13, 13}, {31, 16}, {64, 48}, {8, 12}, {256, 256}};
 
 // The table never takes a grid the kernel cannot, and never more bins in double than in float.
 TEST(SmallFieldPolicy, TableTakesOnlyGridsTheKernelCan) {
   for (const Grid g : kSmallGrids) EXPECT_TRUE(detail::es_small_field_shape(g.M, g.N)) << grid_name(g.M, g.N);
+  EXPECT_FALSE(detail::es_small_field_shape(2, 16));  // a side below kEsSmallFieldMinSide
   for (const Grid g : kOtherGrids) {
     if (g.M * g.N > 128 * 128) continue;  // a power-of-two shape, refused for its shared memory
     EXPECT_FALSE(detail::es_small_field_shape(g.M, g.N)) << grid_name(g.M, g.N);
@@ -100,6 +101,19 @@ TEST(SmallFieldCuda, MatchesTheReference) {
       expect_matches_reference(run_with<double>(d, Precision::Double, true), ref, 1e-10,
                                grid_name(g.M, g.N) + " double");
   }
+}
+
+// A large grid's system still runs after a small grid's was made (the kernel's shared-memory
+// limit is the kernel's, shared by both).
+TEST(SmallFieldCuda, SystemsOfDifferentSizesSideBySide) {
+  EFIELD_REQUIRE_GPU();
+  const TestDesign large = make_random_design(grid_spec(128, 128), next_seed());
+  const TestDesign small = make_random_design(grid_spec(16, 16), next_seed());
+  const ScopedSmallField on(true);
+  ElectrostaticSystem a(with(large.options, Backend::Cuda, Precision::Float), large.movable, large.fillers, large.fixed);
+  ElectrostaticSystem b(with(small.options, Backend::Cuda, Precision::Float), small.movable, small.fillers, small.fixed);
+  expect_matches_reference(run_device<float>(a, large), reference_of(large), 1e-4, "128x128 after 16x16 was made");
+  expect_matches_reference(run_device<float>(b, small), reference_of(small), 1e-4, "16x16");
 }
 
 // The same density stage: the same density map and max density; the rest to rounding.
