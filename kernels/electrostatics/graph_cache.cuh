@@ -47,7 +47,8 @@ class GraphExec {
   bool ready() const { return exec_ != nullptr; }
   void launch(cudaStream_t stream) { EFIELD_CUDA_CHECK(cudaGraphLaunch(exec_, stream)); }
 
-  // The kernel node of `kernel` (none: nullptr) and its captured parameters.
+  // The kernel node of `kernel` (none: nullptr) and its captured parameters. Nodes whose
+  // parameters the runtime does not hand out (kernels of other libraries, e.g. cuFFT's) are skipped.
   cudaGraphNode_t find_kernel_node(const void* kernel, cudaKernelNodeParams* params) const {
     std::size_t count = 0;
     EFIELD_CUDA_CHECK(cudaGraphGetNodes(graph_, nullptr, &count));
@@ -57,7 +58,10 @@ class GraphExec {
       cudaGraphNodeType type;
       EFIELD_CUDA_CHECK(cudaGraphNodeGetType(node, &type));
       if (type != cudaGraphNodeTypeKernel) continue;
-      EFIELD_CUDA_CHECK(cudaGraphKernelNodeGetParams(node, params));
+      if (cudaGraphKernelNodeGetParams(node, params) != cudaSuccess) {
+        (void)cudaGetLastError();  // not sticky: clears the error this query left
+        continue;
+      }
       if (params->func == kernel) return node;
     }
     return nullptr;

@@ -54,8 +54,9 @@ constexpr EsLaunchRow es_launch_row(int compute_capability) {
 // where the general path takes six to eight (cuFFT's, the spectral kernel, field_tiles, finalize),
 // which is what a small design's evaluate waits on. Per architecture: the most bins (sides powers
 // of two, at least kEsSmallFieldMinSide) a grid may have to take it, per precision; 0 = never.
-// Beyond it the general path's many blocks win over one block's FFT (bench_ispd/results/
-// electrostatics.md, "Issue 41: small designs"). The device's shared memory per block bounds it too.
+// Beyond it the general path's many blocks win over one block's FFT; `bench_electrostatics
+// --only ibm01 --paths` times both (bench_ispd/results/electrostatics.md, "Issue 41: small
+// designs"). The device's shared memory per block bounds it too.
 struct EsSmallFieldRow {
   int min_cc;  // inclusive
   int max_cc;
@@ -63,10 +64,11 @@ struct EsSmallFieldRow {
   std::int64_t max_bins_double;
 };
 inline constexpr EsSmallFieldRow kEsSmallFieldRows[] = {
-    // sm_90 (H100, H200), measured.
-    {90, 99, 128 * 128, 64 * 64},
+    // sm_90 (H100): the kernel's first form (radix-2 steps) lost to the general path at 64 x 64
+    // and 128 x 128; its radix-4 form is not measured yet. Until it is: never.
+    {90, 99, 0, 0},
     // Every other GPU: sm_90's values until measured there.
-    {0, 1 << 30, 128 * 128, 64 * 64},
+    {0, 1 << 30, 0, 0},
 };
 inline constexpr int kEsSmallFieldMinSide = 4;
 inline constexpr int kEsSmallFieldThreads = 1024;  // the block (its FFT stages have M N / 2 butterflies)
