@@ -98,7 +98,9 @@ class GraphCache {
     GraphExec& graph = on_device ? device_[b][acc] : host_[b];
     WeightNode& w = on_device ? device_weight_[b][acc] : host_weight_[b];
     Pointers& captured_for = device_pointers_[b][acc];
-    if (!graph.ready() || (on_device && !(pointers == captured_for))) {
+    // A graph whose weight node was not found (never expected) is captured again for a new weight.
+    const bool stale_weight = w.node == nullptr && !(w.value == weight);
+    if (!graph.ready() || (on_device && !(pointers == captured_for)) || stale_weight) {
       graph.capture(stream, [&] { enqueue(weight); });
       if (on_device) captured_for = pointers;
       w.node = graph.find_kernel_node(set_weight_kernel<T>(), &w.params);
