@@ -191,19 +191,19 @@ TEST(SmallFieldCuda, AsyncAgreesWithTheGeneralPath) {
 }
 
 // evaluate_async with accumulate adds exactly what a writing call with the same weight writes;
-// the weight scales the gradient (a new weight each call: the graph's weight node changed in
-// place); two async runs give the same bits; async agrees with evaluate.
-TEST(SmallFieldCuda, AsyncAccumulateAndWeight) {
-  EFIELD_REQUIRE_GPU();
+// the weight scales the gradient (the same arrays, a new weight each call: the graph's weight node
+// changed in place); two async runs give the same bits; async agrees with evaluate. Both paths.
+void check_async_accumulate_and_weight(bool small_field) {
   const TestDesign d = make_random_design(grid_spec(64, 64), next_seed());
-  const ScopedSmallField small(true);
+  const ScopedSmallField small(small_field);
   ElectrostaticSystem es(with(d.options, Backend::Cuda, Precision::Float), d.movable, d.fillers, d.fixed);
   const std::size_t n = static_cast<std::size_t>(d.array_size);
-  DeviceArray<float> x(d.array<float>(d.cx)), y(d.array<float>(d.cy));
+  DeviceArray<float> x(d.array<float>(d.cx)), y(d.array<float>(d.cy)), gx(n), gy(n);
   std::vector<float> g0(n);
   for (std::size_t i = 0; i < n; ++i) g0[i] = 0.25f * static_cast<float>(i % 17) - 2.0f;
   const auto async_run = [&](const std::vector<float>& start, double weight, bool accumulate, EvaluateResult* r) {
-    DeviceArray<float> gx(start), gy(start);
+    gx.upload(start);
+    gy.upload(start);
     EvaluateOptions eo;
     eo.weight = weight;
     eo.accumulate = accumulate;
@@ -240,6 +240,15 @@ TEST(SmallFieldCuda, AsyncAccumulateAndWeight) {
   EXPECT_LE(relative_l2(d.per_cell(bx.download()), d.per_cell(unweighted.first)), 1e-5);
   expect_matches_reference(collect_output(es, d, blocking, bx.download(), by.download()), reference_of(d), 1e-4,
                            "blocking after async");
+}
+
+TEST(SmallFieldCuda, AsyncAccumulateAndWeight) {
+  EFIELD_REQUIRE_GPU();
+  check_async_accumulate_and_weight(true);
+}
+TEST(SmallFieldCuda, GeneralPathAsyncAccumulateAndWeight) {
+  EFIELD_REQUIRE_GPU();
+  check_async_accumulate_and_weight(false);
 }
 
 // A pile-up (exact float bins flagged, the evaluate runs again with the movable cells in 64-bit
