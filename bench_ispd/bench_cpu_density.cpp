@@ -176,9 +176,9 @@ void plain_scatter(const detail::CellGeometry<T>& g, const T* x, const T* y, con
   for (std::int64_t c = 0; c < g.num_cells; ++c) {
     const detail::Footprint<T> f = detail::cell_footprint(g, c, x[c], y[c], w[c], h[c]);
     for (int m = f.m0; m <= f.m1; ++m) {
-      const T cx = f.charge * detail::bin_overlap(f.x0, f.x1, m, g.bx);
+      const T cx = f.charge * detail::overlap_in_bin(f.x0, f.w, m, g.bx);
       T* row = map + static_cast<std::size_t>(m) * g.N;
-      for (int n = f.n0; n <= f.n1; ++n) row[n] += cx * detail::bin_overlap(f.y0, f.y1, n, g.by);
+      for (int n = f.n0; n <= f.n1; ++n) row[n] += cx * detail::overlap_in_bin(f.y0, f.h, n, g.by);
     }
   }
 }
@@ -189,10 +189,10 @@ void plain_gather(const detail::CellGeometry<T>& g, const T* x, const T* y, cons
     const detail::Footprint<T> f = detail::cell_footprint(g, c, x[c], y[c], w[c], h[c]);
     T sx = 0, sy = 0;
     for (int m = f.m0; m <= f.m1; ++m) {
-      const T cx = f.charge * detail::bin_overlap(f.x0, f.x1, m, g.bx);
+      const T cx = f.charge * detail::overlap_in_bin(f.x0, f.w, m, g.bx);
       const std::size_t row = static_cast<std::size_t>(m) * g.N;
       for (int n = f.n0; n <= f.n1; ++n) {
-        const T wgt = cx * detail::bin_overlap(f.y0, f.y1, n, g.by);
+        const T wgt = cx * detail::overlap_in_bin(f.y0, f.h, n, g.by);
         sx += wgt * ex[row + n];
         sy += wgt * ey[row + n];
       }

@@ -49,6 +49,7 @@ EFIELD_HD std::int64_t permuted_index(int m, int n, int M, int N) {
 template <typename T>
 struct Footprint {
   T x0, x1, y0, y1;  // stretched footprint relative to the region origin
+  T w, h;            // its size (x1 - x0 and y1 - y0 before rounding): the overlaps take these
   T charge;          // r
   int m0, m1, n0, n1;  // bin range, clamped to the grid
 };
@@ -61,6 +62,8 @@ EFIELD_HD Footprint<T> stretched_footprint(const CellGeometry<T>& g, const Stret
   f.x1 = s.x + s.w;
   f.y0 = s.y;
   f.y1 = s.y + s.h;
+  f.w = s.w;
+  f.h = s.h;
   f.charge = s.charge;
   bin_range(f.x0, f.x1, g.inv_bx, g.M, &f.m0, &f.m1);
   bin_range(f.y0, f.y1, g.inv_by, g.N, &f.n0, &f.n1);
@@ -83,7 +86,7 @@ EFIELD_HD Footprint<T> cell_footprint(const CellGeometry<T>& g, std::int64_t c, 
 // r * ox(m) * oy(n): the cell's charge in bin (m, n), in area units (docs/math.md 2.3).
 template <typename T>
 EFIELD_HD T footprint_weight(const Footprint<T>& f, const CellGeometry<T>& g, int m, int n) {
-  return f.charge * bin_overlap(f.x0, f.x1, m, g.bx) * bin_overlap(f.y0, f.y1, n, g.by);
+  return f.charge * overlap_in_bin(f.x0, f.w, m, g.bx) * overlap_in_bin(f.y0, f.h, n, g.by);
 }
 
 // True when the footprint lies wholly outside the grid: every weight is then exactly 0, and
@@ -133,12 +136,12 @@ EFIELD_HD void exact_footprint_gradient(const Footprint<T>& f, const CellGeometr
   const int bottom = edge_bin(f.y0, g.inv_by, g.N), top = edge_bin(f.y1, g.inv_by, g.N);
   T sx = 0, sy = 0;
   for (int n = f.n0; n <= f.n1; ++n) {
-    const T oy = bin_overlap(f.y0, f.y1, n, g.by);
+    const T oy = overlap_in_bin(f.y0, f.h, n, g.by);
     const T edges = (right >= 0 ? phi(right, n) : T(0)) - (left >= 0 ? phi(left, n) : T(0));
     sx += oy * edges;
   }
   for (int m = f.m0; m <= f.m1; ++m) {
-    const T ox = bin_overlap(f.x0, f.x1, m, g.bx);
+    const T ox = overlap_in_bin(f.x0, f.w, m, g.bx);
     const T edges = (top >= 0 ? phi(m, top) : T(0)) - (bottom >= 0 ? phi(m, bottom) : T(0));
     sy += ox * edges;
   }
@@ -175,8 +178,8 @@ EFIELD_HD SmallFootprint<T> small_footprint(const Footprint<T>& f, const CellGeo
   SmallFootprint<T> s;
   s.charge = f.charge;
   for (int k = 0; k < 3; ++k) {
-    s.ox[k] = f.m0 + k <= f.m1 ? bin_overlap(f.x0, f.x1, f.m0 + k, g.bx) : T(0);
-    s.oy[k] = f.n0 + k <= f.n1 ? bin_overlap(f.y0, f.y1, f.n0 + k, g.by) : T(0);
+    s.ox[k] = f.m0 + k <= f.m1 ? overlap_in_bin(f.x0, f.w, f.m0 + k, g.bx) : T(0);
+    s.oy[k] = f.n0 + k <= f.n1 ? overlap_in_bin(f.y0, f.h, f.n0 + k, g.by) : T(0);
   }
   return s;
 }

@@ -178,9 +178,9 @@ std::vector<double> compute_fixed_map(const ElectrostaticDesign& d) {
     bin_range(x0, x1, 1.0 / d.bx, M, &m0, &m1);
     bin_range(y0, y1, 1.0 / d.by, N, &n0, &n1);
     for (int m = m0; m <= m1; ++m) {
-      const double ox = bin_overlap(x0, x1, m, d.bx);
+      const double ox = overlap_in_bin(x0, f.widths[i], m, d.bx);
       if (ox <= 0) continue;
-      for (int n = n0; n <= n1; ++n) F[static_cast<size_t>(m) * N + n] += ox * bin_overlap(y0, y1, n, d.by);
+      for (int n = n0; n <= n1; ++n) F[static_cast<size_t>(m) * N + n] += ox * overlap_in_bin(y0, f.heights[i], n, d.by);
     }
   }
   const double cap = d.bx * d.by, td = d.options.target_density;

@@ -177,9 +177,14 @@ std::vector<double> compute_fixed_map3d(const Design3D& d) {
   const FixedCells3D& f = d.fixed;
   for (std::size_t i = 0; i < f.widths.size(); ++i) {
     // Unstretched, exact overlap (docs/math.md 4.2); the part outside the region is dropped.
-    const AxisSpan<double> sx{f.x[i] - d.options.xl, f.x[i] - d.options.xl + f.widths[i], 0, 0};
-    const AxisSpan<double> sy{f.y[i] - d.options.yl, f.y[i] - d.options.yl + f.heights[i], 0, 0};
-    const AxisSpan<double> sz{f.z[i] - d.options.zl, f.z[i] - d.options.zl + f.depths[i], 0, 0};
+    const auto span = [](double lo, double size) {
+      AxisSpan<double> a;
+      a.lo = lo, a.hi = lo + size, a.size = size, a.first = 0, a.last = 0;
+      return a;
+    };
+    const AxisSpan<double> sx = span(f.x[i] - d.options.xl, f.widths[i]);
+    const AxisSpan<double> sy = span(f.y[i] - d.options.yl, f.heights[i]);
+    const AxisSpan<double> sz = span(f.z[i] - d.options.zl, f.depths[i]);
     Footprint3D<double> fp{sx, sy, sz, 1.0};
     bin_range(sx.lo, sx.hi, 1.0 / d.bx, M, &fp.x.first, &fp.x.last);
     bin_range(sy.lo, sy.hi, 1.0 / d.by, N, &fp.y.first, &fp.y.last);

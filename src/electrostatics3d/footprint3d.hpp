@@ -2,7 +2,7 @@
 // A cell's stretched cuboid in the 3D grid (docs/math.md 4.1-4.2, 4.9-4.10), shared by the CPU
 // loops and the CUDA kernels: rasterize and gather take their footprints from here, so the
 // gradient reads exactly the bins the density was written to. Every per-axis formula is the 2D
-// one (math/density.hpp: stretch_axis, bin_range, bin_overlap; cell_layout.hpp: edge_bin).
+// one (math/density.hpp: stretch_axis, bin_range, overlap_in_bin; cell_layout.hpp: edge_bin).
 #include <cstdint>
 
 #include "electrostatics/cell_layout.hpp"
@@ -30,6 +30,7 @@ struct Grid3D {
 template <typename T>
 struct AxisSpan {
   T lo, hi;           // stretched extent relative to the region's lower corner
+  T size;             // hi - lo before rounding: the overlaps take lo and size (overlap_in_bin)
   int first, last;    // bins touched, clamped to the grid
 };
 
@@ -39,6 +40,7 @@ EFIELD_HD AxisSpan<T> axis_span(T rel, T size, T min_size, T inv_b, int count) {
   AxisSpan<T> a;
   a.lo = s.lo;
   a.hi = s.lo + s.size;
+  a.size = s.size;
   bin_range(a.lo, a.hi, inv_b, count, &a.first, &a.last);
   return a;
 }
@@ -70,7 +72,7 @@ EFIELD_HD Footprint3D<T> cell_footprint3d(const Grid3D<T>& g, std::int64_t c, T 
 // Overlap of one axis' span with bin k of size b (docs/math.md 4.2).
 template <typename T>
 EFIELD_HD T axis_overlap(const AxisSpan<T>& a, int k, T b) {
-  return bin_overlap(a.lo, a.hi, k, b);
+  return overlap_in_bin(a.lo, a.size, k, b);
 }
 
 // The part of [lo, hi) inside [0, extent).

@@ -3,7 +3,7 @@
 // loops and the CUDA kernels. Coordinates are relative to the region's lower-left corner.
 //
 // NaN and Inf never produce an out-of-range bin: bin_range() clamps a NaN bin to the last one and
-// bin_overlap() turns a NaN overlap into 0, so such a cell contributes nothing. Both are written
+// overlap_in_bin() turns a NaN overlap into 0, so such a cell contributes nothing. Both are written
 // as comparisons (false for NaN), which compile to min/max instructions: fmin and fmax are
 // library calls in an x86-64 build, and were a quarter of the CPU rasterize's instructions.
 #include <cmath>
@@ -63,13 +63,20 @@ EFIELD_HD T positive_part(T v) {
   return v > T(0) ? v : T(0);
 }
 
-// docs/math.md 2.2: length of [lo, hi) inside bin m of width b (bins start at 0).
+// docs/math.md 2.2: length of [lo, lo + size) inside bin m of width b (bins start at 0).
+// Taken relative to the bin: d = lo - m b is exact near the bin (the two are within a factor 2 of
+// each other), and the footprint's end d + size is rounded at the magnitude of a bin. The end
+// lo + size itself is never formed: at coordinates far larger than a bin, float rounds it by up to
+// half an ulp of the coordinate, and that error is the same for every cell of one size in one
+// binade of lo, a smooth bias of the charge by region that the energy and the fields weigh most
+// (docs/performance.md, "Float32 accuracy").
 template <typename T>
-EFIELD_HD T bin_overlap(T lo, T hi, int m, T b) {
-  const T bin_lo = static_cast<T>(m) * b;
-  const T bin_hi = static_cast<T>(m + 1) * b;
-  const T o = (hi < bin_hi ? hi : bin_hi) - (lo > bin_lo ? lo : bin_lo);
-  return positive_part(o);  // a NaN overlap becomes 0
+EFIELD_HD T overlap_in_bin(T lo, T size, int m, T b) {
+  const T d = lo - static_cast<T>(m) * b;  // where the footprint starts, relative to the bin
+  const T e = d + size;                    // where it ends
+  // min(b, e) - max(d, 0); a NaN d or e makes o NaN (the comparisons are false), and so 0.
+  const T o = (b < e ? b : e) - (d > T(0) ? d : T(0));
+  return positive_part(o);
 }
 
 // fmax(0, fmin(top, v)) for top >= 0: v clamped to [0, top], a NaN v becoming top.
@@ -79,7 +86,7 @@ EFIELD_HD T clamp_to_bins(T v, T top) {
 }
 
 // First and last bin touched by [lo, hi), clamped to [0, count-1]; parts outside the region are
-// dropped by bin_overlap() returning 0 there. Robust to NaN/Inf (see the file comment).
+// dropped by overlap_in_bin() returning 0 there. Robust to NaN/Inf (see the file comment).
 // floor(v) clamped to [0, top] is v clamped to [0, top] and then truncated (the conversion to
 // int): the same integer for every v, without floor (a dozen instructions on x86-64 without
 // SSE4.1).
