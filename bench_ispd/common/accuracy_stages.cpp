@@ -24,6 +24,8 @@ detail::CellGeometry<T> geometry(const StandInDesign& d, const ElectrostaticOpti
   g.N = o.num_bins_y;
   g.bx = static_cast<T>(bx);
   g.by = static_cast<T>(by);
+  g.wx = detail::split_bin_width(g.bx, g.M);
+  g.wy = detail::split_bin_width(g.by, g.N);
   g.inv_bx = static_cast<T>(1.0 / bx);
   g.inv_by = static_cast<T>(1.0 / by);
   g.min_w = static_cast<T>(std::sqrt(2.0) * bx);
