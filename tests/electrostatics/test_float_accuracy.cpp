@@ -1,7 +1,7 @@
 // The float system against the double one on the same float positions, at a grid where float's
 // rounding of coordinates matters: 256 x 256 bins, 60,000 cells and fillers, coordinates up to
 // 256 bins (docs/performance.md, "Float32 accuracy"). With each footprint's start, end and bin
-// edges rounded at the magnitude of the coordinate (the overlaps before overlap_in_bin) the CPU's
+// edges rounded at the magnitude of the coordinate (the overlaps before side_start) the CPU's
 // float system was off by 1.9e-6 in the energy and 1.4e-5 in the fields and the gradient here; it
 // now reaches 2.4e-7, 3.2e-7 and 3.2e-7 (density map 1.0e-7 of its fluctuation: 2.0e-6 with only
 // the footprint's end taken relative to the bin), and the CPU bounds sit a little above that.
