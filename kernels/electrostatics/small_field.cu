@@ -1,6 +1,7 @@
 // The one-block field kernel of small grids (small_field.cuh): the whole spectral part of an
-// evaluate in shared memory, so that a small design's evaluate is three launches (rasterize, the
-// density pass, this) and the gather. Every sum runs in a fixed order: bitwise reproducible.
+// evaluate in shared memory, so that a small design's evaluate is rasterize, the density pass
+// (with 64-bit bins in two maps taken here too), this kernel and the gather. Every sum runs in a
+// fixed order: bitwise reproducible.
 #include <cub/block/block_reduce.cuh>
 
 #include "common/cuda_check.cuh"
