@@ -200,7 +200,8 @@ int main(int argc, char** argv) {
   double pile_side = 0.01;
   app.add_option("--markdown", markdown, "also write the tables to FILE")->type_name("FILE");
   app.add_option("--reps", reps, "timed evaluates per design")->check(efield::bench::at_least(50))->capture_default_str();
-  app.add_option("--only", only, "run one design only")->check(CLI::IsMember({"adaptec1", "bigblue4", "ibm01", "ibm05"}));
+  app.add_option("--only", only, "run one design only")
+      ->check(CLI::IsMember({"adaptec1", "bigblue4", "ibm01", "ibm05"}));
   app.add_flag("--no-cpu", no_cpu, "skip the CPU backend reference");
   CLI::Option* sorted_opt =
       app.add_flag("--sorted", sorted, "positions in spatial order (cells adjacent in index order are adjacent)");

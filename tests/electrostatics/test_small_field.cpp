@@ -8,6 +8,7 @@
 // rounding. GPU tests skip without a device; the table's test runs everywhere.
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -110,10 +111,13 @@ TEST(SmallFieldCuda, SystemsOfDifferentSizesSideBySide) {
   const TestDesign large = make_random_design(grid_spec(128, 128), next_seed());
   const TestDesign small = make_random_design(grid_spec(16, 16), next_seed());
   const ScopedSmallField on(true);
-  ElectrostaticSystem a(with(large.options, Backend::Cuda, Precision::Float), large.movable, large.fillers, large.fixed);
-  ElectrostaticSystem b(with(small.options, Backend::Cuda, Precision::Float), small.movable, small.fillers, small.fixed);
-  expect_matches_reference(run_device<float>(a, large), reference_of(large), 1e-4, "128x128 after 16x16 was made");
-  expect_matches_reference(run_device<float>(b, small), reference_of(small), 1e-4, "16x16");
+  const auto system = [](const TestDesign& d) {
+    return std::make_unique<ElectrostaticSystem>(with(d.options, Backend::Cuda, Precision::Float), d.movable,
+                                                 d.fillers, d.fixed);
+  };
+  const std::unique_ptr<ElectrostaticSystem> a = system(large), b = system(small);
+  expect_matches_reference(run_device<float>(*a, large), reference_of(large), 1e-4, "128x128 after 16x16 was made");
+  expect_matches_reference(run_device<float>(*b, small), reference_of(small), 1e-4, "16x16");
 }
 
 // The same density stage: the same density map and max density; the rest to rounding.
