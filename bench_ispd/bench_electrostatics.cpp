@@ -13,12 +13,7 @@
 // --nondeterministic sets deterministic = false.
 // --layouts also times the CUDA pipeline's accumulation layouts (64-bit bins in one map or in two,
 // and the default) side by side in the same process, through the test and benchmark hook of
-// src/electrostatics/pipeline_layout.hpp, and the candidates of issue 41's accumulation (the
-// exact float maps as tiles of atomics, or summed per block in shared windows over the cells in
-// bin order; the gather in that order too; the order sorted once or at every evaluate).
-// --jitter J (with --layouts): each layout's system evaluates once at the design's positions
-// (where the windows sort the cells), then is timed with every cell moved by up to J bins on each
-// axis: an order that a placer's moves have made stale. See --help.
+// src/electrostatics/pipeline_layout.hpp. See --help.
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
@@ -26,7 +21,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -51,32 +45,11 @@ struct NamedLayout {
   const char* name;
   efield::detail::EsPipelineLayout layout;
 };
-using Spread = efield::detail::EsPipelineLayout::Spread;
-using Maps = efield::detail::EsPipelineLayout::Maps;
 const NamedLayout kLayouts[] = {
     {"default", {}},
-    {"64-bit bins, one map", {Maps::One, true}},
-    {"64-bit bins, two maps", {Maps::Two, true}},
-    {"exact float maps: tiles of atomics", {Maps::BySize, false, Spread::Tiles}},
-    {"windows in bin order, sorted at the first evaluate only", {Maps::BySize, false, Spread::Windows, -1}},
-    {"windows + gather in bin order, sorted at the first only", {Maps::BySize, false, Spread::WindowsBinOrderGather, -1}},
-    {"windows, sorted every evaluate", {Maps::BySize, false, Spread::Windows, 1}},
-    {"windows + gather in bin order, sorted every evaluate", {Maps::BySize, false, Spread::WindowsBinOrderGather, 1}},
+    {"64-bit bins, one map", {efield::detail::EsPipelineLayout::Maps::One, true}},
+    {"64-bit bins, two maps", {efield::detail::EsPipelineLayout::Maps::Two, true}},
 };
-
-// The positions with every cell moved by up to `bins` bins on each axis (uniform), kept in the region.
-void jitter_positions(const StandInDesign& d, double bins, std::vector<float>* x, std::vector<float>* y) {
-  std::mt19937_64 gen(41);
-  std::uniform_real_distribution<double> u(-bins, bins);
-  const double bx = d.W / d.bins, by = d.H / d.bins;
-  const size_t nm = d.movable.widths.size();
-  for (size_t c = 0; c < x->size(); ++c) {
-    const double w = c < nm ? d.movable.widths[c] : d.fillers.widths[c - nm];
-    const double h = c < nm ? d.movable.heights[c] : d.fillers.heights[c - nm];
-    (*x)[c] = static_cast<float>(std::clamp((*x)[c] + u(gen) * bx, 0.0, std::max(0.0, d.W - w)));
-    (*y)[c] = static_cast<float>(std::clamp((*y)[c] + u(gen) * by, 0.0, std::max(0.0, d.H - h)));
-  }
-}
 
 struct LayoutRow {
   const char* layout = "";
@@ -102,7 +75,7 @@ void check(cudaError_t e) {
   if (e != cudaSuccess) throw efield::Error(std::string("bench_electrostatics: ") + cudaGetErrorString(e));
 }
 
-Row run(const StandInDesign& d, int reps, bool with_cpu, bool layouts, bool deterministic, double jitter) {
+Row run(const StandInDesign& d, int reps, bool with_cpu, bool layouts, bool deterministic) {
   efield::ElectrostaticOptions o = efield::bench::stand_in_options(d);
   o.deterministic = deterministic;
   cudaStream_t stream;
@@ -140,19 +113,8 @@ Row run(const StandInDesign& d, int reps, bool with_cpu, bool layouts, bool dete
       lr.layout = l.name;
       {
         efield::ElectrostaticSystem es(o, d.movable, d.fillers, d.fixed);
-        if (jitter > 0) {  // the first evaluate (and sort) here, the timed ones at moved positions
-          es.evaluate(x, y, gx, gy);
-          std::vector<float> jx = d.x, jy = d.y;
-          jitter_positions(d, jitter, &jx, &jy);
-          check(cudaMemcpy(x, jx.data(), nc * sizeof(float), cudaMemcpyHostToDevice));
-          check(cudaMemcpy(y, jy.data(), nc * sizeof(float), cudaMemcpyHostToDevice));
-        }
         lr.graph = efield::bench::time_cuda([&] { lr.result = es.evaluate(x, y, gx, gy); }, stream, t);
         lr.stages = es.profile_stages(x, y, gx, gy, reps);
-        if (jitter > 0) {
-          check(cudaMemcpy(x, d.x.data(), nc * sizeof(float), cudaMemcpyHostToDevice));
-          check(cudaMemcpy(y, d.y.data(), nc * sizeof(float), cudaMemcpyHostToDevice));
-        }
       }
       efield::detail::set_es_pipeline_layout(before);
       row.layouts.push_back(lr);
@@ -186,7 +148,7 @@ int main(int argc, char** argv) {
   int reps = 100;
   bool no_cpu = false, sorted = false, piled = false, nondeterministic = false;
   bool layouts = false;
-  double pile_side = 0.01, jitter = 0;
+  double pile_side = 0.01;
   app.add_option("--markdown", markdown, "also write the tables to FILE")->type_name("FILE");
   app.add_option("--reps", reps, "timed evaluates per design")->check(efield::bench::at_least(50))->capture_default_str();
   app.add_option("--only", only, "run one design only")->check(CLI::IsMember({"adaptec1", "bigblue4"}));
@@ -202,10 +164,6 @@ int main(int argc, char** argv) {
   app.add_flag("--layouts", layouts,
                "also time each accumulation layout of the CUDA pipeline (64-bit bins in one map or two, and the "
                "default) side by side");
-  app.add_option("--jitter", jitter,
-                 "with --layouts: time each layout with the cells moved by up to this many bins from where its "
-                 "first evaluate saw them (a stale bin order)")
-      ->check(CLI::Range(0.0, 1000.0));
   CLI11_PARSE(app, argc, argv);
   const bool with_cpu = !no_cpu, deterministic = !nondeterministic;
   const StandInPlacement placement = sorted ? StandInPlacement::Sorted
@@ -223,10 +181,10 @@ int main(int argc, char** argv) {
   try {
     if (only.empty() || only == "adaptec1")
       rows.push_back(run(efield::bench::make_ispd_stand_in("adaptec1", placement, pile_side), reps, with_cpu, layouts,
-                         deterministic, jitter));
+                         deterministic));
     if (only.empty() || only == "bigblue4")
       rows.push_back(run(efield::bench::make_ispd_stand_in("bigblue4", placement, pile_side), reps, with_cpu, layouts,
-                         deterministic, jitter));
+                         deterministic));
   } catch (const std::exception& e) {
     std::fprintf(stderr, "bench_electrostatics: %s\n", e.what());
     return 1;
@@ -270,16 +228,10 @@ int main(int argc, char** argv) {
   }
   if (layouts) {
     md += "\nAccumulation layouts (src/electrostatics/pipeline_layout.hpp: the default, 64-bit bins in one map or "
-          "in two; issue 41's accumulation candidates; evaluate = graph replay, stages as above):\n\n"
+          "in two; evaluate = graph replay, stages as above):\n\n"
           "| design | layout | evaluate ms | rasterize + density | forward FFT | spectral | inverse FFT | gather (+ "
           "field tiles, finalize) | energy | overflow | max density |\n"
           "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n";
-    if (jitter > 0) {
-      std::snprintf(buf, sizeof buf,
-                    "(each layout timed with every cell moved by up to %g bins per axis from where its system's "
-                    "first evaluate saw it)\n\n", jitter);
-      md.insert(md.rfind("| design | layout"), buf);
-    }
     for (const Row& r : rows)
       for (const LayoutRow& v : r.layouts) {
         std::snprintf(buf, sizeof buf, "| %s | %s | %.4f | %.4f | %.4f | %.4f | %.4f | %.4f | %.8g | %.6f | %.5f |\n",

@@ -21,8 +21,6 @@ struct CellArrays {
   T* grad_x = nullptr;
   T* grad_y = nullptr;
   std::int64_t filler_offset = 0;
-  // Bins::Windows: the cells (movable, then fillers) in bin order (cell_order.cuh), else nullptr.
-  const int* order = nullptr;
 };
 
 template <typename T>

@@ -5,8 +5,7 @@
 // run's rerun flag. It owns the accumulators of one map, the fixed map in each layout its density
 // passes read, and those partials; the cells come from a CellTable. Kernels: rasterize.cu.
 //   Float maps (exact or plain atomics): all cells -> movable and filler float maps ->
-//     density_float (partials and rho in one pass); Bins::Windows the same from the cells in bin
-//     order (CellArrays::order), summed per block in shared windows.
+//     density_float (partials and rho in one pass).
 //   Piled: movable cells -> 64-bit tiles, fillers -> the filler float map -> density_float.
 //   64-bit bins, two maps: all cells -> density_combined; one map: movable cells ->
 //     movable_stats -> fillers -> density_finish.
@@ -96,9 +95,8 @@ class DensityStage {
         return;
       }
     }
-    const bool windows = bins == Bins::Windows;  // the float maps from the cells in bin order
-    const bool floats = bins == Bins::Float || bins == Bins::FloatAtomics || windows;
-    const bool exact = bins == Bins::Float || windows;
+    const bool floats = bins == Bins::Float || bins == Bins::FloatAtomics;
+    const bool exact = bins == Bins::Float;
     const bool checks = BinsPolicy::checks(bins);
     // Float atomics: float maps in bin areas (no fixed point).
     const int bits = exact ? kEsExactFloatBits : floats ? 0 : FixedPointBits<T>::value;
@@ -120,10 +118,7 @@ class DensityStage {
     r.large_begin = cells.num_warp_cells();
     r.large_end = two_maps ? cells.num_large() : cells.large_movable();
     if (checks) r.rerun_flag = rerun_flag_.get();
-    if constexpr (std::is_same_v<T, float>) {
-      if (windows) launch_rasterize_windows(r, at.order, stream);
-    }
-    if (!windows) launch_rasterize(r, stream);
+    launch_rasterize(r, stream);
 
     DensityPassArgs<T> p = density_args(checks);
     p.acc = acc_.get();

@@ -8,9 +8,6 @@
 //                 launch_rasterize_piled movable cells -> 64-bit tiles (a block's bins summed in
 //                                      shared memory first), fillers -> the filler float map
 //                 launch_density_float the same pass, the movable map read as 64-bit tiles
-//   rasterize_windows.cu  exact float maps from the cells in bin order (Bins::Windows):
-//                 launch_rasterize_windows all cells -> the float maps (a block's bins summed in
-//                                      shared memory first), then launch_density_float
 //                 64-bit fixed-point bins (double, or float after a filler float bin overflowed),
 //                 accumulators in the natural layout, two maps on small grids:
 //                 launch_rasterize     all cells -> movable and filler maps
@@ -156,10 +153,6 @@ void launch_rasterize(const RasterizeArgs<T>& a, cudaStream_t stream);
 // Piled movable cells (float, deterministic; kEsPiledWindowBins); large cells as launch_rasterize.
 template <typename T>
 void launch_rasterize_piled(const RasterizeArgs<T>& a, cudaStream_t stream);
-// Bins::Windows (float): the cells in `order` (cell_order.cuh) summed per block in shared windows
-// into the float maps, the large cells as launch_rasterize (rasterize_windows.cu).
-template <typename T>
-void launch_rasterize_windows(const RasterizeArgs<T>& a, const int* order, cudaStream_t stream);
 
 template <typename T>
 struct DensityPassArgs {
@@ -249,8 +242,6 @@ struct GatherArgs {
   // evaluate runs again with wider bins, and an accumulating caller's gradient must receive one
   // run's gradient, not two.
   const EsAccum* rerun_flag = nullptr;
-  // Bins::Windows with the gather in bin order: thread k takes cell order[k] (else cell k).
-  const int* order = nullptr;
 };
 template <typename T>
 void launch_gather(const GatherArgs<T>& a, cudaStream_t stream, bool overlap);

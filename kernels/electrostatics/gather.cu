@@ -99,9 +99,8 @@ __device__ __forceinline__ void store_gradient(const GatherArgs<T>& a, std::int6
 
 template <typename T>
 __device__ __forceinline__ void gather_small(const GatherArgs<T>& a, int block) {
-  const std::int64_t k = static_cast<std::int64_t>(block) * blockDim.x + threadIdx.x;
-  if (k >= a.num_cells) return;
-  const std::int64_t t = a.order != nullptr ? a.order[k] : k;  // neighbours read the same field tiles
+  const std::int64_t t = static_cast<std::int64_t>(block) * blockDim.x + threadIdx.x;
+  if (t >= a.num_cells) return;
   std::int64_t i;
   Footprint<T> f;
   if (!load_small_cell(a, t, &i, &f)) return;

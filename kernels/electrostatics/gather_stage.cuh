@@ -19,9 +19,8 @@ template <typename T>
 class GatherStage {
  public:
   GatherStage() = default;
-  // in_bin_order: a run whose cells come in bin order (CellArrays::order) gathers in that order.
-  GatherStage(const ElectrostaticDesign& d, bool overlap, bool in_bin_order = false)
-      : M_(d.options.num_bins_x), N_(d.options.num_bins_y), overlap_(overlap), in_bin_order_(in_bin_order),
+  GatherStage(const ElectrostaticDesign& d, bool overlap)
+      : M_(d.options.num_bins_x), N_(d.options.num_bins_y), overlap_(overlap),
         exact_(d.options.gradient_scale == GradientScale::Exact), zero_gap_(d.options.zero_gap_gradient) {
     e_map_ = EsDeviceArray<EsVec2<T>>(es_tile_map_size(M_, N_));
     EFIELD_CUDA_CHECK(cudaMemset(e_map_.get(), 0, e_map_.bytes()));  // the padding stays 0
@@ -69,7 +68,6 @@ class GatherStage {
     a.weight = weight_.get();
     a.accumulate = accumulate;
     a.rerun_flag = rerun_flag;
-    a.order = in_bin_order_ ? at.order : nullptr;
     if (exact_) launch_gather_exact(a, potential, stream);
     else launch_gather(a, stream, overlap_);
     const std::int64_t gap_begin = cells.num_movable(), gap_end = at.filler_offset;
@@ -80,7 +78,6 @@ class GatherStage {
  private:
   int M_ = 0, N_ = 0;
   bool overlap_ = false;
-  bool in_bin_order_ = false;
   bool exact_ = false;     // GradientScale::Exact: the gather reads phi
   bool zero_gap_ = false;  // ElectrostaticOptions::zero_gap_gradient
   EsDeviceArray<EsVec2<T>> e_map_;

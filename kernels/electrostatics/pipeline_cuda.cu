@@ -5,7 +5,6 @@
 //   -> gather stage (field tiles -> gather), with the finalize stage on a side branch.
 // The stages, one job each (each file says what it owns):
 //   cell_table.cuh       sizes and the large-cell lists, read by the density and gather stages
-//   cell_order.cuh       Bins::Windows: the cells in bin order, sorted every few evaluates
 //   density_stage.cuh    cells -> rho, the overflow/max partials          (kernels: rasterize.cu)
 //   spectral_stage.cuh   rho -> Ex + i Ey (and phi), the energy partials   (kernels: spectral.cu)
 //   gather_stage.cuh     Ex + i Ey -> the gradient                          (kernels: gather.cu)
@@ -26,7 +25,6 @@
 #include "common/device_scope.hpp"
 #include "common/log.hpp"
 #include "electrostatics/backend.hpp"
-#include "electrostatics/cell_order.cuh"
 #include "electrostatics/cell_table.cuh"
 #include "electrostatics/density_stage.cuh"
 #include "electrostatics/finalize_stage.cuh"
@@ -46,20 +44,10 @@ namespace {
 // 64-bit bins, whatever `deterministic` says (the fastest path, piled or spread:
 // docs/performance.md, "deterministic = false"); deterministic = false lets evaluate_async take
 // plain float atomics where deterministic evaluate_async takes 64-bit bins.
-// A spread evaluate's bins and the gather's order: the layout hook's, else kEsSpreadRows'.
-inline EsSpreadRow spread_row(const ElectrostaticDesign& d, const EsPipelineLayout& layout) {
-  using Spread = EsPipelineLayout::Spread;
-  if (layout.spread == Spread::Tiles) return {0, Bins::Float, false};
-  if (layout.spread == Spread::Windows) return {0, Bins::Windows, false};
-  if (layout.spread == Spread::WindowsBinOrderGather) return {0, Bins::Windows, true};
-  return es_spread_row(d.num_cells());
-}
-
 template <typename T>
 BinsPolicy make_bins_policy(const ElectrostaticDesign& d, const EsPipelineLayout& layout) {
   constexpr bool is_float = std::is_same_v<T, float>;
-  return BinsPolicy(is_float && !layout.wide_float_bins, is_float && !d.options.deterministic,
-                    spread_row(d, layout).bins);
+  return BinsPolicy(is_float && !layout.wide_float_bins, is_float && !d.options.deterministic);
 }
 
 template <typename T>
@@ -99,9 +87,7 @@ class CudaPipeline final : public ElectrostaticBackend {
     cells_ = CellTable<T>(d);
     density_ = DensityStage<T>(d, density_parts, device_);
     spectral_ = SpectralStage<T>(d, streams_.stream(), overlap);
-    gather_ = GatherStage<T>(d, overlap, spread_row(d, layout).gather_in_bin_order);
-    if (policy_.any_windows())
-      order_ = CellOrder<T>(d, layout.resort_every == 0 ? kEsResortEvaluates : layout.resort_every);
+    gather_ = GatherStage<T>(d, overlap);
     host_path_ = std::make_unique<HostArrayPath<T>>(d);
     EFIELD_CUDA_CHECK(cudaDeviceSynchronize());
   }
@@ -175,7 +161,6 @@ class CudaPipeline final : public ElectrostaticBackend {
     }
     std::vector<double> t[PipelineStreams::kStageEvents];
     const Bins bins = policy_.for_evaluate();  // the stages of the usual run
-    if (bins == Bins::Windows) at = order_.attach(at);  // as the warm-up sorted it
     const auto mark = [&](int k) { EFIELD_CUDA_CHECK(cudaEventRecord(streams_.stage_event(k), stream)); };
     for (int r = 0; r < reps; ++r) {
       mark(0);
@@ -300,10 +285,6 @@ class CudaPipeline final : public ElectrostaticBackend {
   // One pass through the graph captured for that choice (device arrays: for these pointers),
   // unless graphs are off; host arrays run on the device copies.
   void launch(bool on_device, const T* x, const T* y, T* gx, T* gy, Bins bins, bool accumulate) {
-    if (bins == Bins::Windows)  // the cells in bin order, every few evaluates (outside the graph)
-      order_.enqueue_if_due(cells_, on_device ? caller_arrays(x, y, gx, gy) : host_path_->device_arrays(),
-                            streams_.stream());
-    else order_.restart();
     const auto enqueue = [&] {
       if (on_device) {
         enqueue_pipeline(caller_arrays(x, y, gx, gy), bins, accumulate);
@@ -329,8 +310,7 @@ class CudaPipeline final : public ElectrostaticBackend {
                     streams_.stream());
   }
 
-  void enqueue_pipeline(const CellArrays<T>& arrays, Bins bins, bool accumulate) {
-    const CellArrays<T> at = bins == Bins::Windows ? order_.attach(arrays) : arrays;
+  void enqueue_pipeline(const CellArrays<T>& at, Bins bins, bool accumulate) {
     const cudaStream_t stream = streams_.stream();
     density_.enqueue(cells_, at, bins, stream);
     spectral_.enqueue_forward(density_.rho());
@@ -361,7 +341,6 @@ class CudaPipeline final : public ElectrostaticBackend {
   PipelineStreams streams_;
   BinsPolicy policy_;
   CellTable<T> cells_;
-  CellOrder<T> order_;  // Bins::Windows: the cells in bin order
   DensityStage<T> density_;
   SpectralStage<T> spectral_;
   GatherStage<T> gather_;

@@ -24,11 +24,6 @@ inline constexpr int kEsMaxRowBlocks = 4096;
 // a block takes (es_kernels.cuh checks that a block's sum in one window bin fits 32 bits).
 inline constexpr int kEsPiledWindowBins = 8192;
 inline constexpr int kEsPiledMaxCellsPerThread = 32;
-// Bins::Windows (rasterize_windows.cu): bins of a block's shared window (16 KB), and the cells in
-// bin order each thread of a block takes (a block's run covers about that many bins times 256
-// when cells are spread at about one per bin).
-inline constexpr int kEsWindowBins = 4096;
-inline constexpr int kEsWindowCellsPerThread = 4;
 
 // What differs by architecture: one row per range of compute capabilities (10 major + minor), the
 // first that covers the device wins.
@@ -78,36 +73,8 @@ inline int es_piled_cells_per_thread(std::int64_t num_movable, int sms, int cc) 
 // 64-bit fixed-point bins (double; float after a filler bin's overflow), exact float maps (float,
 // whole numbers of 2^-18 bin areas), piled movable cells into 64-bit tiles, or float maps with
 // plain float atomics (deterministic = false, evaluate_async only) (rasterize.cu).
-// Bins::Windows: the exact float maps' whole numbers summed per block in a shared window over
-// the cells in bin order (cell_order.cuh), each window bin added once (rasterize_windows.cu).
-enum class Bins { Wide = 0, Float = 1, Piled = 2, FloatAtomics = 3, Windows = 4 };
-inline constexpr int kBinsKinds = 5;
-
-// Bins::Windows: the cells are sorted into bin order again every this many spread evaluates (a
-// placer moves cells a little per iteration; an order that is a few iterations old leaves a few
-// more contributions outside their block's window, and the result never depends on it).
-inline constexpr int kEsResortEvaluates = 8;
-
-// How a spread evaluate (float, deterministic, below kPiledMinDensity) accumulates the exact
-// float maps, by design size (cells, fillers included): the last row (min_cells ascending) whose
-// min_cells the design reaches. Bins::Float's tiles of atomics, or Bins::Windows with the
-// gather over the cells in the same bin order or not (docs/performance.md, "CUDA pipeline:
-// accumulation in bin order").
-struct EsSpreadRow {
-  std::int64_t min_cells;
-  Bins bins;
-  bool gather_in_bin_order;
-};
-inline constexpr EsSpreadRow kEsSpreadRows[] = {
-    {0, Bins::Float, false},
-    {200000, Bins::Windows, false},
-};
-constexpr EsSpreadRow es_spread_row(std::int64_t num_cells) {
-  EsSpreadRow best = kEsSpreadRows[0];
-  for (const EsSpreadRow& row : kEsSpreadRows)
-    if (num_cells >= row.min_cells) best = row;
-  return best;
-}
+enum class Bins { Wide = 0, Float = 1, Piled = 2, FloatAtomics = 3 };
+inline constexpr int kBinsKinds = 4;
 
 // Exact float maps: an evaluate takes Bins::Piled when the previous one's max density (bin areas
 // of movable and fixed charge in one bin) reached this, else the float maps. Both give the same
@@ -133,14 +100,13 @@ class BinsPolicy {
   BinsPolicy() = default;
   // exact_float: float whose evaluate takes exact float maps; float_atomics_async: float with
   // deterministic = false (evaluate_async's float maps).
-  // spread: the bins of an exact float evaluate below kPiledMinDensity (Float or Windows).
-  BinsPolicy(bool exact_float, bool float_atomics_async, Bins spread = Bins::Float)
-      : exact_float_(exact_float), float_atomics_async_(float_atomics_async), spread_(spread) {}
+  BinsPolicy(bool exact_float, bool float_atomics_async)
+      : exact_float_(exact_float), float_atomics_async_(float_atomics_async) {}
 
   // The bins of an evaluate's first run.
   Bins for_evaluate() const {
     if (!exact_float_) return float_atomics_async_ ? Bins::FloatAtomics : Bins::Wide;
-    return last_max_density_ >= kPiledMinDensity ? Bins::Piled : spread_;
+    return last_max_density_ >= kPiledMinDensity ? Bins::Piled : Bins::Float;
   }
   // evaluate_async's bins: never bins that check (they would need a second run).
   Bins for_async() const {
@@ -149,26 +115,21 @@ class BinsPolicy {
   }
   // Whether a run with these bins checks them (an exact float sum past 2^24: the density pass
   // writes per-block counts, finalize the rerun flag), after which evaluate runs again with wider().
-  static bool checks(Bins bins) { return bins == Bins::Float || bins == Bins::Piled || bins == Bins::Windows; }
+  static bool checks(Bins bins) { return bins == Bins::Float || bins == Bins::Piled; }
   // Whether any run of this system checks its bins (the check buffers are made).
   bool any_checks() const { return exact_float_; }
   // Whether any run of this system takes float maps (their room in the accumulator is made).
   bool any_float_maps() const { return exact_float_ || float_atomics_async_; }
   bool exact_float() const { return exact_float_; }
-  // Whether some evaluate takes Bins::Windows (the cell order is made).
-  bool any_windows() const { return exact_float_ && spread_ == Bins::Windows; }
-  // After a flagged run: the float maps (tiles or windows) -> piled movable cells -> 64-bit bins
-  // (only a filler bin past 64 bin areas goes that far).
-  static Bins wider(Bins bins) {
-    return bins == Bins::Float || bins == Bins::Windows ? Bins::Piled : Bins::Wide;
-  }
+  // After a flagged run: the float maps -> piled movable cells -> 64-bit bins (only a filler bin
+  // past 64 bin areas goes that far).
+  static Bins wider(Bins bins) { return bins == Bins::Float ? Bins::Piled : Bins::Wide; }
   // The latest evaluate's max density (for_evaluate's next choice).
   void record(double max_density) { last_max_density_ = max_density; }
 
  private:
   bool exact_float_ = false;
   bool float_atomics_async_ = false;
-  Bins spread_ = Bins::Float;
   double last_max_density_ = 0;
 };
 

@@ -14,13 +14,6 @@ struct EsPipelineLayout {
   // float, deterministic: 64-bit fixed-point bins instead of exact float maps (the bins evaluate
   // falls back to after a pile-up).
   bool wide_float_bins = false;
-  // float, deterministic, spread out: the exact float maps as tiles of atomics (Tiles) or summed
-  // per block in shared windows over the cells in bin order (Windows), with the gather over the
-  // cells in the caller's order or in that bin order. ByPolicy: pipeline_policy.cuh's kEsSpreadRows.
-  enum class Spread { ByPolicy, Tiles, Windows, WindowsBinOrderGather } spread = Spread::ByPolicy;
-  // Windows: the cells sorted again every this many evaluates (0: kEsResortEvaluates; -1: only at
-  // the first, as a benchmark of an order grown stale needs).
-  int resort_every = 0;
 };
 
 // Systems constructed after the call use `layout` until the next call; returns the one before.
