@@ -12,7 +12,7 @@
 // spreading out over a placer's iterations); default: uniformly random.
 // --nondeterministic sets deterministic = false.
 // --layouts also times the CUDA pipeline's accumulation layouts (64-bit bins in one map or in two,
-// and the default) side by side in the same process, through the test and benchmark hook of
+// the float maps' rasterize with 1, 2 or 4 cells a thread, and the default) side by side in the same process, through the test and benchmark hook of
 // src/electrostatics/pipeline_layout.hpp. See --help.
 #include <CLI/CLI.hpp>
 
@@ -49,6 +49,9 @@ const NamedLayout kLayouts[] = {
     {"default", {}},
     {"64-bit bins, one map", {efield::detail::EsPipelineLayout::Maps::One, true}},
     {"64-bit bins, two maps", {efield::detail::EsPipelineLayout::Maps::Two, true}},
+    {"float maps, 1 cell a thread", {efield::detail::EsPipelineLayout::Maps::BySize, false, 1}},
+    {"float maps, 2 cells a thread", {efield::detail::EsPipelineLayout::Maps::BySize, false, 2}},
+    {"float maps, 4 cells a thread", {efield::detail::EsPipelineLayout::Maps::BySize, false, 4}},
 };
 
 struct LayoutRow {

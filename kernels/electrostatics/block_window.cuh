@@ -1,8 +1,7 @@
 #pragma once
-// Internal: what the rasterize kernels that sum a block's cells in a shared window share
-// (rasterize.cu's piled movable cells, rasterize_windows.cu's cells in bin order): the exact
-// float maps' whole-number contributions, the area outside the region, and the block's bounding
-// box of footprints and the window placed on it.
+// Internal: the parts of rasterize.cu that sum a block's piled movable cells in a shared window:
+// the exact float maps' whole-number contributions, the area outside the region, and the block's
+// bounding box of footprints and the window placed on it (kBins bins at most).
 #include <climits>
 #include <cstdint>
 
