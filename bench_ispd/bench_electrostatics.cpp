@@ -12,10 +12,9 @@
 // spreading out over a placer's iterations); default: uniformly random.
 // --nondeterministic sets deterministic = false.
 // --layouts also times the CUDA pipeline's accumulation layouts (64-bit bins in one map or in two,
-// the float maps' rasterize with 1, 2 or 4 cells a thread, and the default) side by side in the
-// same process, through the test and benchmark hook of src/electrostatics/pipeline_layout.hpp, and
-// 64-bit bins as ElectrostaticOptions::plan_effort = Measure lays them out (its choice, and its
-// construction time against the default's). See --help.
+// and the default) side by side in the same process, through the test and benchmark hook of
+// src/electrostatics/pipeline_layout.hpp, and 64-bit bins as ElectrostaticOptions::plan_effort =
+// Measure lays them out (its choice, and its construction time against the default's). See --help.
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
@@ -54,9 +53,6 @@ const NamedLayout kLayouts[] = {
     {"default", {}},
     {"64-bit bins, one map", {efield::detail::EsPipelineLayout::Maps::One, true}},
     {"64-bit bins, two maps", {efield::detail::EsPipelineLayout::Maps::Two, true}},
-    {"float maps, 1 cell a thread", {efield::detail::EsPipelineLayout::Maps::BySize, false, 1}},
-    {"float maps, 2 cells a thread", {efield::detail::EsPipelineLayout::Maps::BySize, false, 2}},
-    {"float maps, 4 cells a thread", {efield::detail::EsPipelineLayout::Maps::BySize, false, 4}},
 };
 
 struct LayoutRow {

@@ -33,7 +33,6 @@ class DensityStage {
     bool float_maps = false;      // some run takes float maps (BinsPolicy::any_float_maps)
     bool checks = false;          // some run checks its bins (BinsPolicy::any_checks)
     bool overlap = false;         // programmatic dependent launch (common/dependent_launch.cuh)
-    int float_cells_per_thread = 1;  // rasterize into float maps (EsLaunchRow::float_cells_per_thread)
   };
 
   DensityStage() = default;
@@ -119,7 +118,6 @@ class DensityStage {
     r.large_begin = cells.num_warp_cells();
     r.large_end = two_maps ? cells.num_large() : cells.large_movable();
     if (checks) r.rerun_flag = rerun_flag_.get();
-    r.small_cells_per_thread = floats ? layout_.float_cells_per_thread : 1;
     launch_rasterize(r, stream);
 
     DensityPassArgs<T> p = density_args(checks);

@@ -147,9 +147,6 @@ struct RasterizeArgs {
   // Bins that check (exact float maps, piled): the run's "a bin may have rounded" flag, cleared
   // by the first thread of the launch (the density pass sets it after this grid has ended).
   EsAccum* rerun_flag = nullptr;
-  // launch_rasterize: the small cells a thread takes, their loads issued together (1, 2 or 4;
-  // EsLaunchRow::float_cells_per_thread for the float maps).
-  int small_cells_per_thread = 1;
 };
 template <typename T>
 void launch_rasterize(const RasterizeArgs<T>& a, cudaStream_t stream);
@@ -272,29 +269,22 @@ void launch_field_tiles(const EsVec2<T>* z, EsVec2<T>* e, int M, int N, const T*
 // GatherArgs.
 // kStreaming = false: plain loads (the piled rasterize reads each cell twice, the second time
 // from L1).
-// Cell t's position and size, as load_small_cell reads them.
 template <typename T, typename Args, bool kStreaming = true>
-__device__ __forceinline__ void load_cell(const Args& a, std::int64_t t, T* x, T* y, T* w, T* h) {
+__device__ __forceinline__ bool load_small_cell(const Args& a, std::int64_t t, std::int64_t* i, Footprint<T>* f) {
   const auto load = [](const T* p) {
     if constexpr (kStreaming) return __ldcs(p);
     else return __ldg(p);
   };
+  T w, h;
   if (a.g.uniform_fillers && t >= a.g.num_movable) {
-    *w = a.g.filler_w;
-    *h = a.g.filler_h;
+    w = a.g.filler_w;
+    h = a.g.filler_h;
   } else {
-    *w = load(a.w + t);
-    *h = load(a.h + t);
+    w = load(a.w + t);
+    h = load(a.h + t);
   }
-  const std::int64_t i = position_index(a.g, t);
-  *x = load(a.x + i);
-  *y = load(a.y + i);
-}
-template <typename T, typename Args, bool kStreaming = true>
-__device__ __forceinline__ bool load_small_cell(const Args& a, std::int64_t t, std::int64_t* i, Footprint<T>* f) {
-  T x, y, w, h;
-  load_cell<T, Args, kStreaming>(a, t, &x, &y, &w, &h);
   *i = position_index(a.g, t);
+  const T x = load(a.x + *i), y = load(a.y + *i);
   if (is_large_cell(a.g, w, h)) return false;
   *f = cell_footprint(a.g, t, x, y, w, h);
   return true;

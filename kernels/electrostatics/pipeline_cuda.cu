@@ -23,7 +23,6 @@
 
 #include "common/cuda_check.cuh"
 #include "common/dependent_launch.cuh"
-#include "common/device_properties.hpp"
 #include "common/device_scope.hpp"
 #include "common/log.hpp"
 #include "electrostatics/backend.hpp"
@@ -63,9 +62,6 @@ typename DensityStage<T>::Layout density_layout(const ElectrostaticDesign& d, co
   l.float_maps = policy.any_float_maps();
   l.checks = policy.any_checks();
   l.overlap = overlap;
-  l.float_cells_per_thread = layout.float_cells_per_thread > 0
-                                 ? layout.float_cells_per_thread
-                                 : es_launch_row(current_compute_capability()).float_cells_per_thread;
   return l;
 }
 

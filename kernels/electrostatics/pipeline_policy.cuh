@@ -35,16 +35,13 @@ struct EsLaunchRow {
   int cell_min_blocks_float;
   // Blocks the piled movable cells are spread over, per SM (cells per thread follow, capped).
   int piled_blocks_per_sm;
-  // Rasterize into the float maps: the small cells a thread takes, their loads issued together
-  // before any atomic (1, 2 or 4; docs/performance.md, "CUDA pipeline: accumulation").
-  int float_cells_per_thread;
 };
 inline constexpr EsLaunchRow kEsLaunchRows[] = {
     // sm_90 (H100, H200), measured: 6 blocks of 256 threads keep 40 registers with a few bytes of
     // spill (8 spill far more; docs/performance.md, "Cell kernels: register cap").
-    {90, 99, 6, 4, 2},
+    {90, 99, 6, 4},
     // Every other GPU: sm_90's values until measured there.
-    {0, 1 << 30, 6, 4, 2},
+    {0, 1 << 30, 6, 4},
 };
 constexpr EsLaunchRow es_launch_row(int compute_capability) {
   for (const EsLaunchRow& row : kEsLaunchRows)

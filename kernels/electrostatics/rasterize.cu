@@ -95,10 +95,16 @@ __device__ __forceinline__ EsAccum* map_of(const RasterizeArgs<T>& a, std::int64
   return a.acc_filler != nullptr && c >= a.g.num_movable ? a.acc_filler : a.acc;
 }
 
-// Small cell c with footprint f. Footprints of up to 3 x 3 bins (almost every standard cell and
-// filler: stretched cells span 2-3 bins per axis) take an unrolled path; larger ones loop.
+// One thread per cell (large cells return at once). Footprints of up to 3 x 3 bins (almost every
+// standard cell and filler: stretched cells span 2-3 bins per axis) take an unrolled path; larger
+// ones loop.
 template <typename T>
-__device__ __forceinline__ void rasterize_small_cell(const RasterizeArgs<T>& a, std::int64_t c, const Footprint<T>& f) {
+__device__ __forceinline__ void rasterize_small(const RasterizeArgs<T>& a, int block) {
+  const std::int64_t c = a.cell_begin + static_cast<std::int64_t>(block) * blockDim.x + threadIdx.x;
+  if (c >= a.cell_end) return;
+  std::int64_t i;
+  Footprint<T> f;
+  if (!load_small_cell(a, c, &i, &f)) return;
   add_outside(a, f, c);
   EsAccum* acc = map_of(a, c);
   if (is_small_footprint(f)) {
@@ -123,28 +129,6 @@ __device__ __forceinline__ void rasterize_small_cell(const RasterizeArgs<T>& a, 
   }
   for (int m = f.m0; m <= f.m1; ++m)
     for (int n = f.n0; n <= f.n1; ++n) add_charge(a, acc, footprint_weight(f, a.g, m, n), m, n, c);
-}
-
-// kBatch cells a thread (large ones skipped): cell_begin + t + j * stride for the launch's small
-// thread t, j < kBatch, so each j reads coalesced. Every cell's size and position is loaded before
-// the first atomic (no load may move past an atomic), so kBatch cells' loads are in flight at once.
-template <typename T, int kBatch>
-__device__ __forceinline__ void rasterize_small(const RasterizeArgs<T>& a, int block, int small_blocks) {
-  const std::int64_t stride = static_cast<std::int64_t>(small_blocks) * blockDim.x;
-  const std::int64_t first = a.cell_begin + static_cast<std::int64_t>(block) * blockDim.x + threadIdx.x;
-  T x[kBatch], y[kBatch], w[kBatch], h[kBatch];
-#pragma unroll
-  for (int j = 0; j < kBatch; ++j) {
-    const std::int64_t c = first + j * stride;
-    if (c >= a.cell_end) break;
-    load_cell(a, c, &x[j], &y[j], &w[j], &h[j]);
-  }
-#pragma unroll
-  for (int j = 0; j < kBatch; ++j) {
-    const std::int64_t c = first + j * stride;
-    if (c >= a.cell_end) break;
-    if (!is_large_cell(a.g, w[j], h[j])) rasterize_small_cell(a, c, cell_footprint(a.g, c, x[j], y[j], w[j], h[j]));
-  }
 }
 
 // Large cell c's footprint, its bins split among `lanes` threads (this one is `lane`).
@@ -250,14 +234,14 @@ __device__ __forceinline__ void rasterize_piled_block(const RasterizeArgs<T>& a,
 
 // One launch for all cells: the first blocks take one cell per thread, the next kEsWarpsPerBlock
 // large cells each (a warp each), the rest one large cell each.
-template <typename T, int kBatch>
+template <typename T>
 __global__ void __launch_bounds__(kEsThreads, kEsCellKernelMinBlocks<T>) rasterize_cells(RasterizeArgs<T> a,
                                                                                          int small_blocks,
                                                                                          int warp_blocks) {
   let_next_kernel_start();  // the density pass waits for the whole grid anyway
   const int b = static_cast<int>(blockIdx.x);
   if (b == 0 && threadIdx.x == 0 && a.rerun_flag != nullptr) *a.rerun_flag = 0;
-  if (b < small_blocks) rasterize_small<T, kBatch>(a, b, small_blocks);
+  if (b < small_blocks) rasterize_small(a, b);
   else if (b < small_blocks + warp_blocks) rasterize_warp_cell(a, b - small_blocks);
   else rasterize_large(a, b - small_blocks - warp_blocks);
 }
@@ -273,7 +257,7 @@ __global__ void __launch_bounds__(kEsThreads, kEsCellKernelMinBlocks<T>) rasteri
   const int b = static_cast<int>(blockIdx.x);
   if (b == 0 && threadIdx.x == 0 && a.rerun_flag != nullptr) *a.rerun_flag = 0;
   if (b < piled_blocks) rasterize_piled_block(a, b);
-  else if (b < piled_blocks + small_blocks) rasterize_small<T, 1>(a, b - piled_blocks, small_blocks);
+  else if (b < piled_blocks + small_blocks) rasterize_small(a, b - piled_blocks);
   else if (b < piled_blocks + small_blocks + warp_blocks)
     rasterize_warp_cell<T, true>(a, b - piled_blocks - small_blocks);
   else rasterize_large<T, true>(a, b - piled_blocks - small_blocks - warp_blocks);
@@ -434,14 +418,11 @@ __global__ void density_float(DensityPassArgs<T> a, int N) {
 
 template <typename T>
 void launch_rasterize(const RasterizeArgs<T>& a, cudaStream_t stream) {
-  const int batch = a.small_cells_per_thread >= 4 ? 4 : a.small_cells_per_thread >= 2 ? 2 : 1;
-  const std::int64_t threads = (a.cell_end - a.cell_begin + batch - 1) / batch;
-  const int small_blocks = a.cell_end > a.cell_begin ? es_blocks_for(threads) : 0;
+  const int small_blocks = a.cell_end > a.cell_begin ? es_blocks_for(a.cell_end - a.cell_begin) : 0;
   const int warp_blocks = es_blocks_for_warps(a.warp_end - a.warp_begin);
   const int blocks = small_blocks + warp_blocks + (a.large_end - a.large_begin);
   if (blocks == 0) return;
-  const auto kernel = batch == 4 ? rasterize_cells<T, 4> : batch == 2 ? rasterize_cells<T, 2> : rasterize_cells<T, 1>;
-  kernel<<<blocks, kEsThreads, 0, stream>>>(a, small_blocks, warp_blocks);
+  rasterize_cells<T><<<blocks, kEsThreads, 0, stream>>>(a, small_blocks, warp_blocks);
   EFIELD_CUDA_CHECK_LAUNCH();
 }
 

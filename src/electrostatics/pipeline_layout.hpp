@@ -14,9 +14,6 @@ struct EsPipelineLayout {
   // float, deterministic: 64-bit fixed-point bins instead of exact float maps (the bins evaluate
   // falls back to after a pile-up).
   bool wide_float_bins = false;
-  // Rasterize into the float maps: small cells a thread takes (1, 2 or 4; 0: the launch table's,
-  // pipeline_policy.cuh).
-  int float_cells_per_thread = 0;
 };
 
 // Systems constructed after the call use `layout` until the next call; returns the one before.

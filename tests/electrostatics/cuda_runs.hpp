@@ -38,7 +38,6 @@ class ScopedLayout {
  public:
   explicit ScopedLayout(Maps maps, bool wide_float_bins = false)
       : before_(detail::set_es_pipeline_layout(detail::EsPipelineLayout{maps, wide_float_bins})) {}
-  explicit ScopedLayout(const detail::EsPipelineLayout& layout) : before_(detail::set_es_pipeline_layout(layout)) {}
   ~ScopedLayout() { detail::set_es_pipeline_layout(before_); }
   ScopedLayout(const ScopedLayout&) = delete;
   ScopedLayout& operator=(const ScopedLayout&) = delete;
