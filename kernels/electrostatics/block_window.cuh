@@ -1,7 +1,7 @@
 #pragma once
 // Internal: the parts of rasterize.cu that sum a block's piled movable cells in a shared window:
 // the exact float maps' whole-number contributions, the area outside the region, and the block's
-// bounding box of footprints and the window placed on it (kBins bins at most).
+// bounding box of footprints and the window placed on it.
 #include <climits>
 #include <cstdint>
 
@@ -62,7 +62,7 @@ __device__ __forceinline__ BinBox block_bin_box(BinBox b) {
 }
 
 // The block's shared window: bins [m0, m0 + rows) x [n0, n0 + cols), its whole box where that
-// fits kBins, else that many bins (as square as the box allows) around the mean of
+// fits kEsPiledWindowBins, else that many bins (as square as the box allows) around the mean of
 // its footprints' first bins (a pile wider than the window: the bins nearest its centre).
 struct BinWindow {
   int m0, n0, rows, cols;
@@ -81,14 +81,13 @@ constexpr int square_side(int bins) {
   while ((side + 1) * (side + 1) <= bins) ++side;
   return side;
 }
-template <int kBins>
 __device__ __forceinline__ BinWindow block_window(const BinBox& box) {
-  constexpr int kSide = square_side(kBins);
+  constexpr int kSide = square_side(kEsPiledWindowBins);
   const int box_rows = box.m1 - box.m0 + 1, box_cols = box.n1 - box.n0 + 1;
-  if (static_cast<std::int64_t>(box_rows) * box_cols <= kBins)
+  if (static_cast<std::int64_t>(box_rows) * box_cols <= kEsPiledWindowBins)
     return {box.m0, box.n0, box_rows, box_cols, true};
-  const int rows = box_rows <= kSide ? box_rows : box_cols <= kSide ? kBins / box_cols : kSide;
-  const int cols = kBins / rows < box_cols ? kBins / rows : box_cols;
+  const int rows = box_rows <= kSide ? box_rows : box_cols <= kSide ? kEsPiledWindowBins / box_cols : kSide;
+  const int cols = kEsPiledWindowBins / rows < box_cols ? kEsPiledWindowBins / rows : box_cols;
   const int mean_m = static_cast<int>(box.m_sum / static_cast<float>(box.cells));
   const int mean_n = static_cast<int>(box.n_sum / static_cast<float>(box.cells));
   return {window_start(mean_m, rows, box.m0, box.m1), window_start(mean_n, cols, box.n0, box.n1), rows, cols, false};

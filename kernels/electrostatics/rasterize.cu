@@ -218,7 +218,7 @@ __device__ __forceinline__ void rasterize_piled_block(const RasterizeArgs<T>& a,
   }
   const BinBox box = block_bin_box(mine);
   if (box.cells == 0) return;  // no small cells (uniform across the block)
-  const BinWindow win = block_window<kEsPiledWindowBins>(box);
+  const BinWindow win = block_window(box);
   const int window_bins = win.rows * win.cols;
   for (int k = threadIdx.x; k < window_bins; k += kEsThreads) window[k] = 0u;
   __syncthreads();
