@@ -11,6 +11,9 @@
 // bins overflow and evaluate runs again with 64-bit bins); --pile-side sets that fraction (a pile
 // spreading out over a placer's iterations); default: uniformly random.
 // --nondeterministic sets deterministic = false.
+// --macros FRACTION also times each design with movable macros covering that fraction of the
+// region (each of --macro-bins MIN MAX bins, log-uniform; the fillers unchanged) and reports the
+// ratio to the design without them.
 // --layouts also times the CUDA pipeline's accumulation layouts (64-bit bins in one map or in two,
 // and the default) side by side in the same process, through the test and benchmark hook of
 // src/electrostatics/pipeline_layout.hpp. See --help.
@@ -68,6 +71,7 @@ struct Row {
   efield::StageTimes stages;
   efield::EvaluateResult result;
   std::vector<LayoutRow> layouts;
+  double macro_ratio = 0;  // --macros: evaluate time over the same design's without macros
 };
 
 #if EFIELD_HAS_CUDA
@@ -148,7 +152,8 @@ int main(int argc, char** argv) {
   int reps = 100;
   bool no_cpu = false, sorted = false, piled = false, nondeterministic = false;
   bool layouts = false;
-  double pile_side = 0.01;
+  double pile_side = 0.01, macros = 0;
+  std::vector<double> macro_bins{100, 10000};
   app.add_option("--markdown", markdown, "also write the tables to FILE")->type_name("FILE");
   app.add_option("--reps", reps, "timed evaluates per design")->check(efield::bench::at_least(50))->capture_default_str();
   app.add_option("--only", only, "run one design only")->check(CLI::IsMember({"adaptec1", "bigblue4"}));
@@ -161,6 +166,12 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
   app.add_flag("--nondeterministic", nondeterministic, "deterministic = false");
+  app.add_option("--macros", macros,
+                 "also time each design with movable macros covering this fraction of the region (ratio to without)")
+      ->check(CLI::Range(0.0, 1.0));
+  app.add_option("--macro-bins", macro_bins, "with --macros: the macros' sizes in bins, MIN MAX (log-uniform)")
+      ->expected(2)
+      ->capture_default_str();
   app.add_flag("--layouts", layouts,
                "also time each accumulation layout of the CUDA pipeline (64-bit bins in one map or two, and the "
                "default) side by side");
@@ -179,12 +190,21 @@ int main(int argc, char** argv) {
   }
   std::vector<Row> rows;
   try {
-    if (only.empty() || only == "adaptec1")
-      rows.push_back(run(efield::bench::make_ispd_stand_in("adaptec1", placement, pile_side), reps, with_cpu, layouts,
-                         deterministic));
-    if (only.empty() || only == "bigblue4")
-      rows.push_back(run(efield::bench::make_ispd_stand_in("bigblue4", placement, pile_side), reps, with_cpu, layouts,
-                         deterministic));
+    for (const char* name : {"adaptec1", "bigblue4"}) {
+      if (!only.empty() && only != name) continue;
+      StandInDesign d = efield::bench::make_ispd_stand_in(name, placement, pile_side);
+      rows.push_back(run(d, reps, with_cpu, layouts, deterministic));
+      if (macros > 0) {
+        efield::bench::add_movable_macros(d, macros, macro_bins[0], macro_bins[1], 41);
+        char label[160];
+        std::snprintf(label, sizeof label, "%s + %zu movable macros (%g %% of the region, %g..%g bins)", d.name.c_str(),
+                      d.movable.widths.size() - static_cast<size_t>(rows.back().movable), 100 * macros,
+                      macro_bins[0], macro_bins[1]);
+        d.name = label;
+        rows.push_back(run(d, reps, with_cpu, layouts, deterministic));
+        rows.back().macro_ratio = rows.back().graph.median_ms / rows[rows.size() - 2].graph.median_ms;
+      }
+    }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "bench_electrostatics: %s\n", e.what());
     return 1;
@@ -238,6 +258,14 @@ int main(int argc, char** argv) {
                       r.design.c_str(), v.layout, v.graph.median_ms, v.stages.rasterize_ms, v.stages.forward_fft_ms,
                       v.stages.spectral_ms, v.stages.inverse_fft_ms, v.stages.gather_ms, v.result.energy,
                       v.result.overflow, v.result.max_density);
+        md += buf;
+      }
+  }
+  if (macros > 0) {
+    md += "\nWith movable macros (--macros): evaluate time over the same design's without them (target <= 1.1):\n\n";
+    for (const Row& r : rows)
+      if (r.macro_ratio > 0) {
+        std::snprintf(buf, sizeof buf, "- %s: %.4f ms, %.3fx\n", r.design.c_str(), r.graph.median_ms, r.macro_ratio);
         md += buf;
       }
   }
