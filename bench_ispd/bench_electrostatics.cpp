@@ -13,7 +13,8 @@
 // --nondeterministic sets deterministic = false.
 // --macros FRACTION also times each design with movable macros covering that fraction of the
 // region (each of --macro-bins MIN MAX bins, log-uniform; the fillers unchanged) and reports the
-// ratio to the design without them.
+// ratio to the design without them; --large-cells picks how movable large cells are handled
+// (pipeline_policy.cuh's choice, one block or warp each, or the difference map: large_cells.cuh).
 // --layouts also times the CUDA pipeline's accumulation layouts (64-bit bins in one map or in two,
 // and the default) side by side in the same process, through the test and benchmark hook of
 // src/electrostatics/pipeline_layout.hpp. See --help.
@@ -154,6 +155,7 @@ int main(int argc, char** argv) {
   bool layouts = false;
   double pile_side = 0.01, macros = 0;
   std::vector<double> macro_bins{100, 10000};
+  std::string large_cells = "policy";
   app.add_option("--markdown", markdown, "also write the tables to FILE")->type_name("FILE");
   app.add_option("--reps", reps, "timed evaluates per design")->check(efield::bench::at_least(50))->capture_default_str();
   app.add_option("--only", only, "run one design only")->check(CLI::IsMember({"adaptec1", "bigblue4"}));
@@ -172,6 +174,10 @@ int main(int argc, char** argv) {
   app.add_option("--macro-bins", macro_bins, "with --macros: the macros' sizes in bins, MIN MAX (log-uniform)")
       ->expected(2)
       ->capture_default_str();
+  app.add_option("--large-cells", large_cells, "movable large cells: as the policy decides, a block each, or the "
+                 "difference map and summed-area tables")
+      ->check(CLI::IsMember({"policy", "blocks", "diff"}))
+      ->capture_default_str();
   app.add_flag("--layouts", layouts,
                "also time each accumulation layout of the CUDA pipeline (64-bit bins in one map or two, and the "
                "default) side by side");
@@ -189,6 +195,12 @@ int main(int argc, char** argv) {
     return 0;
   }
   std::vector<Row> rows;
+  using LargeCells = efield::detail::EsPipelineLayout::LargeCells;
+  efield::detail::EsPipelineLayout chosen;
+  chosen.large_cells = large_cells == "blocks" ? LargeCells::Blocks
+                       : large_cells == "diff" ? LargeCells::DifferenceMap
+                                               : LargeCells::ByPolicy;
+  efield::detail::set_es_pipeline_layout(chosen);
   try {
     for (const char* name : {"adaptec1", "bigblue4"}) {
       if (!only.empty() && only != name) continue;
@@ -197,9 +209,9 @@ int main(int argc, char** argv) {
       if (macros > 0) {
         efield::bench::add_movable_macros(d, macros, macro_bins[0], macro_bins[1], 41);
         char label[160];
-        std::snprintf(label, sizeof label, "%s + %zu movable macros (%g %% of the region, %g..%g bins)", d.name.c_str(),
-                      d.movable.widths.size() - static_cast<size_t>(rows.back().movable), 100 * macros,
-                      macro_bins[0], macro_bins[1]);
+        std::snprintf(label, sizeof label, "%s + %zu movable macros (%g %% of the region, %g..%g bins; large cells: %s)",
+                      d.name.c_str(), d.movable.widths.size() - static_cast<size_t>(rows.back().movable),
+                      100 * macros, macro_bins[0], macro_bins[1], large_cells.c_str());
         d.name = label;
         rows.push_back(run(d, reps, with_cpu, layouts, deterministic));
         rows.back().macro_ratio = rows.back().graph.median_ms / rows[rows.size() - 2].graph.median_ms;

@@ -20,6 +20,7 @@
 #include "electrostatics/cell_table.cuh"
 #include "electrostatics/es_buffers.cuh"
 #include "electrostatics/es_kernels.cuh"
+#include "electrostatics/large_cells.cuh"
 #include "electrostatics/pipeline_policy.cuh"
 #include "electrostatics/pipeline_setup.hpp"
 
@@ -36,8 +37,8 @@ class DensityStage {
   };
 
   DensityStage() = default;
-  DensityStage(const ElectrostaticDesign& d, const Layout& layout, int device)
-      : layout_(layout), M_(d.options.num_bins_x), N_(d.options.num_bins_y),
+  DensityStage(const ElectrostaticDesign& d, const Layout& layout, int device, const CellTable<T>& cells)
+      : diff_(cells, d.options.num_bins_x, d.options.num_bins_y), layout_(layout), M_(d.options.num_bins_x), N_(d.options.num_bins_y),
         bins_(static_cast<std::int64_t>(M_) * N_), bin_area_(d.bx * d.by),
         target_density_(static_cast<T>(d.options.target_density)) {
     float_map_ = es_tile_map_size(M_, N_);
@@ -118,6 +119,11 @@ class DensityStage {
     r.large_begin = cells.num_warp_cells();
     r.large_end = two_maps ? cells.num_large() : cells.large_movable();
     if (checks) r.rerun_flag = rerun_flag_.get();
+    diff_.enqueue(cells, r, floats ? (exact ? DiffMapTarget::ExactFloatTiles : DiffMapTarget::FloatTiles)
+                                   : DiffMapTarget::Natural,
+                  floats ? static_cast<void*>(charge) : static_cast<void*>(acc_.get()),
+                  static_cast<T>(std::ldexp(1.0, floats ? kEsExactFloatBits : bits) / bin_area_),
+                  static_cast<T>(std::ldexp(1.0, -kEsExactFloatBits)), stream);
     launch_rasterize(r, stream);
 
     DensityPassArgs<T> p = density_args(checks);
@@ -213,6 +219,7 @@ class DensityStage {
     r.piled_end = nm;
     r.cells_per_thread = piled_cells_per_thread_;
     r.rerun_flag = rerun_flag_.get();
+    diff_.enqueue(cells, r, DiffMapTarget::WideTiles, wide, r.to_fixed, T(1), stream);
     launch_rasterize_piled(r, stream);
     DensityPassArgs<T> p = density_args(true);
     p.inv_scale = static_cast<T>(std::ldexp(1.0, -kEsExactFloatBits));
@@ -222,6 +229,7 @@ class DensityStage {
     launch_density_float(p, N_, stream, layout_.overlap);
   }
 
+  DiffDensity<T> diff_;  // movable large cells by difference map (large_cells.cuh), when the table has them
   Layout layout_;
   int M_ = 0, N_ = 0;
   std::int64_t bins_ = 0;

@@ -84,10 +84,10 @@ class CudaPipeline final : public ElectrostaticBackend {
                 density_parts.two_maps ? 2 : 1);
     if (!d.options.deterministic && !std::is_same_v<T, float>)
       log().debug("ElectrostaticSystem (CUDA): deterministic=false in double runs the fixed-point pipeline");
-    cells_ = CellTable<T>(d);
-    density_ = DensityStage<T>(d, density_parts, device_);
+    cells_ = CellTable<T>(d, layout.large_cells);
+    density_ = DensityStage<T>(d, density_parts, device_, cells_);
     spectral_ = SpectralStage<T>(d, streams_.stream(), overlap);
-    gather_ = GatherStage<T>(d, overlap);
+    gather_ = GatherStage<T>(d, overlap, cells_);
     host_path_ = std::make_unique<HostArrayPath<T>>(d);
     EFIELD_CUDA_CHECK(cudaDeviceSynchronize());
   }

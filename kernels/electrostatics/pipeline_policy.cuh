@@ -68,6 +68,21 @@ inline int es_piled_cells_per_thread(std::int64_t num_movable, int sms, int cc) 
   return static_cast<int>(std::clamp<std::int64_t>(k, 1, kEsPiledMaxCellsPerThread));
 }
 
+// ---- Large cells: one block per cell or the difference map -------------------------------------
+
+// Movable large cells go into the density map as corner updates of a difference map and read
+// their force from summed-area tables (large_cells.cuh, O(1) per cell) when the design's largest
+// one covers at least kEsDiffMapFixedBins + kEsDiffMapPerGridBin * M * N bins (stretched area):
+// one block per cell costs about 2.2 ns per bin of the largest cell (rasterize and gather, bound
+// by that block's serial loop), the difference map's prefix and summed-area passes about 20 us
+// plus 0.02 ns per bin of the grid they may cover (bench_ispd/results/electrostatics.md, "Issue
+// 41: large cells"). Once on, every movable large cell of at least kEsDiffMapMinCellBins bins takes it.
+inline constexpr double kEsDiffMapFixedBins = 9000.0;
+inline constexpr double kEsDiffMapPerGridBin = 0.02;
+inline constexpr double kEsDiffMapMinCellBins = 1024.0;
+// Rows per segment of the summed-area passes' column sums (large_cells.cu).
+inline constexpr int kEsDiffSegmentRows = 64;
+
 // ---- How the density map is accumulated ---------------------------------------------------------
 
 // 64-bit fixed-point bins (double; float after a filler bin's overflow), exact float maps (float,

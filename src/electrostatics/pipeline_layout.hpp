@@ -14,6 +14,9 @@ struct EsPipelineLayout {
   // float, deterministic: 64-bit fixed-point bins instead of exact float maps (the bins evaluate
   // falls back to after a pile-up).
   bool wide_float_bins = false;
+  // Movable large cells: as pipeline_policy.cuh decides, always one block (or warp) per cell, or
+  // always the difference map and summed-area tables (large_cells.cuh; every movable large cell).
+  enum class LargeCells { ByPolicy, Blocks, DifferenceMap } large_cells = LargeCells::ByPolicy;
 };
 
 // Systems constructed after the call use `layout` until the next call; returns the one before.
