@@ -209,8 +209,8 @@ int main(int argc, char** argv) {
       if (macros > 0) {
         efield::bench::add_movable_macros(d, macros, macro_bins[0], macro_bins[1], 41);
         char label[160];
-        std::snprintf(label, sizeof label, "%s + %zu movable macros (%g %% of the region, %g..%g bins; large cells: %s)",
-                      d.name.c_str(), d.movable.widths.size() - static_cast<size_t>(rows.back().movable),
+        std::snprintf(label, sizeof label,
+                      "%s + %zu movable macros (%g %% of the region, %g..%g bins; large cells: %s)", d.name.c_str(), d.movable.widths.size() - static_cast<size_t>(rows.back().movable),
                       100 * macros, macro_bins[0], macro_bins[1], large_cells.c_str());
         d.name = label;
         rows.push_back(run(d, reps, with_cpu, layouts, deterministic));

@@ -80,7 +80,8 @@ StandInDesign make_ispd_stand_in(const std::string& short_name, StandInPlacement
   throw Error("make_ispd_stand_in: no stand-in named '" + short_name + "' (adaptec1, bigblue4)");
 }
 
-void add_movable_macros(StandInDesign& d, double area_fraction, double min_bins, double max_bins, std::uint64_t seed) {
+void add_movable_macros(StandInDesign& d, double area_fraction, double min_bins, double max_bins,
+                        std::uint64_t seed) {
   if (!(area_fraction > 0)) return;
   std::mt19937_64 gen(seed);
   auto uni = [&](double a, double b) { return std::uniform_real_distribution<double>(a, b)(gen); };

@@ -38,7 +38,8 @@ class DensityStage {
 
   DensityStage() = default;
   DensityStage(const ElectrostaticDesign& d, const Layout& layout, int device, const CellTable<T>& cells)
-      : diff_(cells, d.options.num_bins_x, d.options.num_bins_y), layout_(layout), M_(d.options.num_bins_x), N_(d.options.num_bins_y),
+      : diff_(cells, d.options.num_bins_x, d.options.num_bins_y), layout_(layout), M_(d.options.num_bins_x),
+        N_(d.options.num_bins_y),
         bins_(static_cast<std::int64_t>(M_) * N_), bin_area_(d.bx * d.by),
         target_density_(static_cast<T>(d.options.target_density)) {
     float_map_ = es_tile_map_size(M_, N_);

@@ -21,7 +21,8 @@ class GatherStage {
  public:
   GatherStage() = default;
   GatherStage(const ElectrostaticDesign& d, bool overlap, const CellTable<T>& cells)
-      : diff_(cells, d.options.num_bins_x, d.options.num_bins_y), M_(d.options.num_bins_x), N_(d.options.num_bins_y), overlap_(overlap),
+      : diff_(cells, d.options.num_bins_x, d.options.num_bins_y), M_(d.options.num_bins_x), N_(d.options.num_bins_y),
+        overlap_(overlap),
         exact_(d.options.gradient_scale == GradientScale::Exact), zero_gap_(d.options.zero_gap_gradient) {
     e_map_ = EsDeviceArray<EsVec2<T>>(es_tile_map_size(M_, N_));
     EFIELD_CUDA_CHECK(cudaMemset(e_map_.get(), 0, e_map_.bytes()));  // the padding stays 0
