@@ -14,7 +14,8 @@
 // --macros FRACTION also times each design with movable macros covering that fraction of the
 // region (each of --macro-bins MIN MAX bins, log-uniform; the fillers unchanged) and reports the
 // ratio to the design without them; --large-cells picks how movable large cells are handled
-// (pipeline_policy.cuh's choice, one block or warp each, or the difference map: large_cells.cuh).
+// (pipeline_policy.cuh's choice, one block or warp each, chunks of a block each, or the
+// difference map: large_cells.cuh).
 // --layouts also times the CUDA pipeline's accumulation layouts (64-bit bins in one map or in two,
 // and the default) side by side in the same process, through the test and benchmark hook of
 // src/electrostatics/pipeline_layout.hpp. See --help.
@@ -174,9 +175,9 @@ int main(int argc, char** argv) {
   app.add_option("--macro-bins", macro_bins, "with --macros: the macros' sizes in bins, MIN MAX (log-uniform)")
       ->expected(2)
       ->capture_default_str();
-  app.add_option("--large-cells", large_cells, "movable large cells: as the policy decides, a block each, or the "
-                 "difference map and summed-area tables")
-      ->check(CLI::IsMember({"policy", "blocks", "diff"}))
+  app.add_option("--large-cells", large_cells, "movable large cells: as the policy decides, a block each, in chunks, "
+                 "or by difference map and summed-area tables")
+      ->check(CLI::IsMember({"policy", "blocks", "chunks", "diff"}))
       ->capture_default_str();
   app.add_flag("--layouts", layouts,
                "also time each accumulation layout of the CUDA pipeline (64-bit bins in one map or two, and the "
@@ -197,9 +198,10 @@ int main(int argc, char** argv) {
   std::vector<Row> rows;
   using LargeCells = efield::detail::EsPipelineLayout::LargeCells;
   efield::detail::EsPipelineLayout chosen;
-  chosen.large_cells = large_cells == "blocks" ? LargeCells::Blocks
-                       : large_cells == "diff" ? LargeCells::DifferenceMap
-                                               : LargeCells::ByPolicy;
+  chosen.large_cells = large_cells == "blocks"   ? LargeCells::Blocks
+                       : large_cells == "chunks" ? LargeCells::Chunks
+                       : large_cells == "diff"   ? LargeCells::DifferenceMap
+                                                 : LargeCells::ByPolicy;
   efield::detail::set_es_pipeline_layout(chosen);
   try {
     for (const char* name : {"adaptec1", "bigblue4"}) {

@@ -1,7 +1,8 @@
 #pragma once
 // Internal: the cells as the CUDA kernels see them: sizes (and the movable-macro mask) on the
-// device, the geometry constants, and the large cells listed once (a warp each up to kWarpCellSpan bins a side, a block each
-// beyond; es_kernels.cuh). Made at construction, refreshed by a size update; the density and
+// device, the geometry constants, and the large cells listed once (a warp each up to kWarpCellSpan
+// bins a side, a block each beyond; es_kernels.cuh), but for the movable ones that
+// large_cell_table.cuh takes into chunks or the difference map. Made at construction, refreshed by a size update; the density and
 // gather stages read it, so several maps (fields) could share one table.
 #include <algorithm>
 #include <cstdint>
@@ -9,8 +10,7 @@
 
 #include "electrostatics/backend.hpp"
 #include "electrostatics/es_buffers.cuh"
-#include "electrostatics/pipeline_layout.hpp"
-#include "electrostatics/pipeline_policy.cuh"
+#include "electrostatics/large_cell_table.cuh"
 #include "electrostatics/pipeline_setup.hpp"
 
 namespace efield::detail {
@@ -32,15 +32,10 @@ class CellTable {
   explicit CellTable(const ElectrostaticDesign& d,
                      EsPipelineLayout::LargeCells large_cells = EsPipelineLayout::LargeCells::ByPolicy)
       : geom_(make_cell_geometry<T>(d)), num_cells_(d.num_cells()), num_movable_(d.num_movable()),
-        large_mode_(large_cells) {
+        large_paths_(geom_, d, large_cells) {
     widths_ = EsDeviceArray<T>(num_cells_);
     heights_ = EsDeviceArray<T>(num_cells_);
     large_ = EsDeviceArray<int>(num_cells_);  // room for every cell: size updates never re-allocate
-    diff_on_ = uses_difference_map(d);
-    if (diff_on_) {  // room for every movable cell, and the box large_cells.cu keeps
-      diff_ = EsDeviceArray<int>(num_movable_ > 0 ? num_movable_ : 1);
-      diff_box_ = EsDeviceArray<int>(4);
-    }
     // The movable-macro mask takes effect only below td = 1 (density_ratio): room for it then, so
     // that a size update may add one without allocating.
     if (d.options.target_density < 1.0) movable_macro_ = EsDeviceArray<std::uint8_t>(num_movable_);
@@ -52,15 +47,13 @@ class CellTable {
   // first. Fillers of one size (not large) let the kernels read no filler sizes.
   void load_sizes(const ElectrostaticDesign& d) {
     std::vector<T> w(num_cells_), h(num_cells_);
-    std::vector<int> large, block_cells, diff;
+    std::vector<int> large, block_cells;
+    large_paths_.clear();
     for (std::int64_t c = 0; c < num_cells_; ++c) {
       w[c] = static_cast<T>(d.width(c));
       h[c] = static_cast<T>(d.height(c));
       if (!is_large_cell(geom_, w[c], h[c])) continue;
-      if (diff_on_ && c < num_movable_ && takes_difference_map(w[c], h[c])) {
-        diff.push_back(static_cast<int>(c));
-        continue;
-      }
+      if (c < num_movable_ && large_paths_.take(static_cast<int>(c), w[c], h[c])) continue;
       const bool warp = stretched_span_bins(geom_, w[c], h[c]) <= static_cast<T>(kWarpCellSpan);
       (warp ? large : block_cells).push_back(static_cast<int>(c));
     }
@@ -74,8 +67,7 @@ class CellTable {
     es_upload(widths_.get(), w.data(), w.size());
     es_upload(heights_.get(), h.data(), h.size());
     es_upload(large_.get(), large.data(), large.size());
-    if (diff_on_) es_upload(diff_.get(), diff.data(), diff.size());
-    num_diff_ = static_cast<int>(diff.size());
+    large_paths_.upload();
     geom_.movable_macro = nullptr;
     if (d.has_movable_macros()) {
       es_upload(movable_macro_.get(), d.movable.movable_macro_mask.data(), d.movable.movable_macro_mask.size());
@@ -109,44 +101,16 @@ class CellTable {
   int warp_movable() const { return warp_movable_; }
   int num_large() const { return num_large_; }
   int large_movable() const { return large_movable_; }
-  // Movable large cells that take the difference map and summed-area tables instead
-  // (large_cells.cuh; none unless diff_enabled()), and the device box [4] their kernels share.
-  bool diff_enabled() const { return diff_on_; }
-  const int* diff_cells() const { return diff_.get(); }
-  int num_diff_cells() const { return num_diff_; }
-  int* diff_box() const { return diff_box_.get(); }
+  // The movable large cells taken out of those lists: chunked or by difference map (large_cells.cuh).
+  const LargeCellTable<T>& large_paths() const { return large_paths_; }
 
  private:
-  // A cell's stretched area in bins.
-  T stretched_bins(T w, T h) const {
-    return (w > geom_.min_w ? w : geom_.min_w) * geom_.inv_bx * ((h > geom_.min_h ? h : geom_.min_h) * geom_.inv_by);
-  }
-  bool takes_difference_map(T w, T h) const {
-    return large_mode_ == EsPipelineLayout::LargeCells::DifferenceMap ||
-           stretched_bins(w, h) >= static_cast<T>(kEsDiffMapMinCellBins);
-  }
-  // Decided once (the buffers are made here): forced by the layout hook, else whether the largest
-  // movable large cell passes pipeline_policy.cuh's bar.
-  bool uses_difference_map(const ElectrostaticDesign& d) const {
-    if (large_mode_ != EsPipelineLayout::LargeCells::ByPolicy)
-      return large_mode_ == EsPipelineLayout::LargeCells::DifferenceMap;
-    const double bar = kEsDiffMapFixedBins + kEsDiffMapPerGridBin * static_cast<double>(geom_.M) * geom_.N;
-    for (std::int64_t c = 0; c < num_movable_; ++c) {
-      const T w = static_cast<T>(d.width(c)), h = static_cast<T>(d.height(c));
-      if (is_large_cell(geom_, w, h) && static_cast<double>(stretched_bins(w, h)) >= bar) return true;
-    }
-    return false;
-  }
-
   CellGeometry<T> geom_;
   std::int64_t num_cells_ = 0, num_movable_ = 0;
-  EsPipelineLayout::LargeCells large_mode_ = EsPipelineLayout::LargeCells::ByPolicy;
-  bool diff_on_ = false;
-  EsDeviceArray<int> diff_, diff_box_;
-  int num_diff_ = 0;
   EsDeviceArray<T> widths_, heights_;
   EsDeviceArray<std::uint8_t> movable_macro_;  // [num_movable] when td < 1 (CellGeometry::movable_macro)
   EsDeviceArray<int> large_;
+  LargeCellTable<T> large_paths_;
   int num_warp_cells_ = 0, warp_movable_ = 0, num_large_ = 0, large_movable_ = 0;
 };
 

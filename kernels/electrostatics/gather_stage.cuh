@@ -21,7 +21,7 @@ class GatherStage {
  public:
   GatherStage() = default;
   GatherStage(const ElectrostaticDesign& d, bool overlap, const CellTable<T>& cells)
-      : diff_(cells, d.options.num_bins_x, d.options.num_bins_y), M_(d.options.num_bins_x), N_(d.options.num_bins_y),
+      : large_(cells, d.options.num_bins_x, d.options.num_bins_y), M_(d.options.num_bins_x), N_(d.options.num_bins_y),
         overlap_(overlap),
         exact_(d.options.gradient_scale == GradientScale::Exact), zero_gap_(d.options.zero_gap_gradient) {
     e_map_ = EsDeviceArray<EsVec2<T>>(es_tile_map_size(M_, N_));
@@ -73,7 +73,7 @@ class GatherStage {
     if (exact_) {
       launch_gather_exact(a, potential, stream);
     } else {
-      diff_.enqueue(cells, a, stream);  // the diff cells (not in the large-cell lists), from summed-area tables
+      large_.enqueue(cells, a, stream);  // chunked and difference-map cells (not in the large-cell lists)
       launch_gather(a, stream, overlap_);
     }
     const std::int64_t gap_begin = cells.num_movable(), gap_end = at.filler_offset;
@@ -82,7 +82,7 @@ class GatherStage {
   }
 
  private:
-  DiffGather<T> diff_;  // movable large cells by summed-area tables (large_cells.cuh), when the table has them
+  LargeCellGather<T> large_;  // chunked and difference-map cells (large_cells.cuh)
   int M_ = 0, N_ = 0;
   bool overlap_ = false;
   bool exact_ = false;     // GradientScale::Exact: the gather reads phi

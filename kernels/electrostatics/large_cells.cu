@@ -1,4 +1,5 @@
-// Movable large cells in O(1) memory operations per cell (large_cells.cuh, docs/math.md 2.11):
+// Movable large cells by difference map, in O(1) memory operations per cell (large_cells.cuh,
+// docs/math.md 2.11):
 // corner updates of a 64-bit difference map, a 2D prefix sum over the cells' bounding box into
 // the density map, and a double summed-area table of the field map for the gather. The prefix
 // sums run over rows (a block per row, CUB block scans with a carry) and then over columns in
@@ -90,8 +91,8 @@ __device__ __forceinline__ void finish_segment(const Box& b, int N, Load load, c
 
 template <typename T>
 __device__ __forceinline__ void add_corner(const DiffRasterArgs<T>& a, int m, int n, std::int64_t v) {
-  if (m < a.g.M && n < a.g.N)  // past the grid's last row or column: affects no bin
-    atomicAdd(a.diff + static_cast<std::int64_t>(m) * a.g.N + n, static_cast<EsAccum>(v));
+  if (m < a.in.g.M && n < a.in.g.N)  // past the grid's last row or column: affects no bin
+    atomicAdd(a.diff + static_cast<std::int64_t>(m) * a.in.g.N + n, static_cast<EsAccum>(v));
 }
 
 // One block: every diff cell's outside area, its rectangles' corner updates, and the box of their
@@ -108,15 +109,14 @@ __global__ void diff_corners(DiffRasterArgs<T> a) {
   __syncthreads();
   for (int k = static_cast<int>(threadIdx.x); k < a.count; k += static_cast<int>(blockDim.x)) {
     const int c = a.cells[k];
-    const std::int64_t i = position_index(a.g, static_cast<std::int64_t>(c));
-    const Footprint<T> f = cell_footprint(a.g, c, a.x[i], a.y[i], a.w[c], a.h[c]);
-    const std::int64_t q = outside_fixed_point(f, a.g);  // a movable cell's slot (rasterize.cu's add_outside)
-    if (q != 0) atomicAdd(a.outside + 2 * (c & (kEsTotalSlots - 1)), static_cast<EsAccum>(q));
-    if (misses_grid(f, a.g)) continue;  // every weight is 0
-    const FootprintSegments<T> s = footprint_segments(f, a.g);
+    const std::int64_t i = position_index(a.in.g, static_cast<std::int64_t>(c));
+    const Footprint<T> f = cell_footprint(a.in.g, c, a.in.x[i], a.in.y[i], a.in.w[c], a.in.h[c]);
+    add_movable_outside(a.outside, f, a.in.g, c);
+    if (misses_grid(f, a.in.g)) continue;  // every weight is 0
+    const FootprintSegments<T> s = footprint_segments(f, a.in.g);
     for (int p = 0; p < s.x.count; ++p)
       for (int r = 0; r < s.y.count; ++r) {
-        const std::int64_t v = fixed_weight(s.weight(p, r), a.to_fixed);
+        const std::int64_t v = fixed_weight(s.weight(p, r), a.target.units);
         if (v == 0) continue;
         add_corner(a, s.x.first[p], s.y.first[r], v);
         add_corner(a, s.x.last[p] + 1, s.y.first[r], -v);
@@ -132,15 +132,15 @@ __global__ void diff_corners(DiffRasterArgs<T> a) {
   if (threadIdx.x == 0) {
     const bool any = box[1] >= 0;
     a.box[0] = any ? box[0] : 0;
-    a.box[1] = any ? min(box[1] + 1, a.g.M - 1) : -1;
+    a.box[1] = any ? min(box[1] + 1, a.in.g.M - 1) : -1;
     a.box[2] = any ? box[2] : 0;
-    a.box[3] = any ? min(box[3] + 1, a.g.N - 1) : -1;
+    a.box[3] = any ? min(box[3] + 1, a.in.g.N - 1) : -1;
   }
 }
 
 template <typename T>
 __device__ __forceinline__ long long diff_at(const DiffRasterArgs<T>& a, int m, int n) {
-  return static_cast<long long>(a.diff[static_cast<std::int64_t>(m) * a.g.N + n]);
+  return static_cast<long long>(a.diff[static_cast<std::int64_t>(m) * a.in.g.N + n]);
 }
 
 template <typename T>
@@ -150,35 +150,23 @@ __global__ void diff_rows(DiffRasterArgs<T> a) {
   if (m < b.m_lo || m > b.m_hi) return;
   scan_row<long long>(
       b, m, [&](int r, int n) { return diff_at(a, r, n); },
-      [&](int r, int n, long long v) { a.diff[static_cast<std::int64_t>(r) * a.g.N + n] = static_cast<EsAccum>(v); });
+      [&](int r, int n, long long v) {
+        a.diff[static_cast<std::int64_t>(r) * a.in.g.N + n] = static_cast<EsAccum>(v);
+      });
 }
 
 template <typename T>
 __global__ void diff_segment_sums(DiffRasterArgs<T> a) {
-  sum_segment<long long>(load_box(a.box), a.g.N, [&](int m, int n) { return diff_at(a, m, n); }, a.segment_sums);
-}
-
-// A bin's integer (1 / to_fixed bin areas) into the run's density map.
-template <typename T>
-__device__ __forceinline__ void add_to_map(const DiffRasterArgs<T>& a, int m, int n, long long v) {
-  const std::int64_t tile = es_tile_index(m, n, a.g.N);
-  switch (a.target) {
-    case DiffMapTarget::ExactFloatTiles: atomicAdd(static_cast<T*>(a.map) + tile, static_cast<T>(v)); break;
-    case DiffMapTarget::FloatTiles: atomicAdd(static_cast<T*>(a.map) + tile, static_cast<T>(v) * a.unit_scale); break;
-    case DiffMapTarget::WideTiles: atomicAdd(static_cast<EsAccum*>(a.map) + tile, static_cast<EsAccum>(v)); break;
-    case DiffMapTarget::Natural:
-      atomicAdd(static_cast<EsAccum*>(a.map) + static_cast<std::int64_t>(m) * a.g.N + n, static_cast<EsAccum>(v));
-      break;
-  }
+  sum_segment<long long>(load_box(a.box), a.in.g.N, [&](int m, int n) { return diff_at(a, m, n); }, a.segment_sums);
 }
 
 // The 2D prefix sums are the bins' integers: into the map (non-zero ones), the difference map cleared.
 template <typename T>
 __global__ void diff_resolve(DiffRasterArgs<T> a) {
-  finish_segment<long long>(load_box(a.box), a.g.N, [&](int m, int n) { return diff_at(a, m, n); }, a.segment_sums,
+  finish_segment<long long>(load_box(a.box), a.in.g.N, [&](int m, int n) { return diff_at(a, m, n); }, a.segment_sums,
                             [&](int m, int n, long long v) {
-                              a.diff[static_cast<std::int64_t>(m) * a.g.N + n] = 0;
-                              if (v != 0) add_to_map(a, m, n, v);
+                              a.diff[static_cast<std::int64_t>(m) * a.in.g.N + n] = 0;
+                              if (v != 0) add_bin_units(a.target, m, n, v);
                             });
 }
 
@@ -186,12 +174,12 @@ __global__ void diff_resolve(DiffRasterArgs<T> a) {
 
 template <typename T>
 __device__ __forceinline__ SatPair sat_at(const DiffGatherArgs<T>& a, int m, int n) {
-  const double* p = a.sat + 2 * (static_cast<std::int64_t>(m) * a.g.N + n);
+  const double* p = a.sat + 2 * (static_cast<std::int64_t>(m) * a.in.g.N + n);
   return {p[0], p[1]};
 }
 template <typename T>
 __device__ __forceinline__ void sat_store(const DiffGatherArgs<T>& a, int m, int n, SatPair v) {
-  double* p = a.sat + 2 * (static_cast<std::int64_t>(m) * a.g.N + n);
+  double* p = a.sat + 2 * (static_cast<std::int64_t>(m) * a.in.g.N + n);
   p[0] = v.x;
   p[1] = v.y;
 }
@@ -205,7 +193,7 @@ __global__ void sat_rows(DiffGatherArgs<T> a) {
   scan_row<SatPair>(
       b, m,
       [&](int r, int n) {
-        const EsVec2<T> e = a.e[es_tile_index(r, n, a.g.N)];
+        const EsVec2<T> e = a.e[es_tile_index(r, n, a.in.g.N)];
         return SatPair{static_cast<double>(e.x), static_cast<double>(e.y)};
       },
       [&](int r, int n, SatPair v) { sat_store(a, r, n, v); });
@@ -214,14 +202,14 @@ __global__ void sat_rows(DiffGatherArgs<T> a) {
 template <typename T>
 __global__ void sat_segment_sums(DiffGatherArgs<T> a) {
   if (es_gather_skipped(a)) return;
-  sum_segment<SatPair>(load_box(a.box), a.g.N, [&](int m, int n) { return sat_at(a, m, n); },
+  sum_segment<SatPair>(load_box(a.box), a.in.g.N, [&](int m, int n) { return sat_at(a, m, n); },
                        reinterpret_cast<SatPair*>(a.segment_sums));
 }
 
 template <typename T>
 __global__ void sat_finish(DiffGatherArgs<T> a) {
   if (es_gather_skipped(a)) return;
-  finish_segment<SatPair>(load_box(a.box), a.g.N, [&](int m, int n) { return sat_at(a, m, n); },
+  finish_segment<SatPair>(load_box(a.box), a.in.g.N, [&](int m, int n) { return sat_at(a, m, n); },
                           reinterpret_cast<const SatPair*>(a.segment_sums),
                           [&](int m, int n, SatPair v) { sat_store(a, m, n, v); });
 }
@@ -232,12 +220,12 @@ __global__ void sat_gather(DiffGatherArgs<T> a) {
   const int k = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
   if (k >= a.count || es_gather_skipped(a)) return;
   const int c = a.cells[k];
-  const std::int64_t i = position_index(a.g, static_cast<std::int64_t>(c));
-  const Footprint<T> f = cell_footprint(a.g, c, a.x[i], a.y[i], a.w[c], a.h[c]);
+  const std::int64_t i = position_index(a.in.g, static_cast<std::int64_t>(c));
+  const Footprint<T> f = cell_footprint(a.in.g, c, a.in.x[i], a.in.y[i], a.in.w[c], a.in.h[c]);
   double gx = 0, gy = 0;
-  if (!misses_grid(f, a.g)) {  // else every weight is 0 (and the box may not hold it)
+  if (!misses_grid(f, a.in.g)) {  // else every weight is 0 (and the box may not hold it)
     const Box b = load_box(a.box);
-    const FootprintSegments<T> s = footprint_segments(f, a.g);
+    const FootprintSegments<T> s = footprint_segments(f, a.in.g);
     const auto sat = [&](int m, int n) { return sat_at(a, m, n); };
     for (int p = 0; p < s.x.count; ++p)
       for (int r = 0; r < s.y.count; ++r) {
@@ -248,14 +236,7 @@ __global__ void sat_gather(DiffGatherArgs<T> a) {
         gy += wgt * sum.y;
       }
   }
-  const T out_x = -static_cast<T>(gx), out_y = -static_cast<T>(gy);
-  if (a.accumulate) {
-    a.grad_x[i] += out_x;
-    a.grad_y[i] += out_y;
-  } else {
-    a.grad_x[i] = out_x;
-    a.grad_y[i] = out_y;
-  }
+  store_large_gradient(a.out, i, static_cast<T>(gx), static_cast<T>(gy));
 }
 
 // Grids of the passes: a block per row; columns in blocks of kEsThreads times the segments.
@@ -270,22 +251,22 @@ void launch_diff_rasterize(const DiffRasterArgs<T>& a, cudaStream_t stream) {
   if (a.count == 0) return;
   diff_corners<T><<<1, kEsThreads, 0, stream>>>(a);
   EFIELD_CUDA_CHECK_LAUNCH();
-  diff_rows<T><<<a.g.M, kEsThreads, 0, stream>>>(a);
+  diff_rows<T><<<a.in.g.M, kEsThreads, 0, stream>>>(a);
   EFIELD_CUDA_CHECK_LAUNCH();
-  diff_segment_sums<T><<<column_grid(a.g.M, a.g.N), kEsThreads, 0, stream>>>(a);
+  diff_segment_sums<T><<<column_grid(a.in.g.M, a.in.g.N), kEsThreads, 0, stream>>>(a);
   EFIELD_CUDA_CHECK_LAUNCH();
-  diff_resolve<T><<<column_grid(a.g.M, a.g.N), kEsThreads, 0, stream>>>(a);
+  diff_resolve<T><<<column_grid(a.in.g.M, a.in.g.N), kEsThreads, 0, stream>>>(a);
   EFIELD_CUDA_CHECK_LAUNCH();
 }
 
 template <typename T>
 void launch_diff_gather(const DiffGatherArgs<T>& a, cudaStream_t stream) {
   if (a.count == 0) return;
-  sat_rows<T><<<a.g.M, kEsThreads, 0, stream>>>(a);
+  sat_rows<T><<<a.in.g.M, kEsThreads, 0, stream>>>(a);
   EFIELD_CUDA_CHECK_LAUNCH();
-  sat_segment_sums<T><<<column_grid(a.g.M, a.g.N), kEsThreads, 0, stream>>>(a);
+  sat_segment_sums<T><<<column_grid(a.in.g.M, a.in.g.N), kEsThreads, 0, stream>>>(a);
   EFIELD_CUDA_CHECK_LAUNCH();
-  sat_finish<T><<<column_grid(a.g.M, a.g.N), kEsThreads, 0, stream>>>(a);
+  sat_finish<T><<<column_grid(a.in.g.M, a.in.g.N), kEsThreads, 0, stream>>>(a);
   EFIELD_CUDA_CHECK_LAUNCH();
   sat_gather<T><<<es_blocks_for(a.count), kEsThreads, 0, stream>>>(a);
   EFIELD_CUDA_CHECK_LAUNCH();

@@ -68,7 +68,12 @@ inline int es_piled_cells_per_thread(std::int64_t num_movable, int sms, int cc) 
   return static_cast<int>(std::clamp<std::int64_t>(k, 1, kEsPiledMaxCellsPerThread));
 }
 
-// ---- Large cells: one block per cell or the difference map -------------------------------------
+// ---- Large cells: a warp or block each, chunks, or the difference map -------------------------
+
+// Movable large cells of more than kEsChunkBins bins (their footprint's most bins) take a block
+// per chunk of that many bins (chunked_cells.cu): one block per cell runs its bins in a serial
+// loop of about 1 ns per bin (bench_ispd/results/electrostatics.md, "Issue 41: large cells").
+inline constexpr int kEsChunkBins = 1024;
 
 // Movable large cells go into the density map as corner updates of a difference map and read
 // their force from summed-area tables (large_cells.cuh, O(1) per cell) when the design's largest

@@ -15,8 +15,8 @@ struct EsPipelineLayout {
   // falls back to after a pile-up).
   bool wide_float_bins = false;
   // Movable large cells: as pipeline_policy.cuh decides, always one block (or warp) per cell, or
-  // always the difference map and summed-area tables (large_cells.cuh; every movable large cell).
-  enum class LargeCells { ByPolicy, Blocks, DifferenceMap } large_cells = LargeCells::ByPolicy;
+  // every movable large cell chunked, or every one by the difference map (large_cells.cuh).
+  enum class LargeCells { ByPolicy, Blocks, Chunks, DifferenceMap } large_cells = LargeCells::ByPolicy;
 };
 
 // Systems constructed after the call use `layout` until the next call; returns the one before.

@@ -3,8 +3,9 @@
 // prefix sum are the per-bin paths' integers bitwise where bins are a power of two wide, and
 // within the stated bound elsewhere; a double summed-area table's rectangle sums stay within the
 // bound of docs/math.md 2.11. CUDA (skips without a device): macros from 1 bin to the whole
-// region, partly and wholly outside it, on bin edges, against the one-block-per-cell path (the
-// density bitwise, the gradient within round-off) and against the float64 reference.
+// region, partly and wholly outside it, on bin edges, by difference map and in chunks, against
+// the one-block-per-cell path (the density bitwise: on power-of-two bins for the difference map,
+// on any bins in chunks; the gradient within round-off) and against the float64 reference.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -208,9 +209,10 @@ SystemOutput run_mode(const TestDesign& d, LargeCells mode, bool wide_float_bins
 // The difference map against one block per cell: the density (and so energy, overflow, max
 // density) bitwise on power-of-two bins, the gradient within round-off.
 template <typename T>
-void expect_same_density_as_blocks(const TestDesign& d, bool wide_float_bins, int runs, const std::string& what) {
+void expect_same_density_as_blocks(const TestDesign& d, LargeCells mode, bool wide_float_bins, int runs,
+                                   const std::string& what) {
   SCOPED_TRACE(what);
-  const SystemOutput a = run_mode<T>(d, LargeCells::DifferenceMap, wide_float_bins, runs);
+  const SystemOutput a = run_mode<T>(d, mode, wide_float_bins, runs);
   const SystemOutput b = run_mode<T>(d, LargeCells::Blocks, wide_float_bins, runs);
   EXPECT_EQ(a.rho, b.rho);
   EXPECT_EQ(a.result.energy, b.result.energy);
@@ -222,14 +224,24 @@ void expect_same_density_as_blocks(const TestDesign& d, bool wide_float_bins, in
   EXPECT_LE(relative_l2(a.gy, b.gy), tol);
 }
 
-TEST(LargeCellsCuda, DensityBitwiseAsBlocksOnPowerOfTwoBins) {
+// Every kind of bins: exact float maps, 64-bit bins (float and double), piled (the small cells on
+// one spot: the second evaluate starts with Bins::Piled).
+void expect_every_bins_as_blocks(const TestDesign& d, LargeCells mode) {
+  expect_same_density_as_blocks<float>(d, mode, false, 1, "float, exact float maps");
+  expect_same_density_as_blocks<float>(d, mode, true, 1, "float, 64-bit bins");
+  expect_same_density_as_blocks<double>(d, mode, false, 1, "double");
+  expect_same_density_as_blocks<float>(piled_up(d, 300), mode, false, 2, "float, piled");
+}
+
+TEST(LargeCellsCuda, DifferenceMapDensityBitwiseAsBlocksOnPowerOfTwoBins) {
   EFIELD_REQUIRE_GPU();
-  const TestDesign d = macro_design(1.0, next_seed());
-  expect_same_density_as_blocks<float>(d, false, 1, "float, exact float maps");
-  expect_same_density_as_blocks<float>(d, true, 1, "float, 64-bit bins");
-  expect_same_density_as_blocks<double>(d, false, 1, "double");
-  // Piled: the small cells on one spot (the second evaluate starts with Bins::Piled).
-  expect_same_density_as_blocks<float>(piled_up(d, 300), false, 2, "float, piled");
+  expect_every_bins_as_blocks(macro_design(1.0, next_seed()), LargeCells::DifferenceMap);
+}
+
+TEST(LargeCellsCuda, ChunkedDensityBitwiseAsBlocks) {
+  EFIELD_REQUIRE_GPU();
+  expect_every_bins_as_blocks(macro_design(1.0, next_seed()), LargeCells::Chunks);
+  expect_every_bins_as_blocks(macro_design(100.0 / 64, next_seed()), LargeCells::Chunks);
 }
 
 TEST(LargeCellsCuda, MatchesReference) {
@@ -237,9 +249,12 @@ TEST(LargeCellsCuda, MatchesReference) {
   for (double bin : {1.0, 100.0 / 64}) {
     const TestDesign d = macro_design(bin, next_seed());
     const ReferenceResult ref = reference_of(d);
-    expect_matches_reference(run_mode<float>(d, LargeCells::DifferenceMap), ref, 1e-4, "float");
-    expect_matches_reference(run_mode<double>(d, LargeCells::DifferenceMap), ref, 1e-10, "double");
-    expect_close(run_mode<float>(d, LargeCells::DifferenceMap), run_mode<float>(d, LargeCells::Blocks), 1e-5);
+    for (LargeCells mode : {LargeCells::DifferenceMap, LargeCells::Chunks}) {
+      SCOPED_TRACE(mode == LargeCells::Chunks ? "chunks" : "difference map");
+      expect_matches_reference(run_mode<float>(d, mode), ref, 1e-4, "float");
+      expect_matches_reference(run_mode<double>(d, mode), ref, 1e-10, "double");
+      expect_close(run_mode<float>(d, mode), run_mode<float>(d, LargeCells::Blocks), 1e-5);
+    }
   }
 }
 
@@ -249,17 +264,20 @@ TEST(LargeCellsCuda, FloatAtomicsAndHostArraysMatchReference) {
   EFIELD_REQUIRE_GPU();
   const TestDesign d = macro_design(100.0 / 64, next_seed());
   const ReferenceResult ref = reference_of(d);
-  const ScopedLargeCells scope(LargeCells::DifferenceMap);
-  ElectrostaticOptions o = with(d.options, Backend::Cuda, Precision::Float);
-  o.deterministic = false;
-  ElectrostaticSystem es(o, d.movable, d.fillers, d.fixed);
-  DeviceArray<float> x(d.array<float>(d.cx)), y(d.array<float>(d.cy));
-  DeviceArray<float> gx(poisoned<float>(d.array_size)), gy(poisoned<float>(d.array_size));
-  es.evaluate_async(x.get(), y.get(), gx.get(), gy.get());
-  const EvaluateResult result = es.wait_result();
-  expect_matches_reference(collect_output(es, d, result, gx.download(), gy.download()), ref, 1e-4,
-                           "evaluate_async, float atomics");
-  expect_matches_reference(run_host<float>(es, d), ref, 1e-4, "host arrays");
+  for (LargeCells mode : {LargeCells::DifferenceMap, LargeCells::Chunks}) {
+    SCOPED_TRACE(mode == LargeCells::Chunks ? "chunks" : "difference map");
+    const ScopedLargeCells scope(mode);
+    ElectrostaticOptions o = with(d.options, Backend::Cuda, Precision::Float);
+    o.deterministic = false;
+    ElectrostaticSystem es(o, d.movable, d.fillers, d.fixed);
+    DeviceArray<float> x(d.array<float>(d.cx)), y(d.array<float>(d.cy));
+    DeviceArray<float> gx(poisoned<float>(d.array_size)), gy(poisoned<float>(d.array_size));
+    es.evaluate_async(x.get(), y.get(), gx.get(), gy.get());
+    const EvaluateResult result = es.wait_result();
+    expect_matches_reference(collect_output(es, d, result, gx.download(), gy.download()), ref, 1e-4,
+                             "evaluate_async, float atomics");
+    expect_matches_reference(run_host<float>(es, d), ref, 1e-4, "host arrays");
+  }
 }
 #endif
 
