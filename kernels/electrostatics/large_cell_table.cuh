@@ -33,7 +33,7 @@ class LargeCellTable {
       total += static_cast<double>(stretched_bins(w, h));
       chunks += chunks_of(w, h);
     }
-    const double bar = kEsDiffMapFixedBins + kEsDiffMapPerGridBin * static_cast<double>(g_.M) * g_.N;
+    const double bar = kEsDiffMapMinAreaOverGrid * static_cast<double>(g_.M) * g_.N;
     diff_on_ = mode_ == Mode::DifferenceMap || (mode_ == Mode::ByPolicy && total >= bar);
     const std::int64_t cells = nm > 0 ? nm : 1;
     if (diff_on_) {

@@ -1,12 +1,12 @@
 // Movable large cells by difference map, in O(1) memory operations per cell (large_cells.cuh,
-// docs/math.md 2.11):
+// docs/math.md 2.12):
 // corner updates of a 64-bit difference map, a 2D prefix sum over the cells' bounding box into
 // the density map, and a double summed-area table of the field map for the gather. The prefix
 // sums run over rows (a block per row, CUB block scans with a carry) and then over columns in
 // segments of kEsDiffSegmentRows rows (a thread per column and segment: the segment's sum, then
 // the sums of the segments above as its carry), so every pass reads the box once, coalesced.
 // Integer prefix sums are exact in any order (two's complement wraps cancel), so the density map
-// gets each bin's integer exactly; the double sums' round-off is bounded in docs/math.md 2.11.
+// gets each bin's integer exactly; the double sums' round-off is bounded in docs/math.md 2.12.
 #include "electrostatics/large_cells.cuh"
 
 #include <cub/block/block_scan.cuh>

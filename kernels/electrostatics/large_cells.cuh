@@ -4,7 +4,7 @@
 //   chunked (chunked_cells.cu): a cell's footprint bins split into chunks of kEsChunkBins, a block
 //     per chunk: rasterize adds each bin as rasterize.cu does (the same integers), the gather sums
 //     each chunk (fixed-order block reduction) and one thread per cell sums its chunks in order;
-//   difference map (large_cells.cu, docs/math.md 2.11), O(1) memory operations per cell:
+//   difference map (large_cells.cu, docs/math.md 2.12), O(1) memory operations per cell:
 //     density: each cell's up to 3 x 3 constant-weight rectangles (large_cell_segments.hpp) as 4
 //     integer corner updates each into a 64-bit difference map, and the bounding box of the
 //     footprints; then a 2D prefix sum over that box (rows, then columns in segments of

@@ -1,8 +1,8 @@
 // Movable large cells by difference map and summed-area tables (kernels/electrostatics/
-// large_cells.cuh, docs/math.md 2.11). CPU (CI): the rectangles' integers after an exact integer
+// large_cells.cuh, docs/math.md 2.12). CPU (CI): the rectangles' integers after an exact integer
 // prefix sum are the per-bin paths' integers bitwise where bins are a power of two wide, and
 // within the stated bound elsewhere; a double summed-area table's rectangle sums stay within the
-// bound of docs/math.md 2.11. CUDA (skips without a device): macros from 1 bin to the whole
+// bound of docs/math.md 2.12. CUDA (skips without a device): macros from 1 bin to the whole
 // region, partly and wholly outside it, on bin edges, by difference map and in chunks, against
 // the one-block-per-cell path (the density bitwise: on power-of-two bins for the difference map,
 // on any bins in chunks; the gradient within round-off) and against the float64 reference.
@@ -121,7 +121,7 @@ TEST(LargeCellsCpu, DifferenceMapWithinOneRoundingOnOtherBins) {
   expect_difference_map_matches_bins<double>(7.1, 0.37, false);
 }
 
-// docs/math.md 2.11: a summed-area table in double over B float values, rows then columns in any
+// docs/math.md 2.12: a summed-area table in double over B float values, rows then columns in any
 // association, gives rectangle sums within 4 gamma_B sum|e| (gamma_B = B u / (1 - B u), u = 2^-53).
 TEST(LargeCellsCpu, SummedAreaRoundOffWithinBound) {
   const int M = 300, N = 257;
@@ -242,6 +242,8 @@ TEST(LargeCellsCuda, ChunkedDensityBitwiseAsBlocks) {
   EFIELD_REQUIRE_GPU();
   expect_every_bins_as_blocks(macro_design(1.0, next_seed()), LargeCells::Chunks);
   expect_every_bins_as_blocks(macro_design(100.0 / 64, next_seed()), LargeCells::Chunks);
+  // The default: chunks for the region-sized and 40 x 30 macros, warps and blocks for the rest.
+  expect_every_bins_as_blocks(macro_design(100.0 / 64, next_seed()), LargeCells::ByPolicy);
 }
 
 TEST(LargeCellsCuda, MatchesReference) {
