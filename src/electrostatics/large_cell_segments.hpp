@@ -10,6 +10,7 @@
 // The edge bins take the same bin_overlap() as footprint_weight(); an interior bin takes b itself
 // where footprint_weight() computes (m + 1) b - m b, which equals b wherever that difference is
 // exact (b a power of two, for example) and is within one rounding of it elsewhere.
+#include <cmath>
 #include <cstdint>
 
 #include "electrostatics/cell_layout.hpp"
@@ -62,11 +63,15 @@ EFIELD_HD FootprintSegments<T> footprint_segments(const Footprint<T>& f, const C
   return {axis_segments(f.x0, f.x1, f.m0, f.m1, g.bx), axis_segments(f.y0, f.y1, f.n0, f.n1, g.by), f.charge};
 }
 
+// Round to nearest, ties to even, in the value's own precision (as the per-bin paths' rint).
+EFIELD_HD float round_to_integer(float v) { return rintf(v); }
+EFIELD_HD double round_to_integer(double v) { return rint(v); }
+
 // A rectangle's weight as a whole number of 1 / to_fixed bin areas, rounded as the per-bin paths
 // round it (rint in T, then an integer); 0 for NaN or a non-positive weight (those paths add nothing).
 template <typename T>
 EFIELD_HD std::int64_t fixed_weight(T weight, T to_fixed) {
-  const T v = rint(weight * to_fixed);
+  const T v = round_to_integer(weight * to_fixed);
   return v > T(0) ? static_cast<std::int64_t>(v) : 0;
 }
 
