@@ -18,10 +18,12 @@
 // difference map: large_cells.cuh).
 // --layouts also times the CUDA pipeline's accumulation layouts (64-bit bins in one map or in two,
 // and the default) side by side in the same process, through the test and benchmark hook of
-// src/electrostatics/pipeline_layout.hpp. See --help.
+// src/electrostatics/pipeline_layout.hpp, and 64-bit bins as ElectrostaticOptions::plan_effort =
+// Measure lays them out (its choice, and its construction time against the default's). See --help.
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -30,11 +32,13 @@
 #include <vector>
 
 #include "common/cli.hpp"
+#include "common/device_properties.hpp"
 #include "common/ispd_stand_ins.hpp"
 #include "common/timing.hpp"
 #include "efield/efield.hpp"
 #include "electrostatics/pipeline_layout.hpp"
 #include "support/device_array.hpp"
+#include "transforms/wisdom.hpp"
 
 #if EFIELD_HAS_CUDA
 #include <cuda_runtime.h>
@@ -58,6 +62,7 @@ const NamedLayout kLayouts[] = {
 
 struct LayoutRow {
   const char* layout = "";
+  std::string measured;        // plan_effort = Measure's row: its choice, construction times
   efield::bench::TimingResult graph;
   efield::StageTimes stages;
   efield::EvaluateResult result;
@@ -79,6 +84,43 @@ struct Row {
 #if EFIELD_HAS_CUDA
 void check(cudaError_t e) {
   if (e != cudaSuccess) throw efield::Error(std::string("bench_electrostatics: ") + cudaGetErrorString(e));
+}
+
+double construction_ms(const efield::ElectrostaticOptions& o, const StandInDesign& d) {
+  const auto t0 = std::chrono::steady_clock::now();
+  { efield::ElectrostaticSystem es(o, d.movable, d.fillers, d.fixed); }
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// 64-bit bins (float's exact float maps off) laid out by plan_effort = Measure, the wisdom
+// forgotten first so that it measures: its evaluate, the choice it kept, and the construction
+// time against the default effort's.
+LayoutRow run_measured(const efield::ElectrostaticOptions& o, const StandInDesign& d, float* x, float* y, float* gx,
+                       float* gy, cudaStream_t stream, const efield::bench::TimingOptions& t, int reps) {
+  const efield::detail::EsPipelineLayout before =
+      efield::detail::set_es_pipeline_layout({efield::detail::EsPipelineLayout::Maps::BySize, true});
+  LayoutRow lr;
+  lr.layout = "64-bit bins, plan_effort = Measure";
+  efield::ElectrostaticOptions om = o;
+  om.plan_effort = efield::PlanEffort::Measure;
+  const double estimate_ms = construction_ms(o, d);
+  efield::forget_wisdom();
+  const double measure_ms = construction_ms(om, d);
+  {
+    efield::ElectrostaticSystem es(om, d.movable, d.fillers, d.fixed);  // the wisdom's choice now
+    lr.graph = efield::bench::time_cuda([&] { lr.result = es.evaluate(x, y, gx, gy); }, stream, t);
+    lr.stages = es.profile_stages(x, y, gx, gy, reps);
+  }
+  std::string text = efield::detail::Wisdom::process().text(efield::detail::current_device_identity());
+  const std::size_t at = text.find("es2d ");
+  std::string choice = at == std::string::npos ? "no es2d line" : text.substr(at, text.find('\n', at) - at);
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "wisdom: \"%s\"; construction %.1f ms (default effort %.1f ms)", choice.c_str(),
+                measure_ms, estimate_ms);
+  lr.measured = buf;
+  efield::forget_wisdom();
+  efield::detail::set_es_pipeline_layout(before);
+  return lr;
 }
 
 Row run(const StandInDesign& d, int reps, bool with_cpu, bool layouts, bool deterministic) {
@@ -125,6 +167,7 @@ Row run(const StandInDesign& d, int reps, bool with_cpu, bool layouts, bool dete
       efield::detail::set_es_pipeline_layout(before);
       row.layouts.push_back(lr);
     }
+    row.layouts.push_back(run_measured(o, d, x, y, gx, gy, stream, t, reps));
   }
   if (with_cpu) {
     efield::ElectrostaticOptions oc = o;
@@ -181,7 +224,7 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_flag("--layouts", layouts,
                "also time each accumulation layout of the CUDA pipeline (64-bit bins in one map or two, and the "
-               "default) side by side");
+               "default) side by side, and 64-bit bins as plan_effort = Measure lays them out");
   CLI11_PARSE(app, argc, argv);
   const bool with_cpu = !no_cpu, deterministic = !nondeterministic;
   const StandInPlacement placement = sorted ? StandInPlacement::Sorted
@@ -212,8 +255,8 @@ int main(int argc, char** argv) {
         efield::bench::add_movable_macros(d, macros, macro_bins[0], macro_bins[1], 41);
         char label[160];
         std::snprintf(label, sizeof label,
-                      "%s + %zu movable macros (%g %% of the region, %g..%g bins; large cells: %s)", d.name.c_str(), d.movable.widths.size() - static_cast<size_t>(rows.back().movable),
-                      100 * macros, macro_bins[0], macro_bins[1], large_cells.c_str());
+                      "%s + %zu movable macros (%g %% of the region, %g..%g bins; large cells: %s)", d.name.c_str(),
+                      d.movable.widths.size() - static_cast<size_t>(rows.back().movable), 100 * macros, macro_bins[0], macro_bins[1], large_cells.c_str());
         d.name = label;
         rows.push_back(run(d, reps, with_cpu, layouts, deterministic));
         rows.back().macro_ratio = rows.back().graph.median_ms / rows[rows.size() - 2].graph.median_ms;
@@ -274,6 +317,10 @@ int main(int argc, char** argv) {
                       v.result.overflow, v.result.max_density);
         md += buf;
       }
+    md += "\nplan_effort = Measure (the 64-bit bins' one or two maps, measured at construction):\n\n";
+    for (const Row& r : rows)
+      for (const LayoutRow& v : r.layouts)
+        if (!v.measured.empty()) md += "- " + r.design + ": " + v.measured + "\n";
   }
   if (macros > 0) {
     md += "\nWith movable macros (--macros): evaluate time over the same design's without them (target <= 1.1):\n\n";

@@ -1,8 +1,9 @@
 // Table V of the DCT paper, for efield: the fused 2D plans (one 2D real FFT + fused pre/post)
 // against cuFFT's R2C / C2R alone of the same size and against RowColumnPlan2D, in float and
 // double; every Cuda2DMethod next to Auto on the same data (the rows scripts/check_auto_policy.py
-// checks Auto's choices with, from --json); plus the CPU backend against FFTW's own 2D REDFT10 /
-// REDFT01 r2r plans on 2 threads. See --help.
+// checks Auto's choices with, from --json); with --measure, PlanEffort::Measure's plan beside Auto
+// (its method, time and plan time); plus the CPU backend against FFTW's own 2D REDFT10 / REDFT01
+// r2r plans on 2 threads. See --help.
 // GPU times: CUDA events around each execute after warm-up, median of many runs. CPU times:
 // steady_clock, median. Inputs are random (never zeros). Ratios compare numbers measured in
 // this process.
@@ -11,6 +12,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include <chrono>
 #include <cstdio>
 #include <functional>
 #include <random>
@@ -98,9 +100,11 @@ void check(cufftResult r, const char* what) {
 const std::vector<efield::Cuda2DMethod> kTimedMethods = efield::cuda_2d_methods();
 
 // One JSON object per (size, type, transform): Auto's method and time, and every method's time
-// (null where it does not take the shape), in microseconds.
+// (null where it does not take the shape), in microseconds; with `measure`, PlanEffort::Measure's
+// method, time and plan time (the wisdom is forgotten first, so the plan measures).
 template <typename T>
-void gpu_rows(Size s, const bench::TimingOptions& topt, Table& table, nlohmann::ordered_json& json_rows) {
+void gpu_rows(Size s, const bench::TimingOptions& topt, bool measure, Table& table,
+              nlohmann::ordered_json& json_rows) {
   const size_t n = static_cast<size_t>(s.rows) * s.cols;
   const size_t nh = static_cast<size_t>(s.rows) * (s.cols / 2 + 1);
   cudaStream_t stream;
@@ -153,11 +157,33 @@ void gpu_rows(Size s, const bench::TimingOptions& topt, Table& table, nlohmann::
                                {"auto_method", method},
                                {"auto_us", t_fused * 1e3},
                                {"cufft_us", t_fft * 1e3}};
+    std::vector<std::string> measured;  // with --measure: method, time, ratio to cuFFT, plan time
+    std::string measured_line;
+    if (measure) {
+      efield::forget_wisdom();
+      PlanOptions m = o;
+      m.effort = efield::PlanEffort::Measure;
+      const auto t0 = std::chrono::steady_clock::now();
+      efield::Plan2D<T> plan(kind, s.rows, s.cols, m);
+      const double plan_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+      const double t = bench::time_cuda([&] { plan.execute(in.get(), out.get(), st); }, st, topt).median_ms;
+      const std::string chosen = efield::to_string(plan.cuda_2d_method());
+      char plan_text[32];
+      std::snprintf(plan_text, sizeof plan_text, "%.1f", plan_ms);
+      measured = {chosen, us(t), ratio(t, t_fft), plan_text};
+      measured_line = "  measured (" + chosen + ") " + us(t) + " us " + ratio(t, t_fft) + ", planned in " + plan_text +
+                      " ms";
+      json_row["measure_method"] = chosen;
+      json_row["measure_us"] = t * 1e3;
+      json_row["measure_plan_ms"] = plan_ms;
+    }
     // Every explicit method on the same data: "time (ratio to cuFFT)", or n/a where it does not apply.
     std::vector<std::string> per_method;
     std::string per_method_line;
+    double fastest = -1;
     for (efield::Cuda2DMethod m : kTimedMethods) {
       const double t = time_method(m);
+      if (t >= 0 && (fastest < 0 || t < fastest)) fastest = t;
       per_method.push_back(t < 0 ? std::string("n/a") : us(t) + " (" + ratio(t, t_fft) + ")");
       per_method_line += std::string("  ") + efield::to_string(m) + " " + per_method.back();
       json_row["methods"][efield::to_string(m)] = t < 0 ? nlohmann::ordered_json() : nlohmann::ordered_json(t * 1e3);
@@ -176,15 +202,17 @@ void gpu_rows(Size s, const bench::TimingOptions& topt, Table& table, nlohmann::
     }
     std::vector<std::string> row{size_name(s), type_name<T>(), efield::to_string(kind), method, us(t_fused),
                                  std::string(fwd ? "R2C " : "C2R ") + us(t_fft), ratio(t_fused, t_fft)};
+    row.insert(row.end(), measured.begin(), measured.end());
+    row.push_back(ratio(fastest, t_fft));
     row.insert(row.end(), per_method.begin(), per_method.end());
     row.push_back(rc_time);
     row.push_back(rc_ratio);
     table.rows.push_back(row);
     json_rows.push_back(json_row);
-    std::printf("%-11s %-6s %-11s fused (%s) %9s us  %s %9s us  ratio %6s %s  row-col %9s us  speedup %s\n",
+    std::printf("%-11s %-6s %-11s fused (%s) %9s us  %s %9s us  ratio %6s%s %s  row-col %9s us  speedup %s\n",
                 size_name(s).c_str(), type_name<T>(), efield::to_string(kind), method.c_str(), us(t_fused).c_str(),
-                fwd ? "R2C" : "C2R", us(t_fft).c_str(), ratio(t_fused, t_fft).c_str(), per_method_line.c_str(),
-                rc_time.c_str(), rc_ratio.c_str());
+                fwd ? "R2C" : "C2R", us(t_fft).c_str(), ratio(t_fused, t_fft).c_str(), measured_line.c_str(),
+                per_method_line.c_str(), rc_time.c_str(), rc_ratio.c_str());
     std::fflush(stdout);
   }
   cudaStreamDestroy(stream);
@@ -256,6 +284,7 @@ struct Args {
   bool quick = false;
   bool cpu = true;
   bool gpu = true;
+  bool measure = false;            // --measure: PlanEffort::Measure's plan beside Auto
   std::vector<std::string> sizes;  // --size: just these GPU sizes
   std::string markdown;
   std::string json;
@@ -283,12 +312,14 @@ int run(const Args& args) {
   std::ostringstream md;
   md << "# bench_transforms2d: fused 2D DCT plans (DCT paper, Table V)\n\n"
      << "- GPU: " << bench::device_name() << "\n- date: " << bench::today()
-     << "\n- commit: " << bench::source_commit() << "\n- mode: " << (args.quick ? "--quick" : "full") << "\n\n";
+     << "\n- commit: " << bench::source_commit() << "\n- mode: " << (args.quick ? "--quick" : "full")
+     << (args.measure ? ", --measure" : "") << "\n\n";
   nlohmann::ordered_json json = {{"program", "bench_transforms2d"},
                          {"device", bench::device_name()},
                          {"date", bench::today()},
                          {"commit", bench::source_commit()},
                          {"mode", args.quick ? "quick" : "full"},
+                         {"measure", args.measure},
                          {"gpu", nlohmann::ordered_json::array()},
                          {"cpu", nlohmann::ordered_json::array()}};
 
@@ -299,14 +330,19 @@ int run(const Args& args) {
     topt.warmup = 10;
     topt.repetitions = args.quick ? 50 : 200;
     Table t{{"size", "type", "transform", "Auto runs", "fused (us)", "cuFFT alone (us)", "fused / cuFFT"}};
+    if (args.measure) {
+      for (const char* h : {"Measure runs", "measured (us)", "measured / cuFFT", "Measure's plan time (ms)"})
+        t.header.push_back(h);
+    }
+    t.header.push_back("fastest method / cuFFT");
     for (efield::Cuda2DMethod m : kTimedMethods) {
       t.header.push_back(std::string(efield::to_string(m)) + " (us, / cuFFT)");
     }
     t.header.push_back("row-column (us)");
     t.header.push_back("row-column / fused");
     for (Size s : gpu_sizes(args)) {
-      gpu_rows<float>(s, topt, t, json["gpu"]);
-      gpu_rows<double>(s, topt, t, json["gpu"]);
+      gpu_rows<float>(s, topt, args.measure, t, json["gpu"]);
+      gpu_rows<double>(s, topt, args.measure, t, json["gpu"]);
     }
     md << "## CUDA: fused plan vs cuFFT alone vs row-column\n\n"
        << "Median of " << topt.repetitions << " runs after " << topt.warmup
@@ -316,8 +352,13 @@ int run(const Args& args) {
           "dct2 and idct2). `fused` is Plan2D's default, Cuda2DMethod::Auto, which runs the method in "
           "`Auto runs`, the policy table's choice for the shape and the GPU "
           "(src/transforms/cuda2d_policy.cpp; the methods are described at efield::Cuda2DMethod in "
-          "include/efield/transforms.hpp). The next columns time each explicit Cuda2DMethod on "
-          "the same data, with its ratio to "
+          "include/efield/transforms.hpp). "
+       << (args.measure ? "`Measure runs` is the method of a plan made with PlanEffort::Measure (the wisdom "
+                          "forgotten first: it times every method that takes the shape), timed like the "
+                          "others; its plan time includes that measurement. "
+                        : "")
+       << "`fastest method / cuFFT` is the best explicit method's ratio. The next columns time each "
+          "explicit Cuda2DMethod on the same data, with its ratio to "
           "cuFFT (n/a where the method does not take the shape).\n\n"
        << t.markdown() << "\n";
 #endif
@@ -364,6 +405,9 @@ int main(int argc, char** argv) {
   app.add_option("--json", args.json,
                  "also write every timed row to FILE as JSON (read by scripts/check_auto_policy.py)")
       ->type_name("FILE");
+  app.add_flag("--measure", args.measure,
+               "also time a PlanEffort::Measure plan of every GPU row (its method, time, ratio to cuFFT and plan "
+               "time)");
   app.add_flag("--no-cpu", no_cpu, "skip the CPU table");
   app.add_flag("--no-gpu", no_gpu, "skip the CUDA table");
   CLI11_PARSE(app, argc, argv);

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "efield/device.hpp"
+#include "efield/transforms.hpp"
 
 namespace efield {
 
@@ -72,6 +73,14 @@ struct ElectrostaticOptions {
   // Write 0 into the gradient entries [num_movable, filler_offset) (the fixed terminals of
   // DREAMPlace's flat layout) on every evaluate that does not accumulate, as DREAMPlace does.
   bool zero_gap_gradient = false;
+  // CUDA backend: how the system makes its plan-time choices that depend on the GPU (the ones
+  // docs/performance.md, "Measure mode of the electrostatic system", lists). Estimate: the
+  // built-in rules, no time spent. Measure: a choice already in the process's wisdom for this GPU,
+  // precision, grid and cell count (efield::load_wisdom) is taken; else the candidates are timed
+  // once on the design's own cells at spread synthetic positions (milliseconds at construction)
+  // and the fastest is kept in the wisdom (efield::save_wisdom writes it). Every candidate gives
+  // the same bits. Ignored on the CPU.
+  PlanEffort plan_effort = PlanEffort::Estimate;
 };
 
 // Per-call options of evaluate: how the gradient is written.

@@ -217,8 +217,8 @@ const char* to_string(PlanEffort effort) noexcept;
 // Every CUDA method of Plan2D but Auto, in the order of the method registry (docs/design.md).
 std::vector<Cuda2DMethod> cuda_2d_methods();
 
-// Wisdom: the choices PlanEffort::Measure made, per device, precision, kind and shape, kept for
-// the process. save_wisdom writes the current CUDA device's choices to `path` (a versioned text
+// Wisdom: the choices PlanEffort::Measure made, per device, precision, kind and shape (and those
+// of the electrostatic systems' ElectrostaticOptions::plan_effort), kept for the process. save_wisdom writes the current CUDA device's choices to `path` (a versioned text
 // file naming the device); throws efield::Error when it cannot write. load_wisdom adds the choices
 // of a file written on this kind of device (same name, compute capability and SM count) and
 // returns true; a file from another GPU, of another format version or that does not parse is

@@ -13,6 +13,7 @@
 //   pipeline_streams.cuh the stream, the caller's ordering, the side branch, events
 //   graph_cache.cuh      one graph per choice, re-captured for new pointers
 //   pipeline_policy.cuh  which bins (the pile-up state machine), launch parameters per GPU
+//   measured_choices.cuh the GPU-dependent choices of measure mode (plan_effort) and the wisdom
 // This file holds the orchestration only: which bins, the re-runs after a flagged bin, host or
 // device arrays, graphs or not, profiling, the maps on request.
 #include <chrono>
@@ -31,6 +32,7 @@
 #include "electrostatics/gather_stage.cuh"
 #include "electrostatics/graph_cache.cuh"
 #include "electrostatics/host_array_path.cuh"
+#include "electrostatics/measured_choices.cuh"
 #include "electrostatics/pipeline_layout.hpp"
 #include "electrostatics/pipeline_policy.cuh"
 #include "electrostatics/pipeline_setup.hpp"
@@ -78,13 +80,16 @@ class CudaPipeline final : public ElectrostaticBackend {
     // each starts while the previous one finishes (bench_ispd/results/electrostatics.md).
     const bool overlap = dependent_launch_supported();
     policy_ = make_bins_policy<T>(d, layout);
-    const auto density_parts = density_layout<T>(d, layout, policy_, overlap);
+    auto density_parts = density_layout<T>(d, layout, policy_, overlap);
+    cells_ = CellTable<T>(d, layout.large_cells);
+    if (layout.maps == EsPipelineLayout::Maps::BySize)  // measured_choices.cuh (plan_effort)
+      density_parts.two_maps =
+          choose_two_maps<T>(d, cells_, density_parts, device_, policy_.for_async() == Bins::Wide);
     log().debug("ElectrostaticSystem (CUDA): {} bins, {} accumulator map(s) for 64-bit bins",
                 policy_.exact_float() ? "exact float" : policy_.any_float_maps() ? "float" : "64-bit",
                 density_parts.two_maps ? 2 : 1);
     if (!d.options.deterministic && !std::is_same_v<T, float>)
       log().debug("ElectrostaticSystem (CUDA): deterministic=false in double runs the fixed-point pipeline");
-    cells_ = CellTable<T>(d, layout.large_cells);
     density_ = DensityStage<T>(d, density_parts, device_, cells_);
     spectral_ = SpectralStage<T>(d, streams_.stream(), overlap);
     gather_ = GatherStage<T>(d, overlap, cells_);

@@ -11,7 +11,7 @@ transforms, on NumPy arrays, PyTorch tensors (CPU and CUDA) and CuPy arrays with
 See python/README.md.
 """
 
-from ._efield import Error, built_with_cuda, cuda_device_count
+from ._efield import Error, built_with_cuda, cuda_device_count, forget_wisdom, load_wisdom, save_wisdom
 from .build_info import build_info, show_config
 from .bookshelf import (FIXED, FIXED_NI, MOVABLE, BookshelfDesign, generate_synthetic_design, ispd2005_designs,
                         ispd2005_standin, load_bookshelf)
@@ -27,6 +27,7 @@ __version__ = "0.1.0"  # pyproject.toml reads it; the extension's (CMake's proje
 
 __all__ = [
     "Error", "built_with_cuda", "cuda_device_count", "build_info", "show_config",
+    "save_wisdom", "load_wisdom", "forget_wisdom",
     "dct", "idct", "idxst", "dct2", "idct2", "idct_idxst", "idxst_idct", "dct2_3d", "idct2_3d", "fft",
     "Plan1D", "Plan2D", "Plan3D", "plan_cache_clear", "plan_cache_size", "plan_cache_max_size",
     "ElectrostaticSystem", "EvaluateResult", "make_fillers", "make_region_fillers", "default_bin_grid",

@@ -114,7 +114,7 @@ class MultiFieldSystem:
 
     def __init__(self, fields, *, xl, yl, xh, yh, num_bins_x, num_bins_y, num_entries, dtype="float32", device="cpu",
                  deterministic=True, cpu_threads=0, use_cuda_graph=True, gradient_scale="dreamplace",
-                 zero_other_entries=False, stream=None):
+                 zero_other_entries=False, stream=None, plan_effort="estimate"):
         specs = [_field(f, k) for k, f in enumerate(fields)]
         self.dtype = _arrays.dtype_name(dtype)
         self.device = _arrays.parse_device(device)
@@ -126,7 +126,8 @@ class MultiFieldSystem:
             num_bins_y=_arrays.to_int(num_bins_y, "num_bins_y", 1), dtype=self.dtype, device=self.device,
             deterministic=bool(deterministic), stream=int(stream), cpu_threads=_arrays.to_int(cpu_threads, "cpu_threads", 0),
             use_cuda_graph=bool(use_cuda_graph), gradient_scale=str(gradient_scale),
-            num_entries=_arrays.to_int(num_entries, "num_entries", 0), zero_other_entries=bool(zero_other_entries))
+            num_entries=_arrays.to_int(num_entries, "num_entries", 0), zero_other_entries=bool(zero_other_entries),
+            plan_effort=str(plan_effort))
         self.fields = specs
 
     def evaluate(self, x, y, grad_x=None, grad_y=None, weights=None, accumulate=False):

@@ -137,13 +137,15 @@ class ElectrostaticSystem(_SystemMaps):
     estimate, the default; "exact": dE/dx of the returned energy, one more inverse transform),
     zero_gap_gradient (write 0 into the gradient entries between the movable cells and the
     fillers on evaluates that do not accumulate), stream (the CUDA stream handle the system is
-    made with; each call then moves it to the caller's current stream).
+    made with; each call then moves it to the caller's current stream), plan_effort ("estimate":
+    the built-in rules; "measure": the GPU-dependent choices timed once at construction and kept
+    in the wisdom, see efield.save_wisdom; CUDA only, the same results either way).
     """
 
     def __init__(self, movable, fillers=None, fixed=None, *, xl, yl, xh, yh, num_bins_x, num_bins_y,
                  target_density=1.0, dtype="float32", device="cpu", deterministic=True, cpu_threads=0,
                  filler_offset=-1, use_cuda_graph=True, gradient_scale="dreamplace", zero_gap_gradient=False,
-                 stream=None, movable_macro_mask=None):
+                 stream=None, movable_macro_mask=None, plan_effort="estimate"):
         mw, mh = _pair(movable, "movable")
         if mw is None:
             raise ValueError("movable must be (widths, heights)")
@@ -166,7 +168,8 @@ class ElectrostaticSystem(_SystemMaps):
             gradient_scale=str(gradient_scale), zero_gap_gradient=bool(zero_gap_gradient),
             movable_w=mw, movable_h=mh, filler_w=e if fw is None else fw, filler_h=e if fh is None else fh,
             fixed_w=e if xw is None else xw, fixed_h=e if xh_ is None else xh_, fixed_x=e if xx is None else xx,
-            fixed_y=e if xy is None else xy, movable_macro_mask=self._movable_macro_mask)
+            fixed_y=e if xy is None else xy, movable_macro_mask=self._movable_macro_mask,
+            plan_effort=str(plan_effort))
 
     def _prepared(self, x, y, grad_x, grad_y, accumulate):
         return _prepare_arrays(self, x, y, grad_x, grad_y, accumulate)

@@ -207,7 +207,8 @@ class ElectricPotential(torch.nn.Module):
     blocking evaluate (the fastest at scale: the deterministic float pipeline sums in 32-bit
     bins and re-runs in 64-bit ones only after a pile-up); True never waits for the device (the
     deterministic float pipeline then always sums in 64-bit bins, see
-    ElectrostaticSystem.evaluate_async; bench_ispd/results/python.md measures both).
+    ElectrostaticSystem.evaluate_async; bench_ispd/results/python.md measures both). plan_effort
+    (CUDA): "estimate" (default) or "measure", as ElectrostaticSystem's (the same results).
     DREAMPlace's other keywords (bin_center_x, bin_center_y, sorted_node_map, fast_mode,
     region_id, fence_regions, node2fence_region_map, placedb): see the module's docstring.
 
@@ -232,7 +233,7 @@ class ElectricPotential(torch.nn.Module):
                  deterministic=True, pos=None, *, bin_size_x=None, bin_size_y=None, deterministic_flag=None,
                  padding=0, movable_macro_mask=None, cpu_threads=0, gradient_scale="dreamplace", asynchronous=False,
                  bin_center_x=None, bin_center_y=None, sorted_node_map=None, fast_mode=False, region_id=None,
-                 fence_regions=None, node2fence_region_map=None, placedb=None):
+                 fence_regions=None, node2fence_region_map=None, placedb=None, plan_effort="estimate"):
         super().__init__()
         if None in (xl, yl, xh, yh):
             raise TypeError("ElectricPotential needs the region xl, yl, xh, yh")
@@ -272,6 +273,7 @@ class ElectricPotential(torch.nn.Module):
         self.cpu_threads = _arrays.to_int(cpu_threads, "cpu_threads", 0)
         self.gradient_scale = str(gradient_scale)
         self.asynchronous = bool(asynchronous)
+        self.plan_effort = str(plan_effort)
         self._es = None
         self._evaluator = None
         self.compiled = False
@@ -366,7 +368,7 @@ class ElectricPotential(torch.nn.Module):
             dtype=_arrays.dtype_name(pos.dtype), device=device, deterministic=self.deterministic,
             cpu_threads=self.cpu_threads, filler_offset=fo, gradient_scale=self.gradient_scale,
             stream=_raw_stream(device) if device >= 0 else 0, movable_macro_mask=self.movable_macro_mask,
-            zero_gap_gradient=compiled)
+            zero_gap_gradient=compiled, plan_effort=self.plan_effort)
         if compiled:
             self._evaluator = _compiled_op.CompiledEvaluator(self._es._system, pos, self.num_nodes, self.asynchronous)
         else:

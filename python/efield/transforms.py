@@ -204,7 +204,7 @@ class _Plan:
     _kinds = ()
     _dim_names = ()
 
-    def __init__(self, kind, dims, batch, dtype, device, cpu_threads):
+    def __init__(self, kind, dims, batch, dtype, device, cpu_threads, effort="estimate"):
         if kind in _RENAMED and _RENAMED[kind] in self._kinds:
             kind = _renamed(kind)
         if kind not in self._kinds:
@@ -215,7 +215,7 @@ class _Plan:
         dims = [_arrays.to_int(d, name) for d, name in zip(dims, self._dim_names)]
         batch = _arrays.to_int(batch, "batch")
         cpu_threads = _arrays.to_int(cpu_threads, "cpu_threads")
-        self._plan = _efield.TransformPlan(kind, dims, batch, self.dtype, self.device, cpu_threads)
+        self._plan = _efield.TransformPlan(kind, dims, batch, self.dtype, self.device, cpu_threads, str(effort))
 
     @property
     def kind(self):
@@ -264,13 +264,15 @@ class Plan1D(_Plan):
 
 class Plan2D(_Plan):
     """2D plan: kind 'dct2', 'idct2', 'idct_idxst' or 'idxst_idct' of rows x cols; takes arrays
-    of shape (..., rows, cols)."""
+    of shape (..., rows, cols). effort (CUDA): "estimate" takes the method table (or the wisdom's
+    choice), "measure" times the methods that take the shape once on this GPU and keeps the
+    fastest in the wisdom (efield.save_wisdom)."""
 
     _kinds = ("dct2", "idct2", "idct_idxst", "idxst_idct")
     _dim_names = ("rows", "cols")
 
-    def __init__(self, kind, rows, cols, dtype="float32", device="cpu", cpu_threads=0):
-        super().__init__(kind, [rows, cols], 1, dtype, device, cpu_threads)
+    def __init__(self, kind, rows, cols, dtype="float32", device="cpu", cpu_threads=0, effort="estimate"):
+        super().__init__(kind, [rows, cols], 1, dtype, device, cpu_threads, effort)
 
 
 class Plan3D(_Plan):

@@ -52,7 +52,7 @@ class MultiSystem {
   MultiSystem(const std::vector<FieldSpec>& fields, double xl, double yl, double xh, double yh, int num_bins_x,
               int num_bins_y, const std::string& dtype, int device, bool deterministic, std::uintptr_t stream,
               int cpu_threads, bool use_cuda_graph, const std::string& gradient_scale, std::int64_t num_entries,
-              bool zero_other_entries)
+              bool zero_other_entries, const std::string& plan_effort)
       : device_(device) {
     if (dtype != "float32" && dtype != "float64")
       throw py::type_error("dtype must be float32 or float64 (got " + dtype + ")");
@@ -68,6 +68,7 @@ class MultiSystem {
     s.cpu_threads = cpu_threads;
     s.use_cuda_graph = use_cuda_graph;
     s.gradient_scale = parse_gradient_scale(gradient_scale);
+    s.plan_effort = parse_plan_effort(plan_effort);
     o.num_entries = num_entries;
     o.zero_other_entries = zero_other_entries;
     stream_ = s.stream;
@@ -172,11 +173,11 @@ void bind_multi_field(py::module_& m) {
 
   py::class_<MultiSystem, std::shared_ptr<MultiSystem>>(m, "MultiFieldSystem")
       .def(py::init<const std::vector<FieldSpec>&, double, double, double, double, int, int, const std::string&, int,
-                    bool, std::uintptr_t, int, bool, const std::string&, std::int64_t, bool>(),
+                    bool, std::uintptr_t, int, bool, const std::string&, std::int64_t, bool, const std::string&>(),
            py::arg("fields"), py::arg("xl"), py::arg("yl"), py::arg("xh"), py::arg("yh"), py::arg("num_bins_x"),
            py::arg("num_bins_y"), py::arg("dtype"), py::arg("device"), py::arg("deterministic"), py::arg("stream"),
            py::arg("cpu_threads"), py::arg("use_cuda_graph"), py::arg("gradient_scale"), py::arg("num_entries"),
-           py::arg("zero_other_entries"))
+           py::arg("zero_other_entries"), py::arg("plan_effort") = "estimate")
       .def("evaluate", &MultiSystem::evaluate, py::arg("x"), py::arg("y"), py::arg("grad_x"), py::arg("grad_y"),
            py::arg("stream") = 0, py::arg("weights") = std::vector<double>{}, py::arg("accumulate") = false)
       .def("density_map", [](MultiSystem& s, int k) { return s.map(k, &ElectrostaticSystem::density_map); })

@@ -33,7 +33,7 @@ class System {
          std::int64_t filler_offset, bool use_cuda_graph, const std::string& gradient_scale, bool zero_gap_gradient,
          const HostArray& movable_w, const HostArray& movable_h, const HostArray& filler_w, const HostArray& filler_h,
          const HostArray& fixed_w, const HostArray& fixed_h, const HostArray& fixed_x, const HostArray& fixed_y,
-         const HostMask& movable_macro_mask)
+         const HostMask& movable_macro_mask, const std::string& plan_effort)
       : device_(device) {
     if (dtype != "float32" && dtype != "float64")
       throw py::type_error("dtype must be float32 or float64 (got " + dtype + ")");
@@ -51,6 +51,7 @@ class System {
     o.use_cuda_graph = use_cuda_graph;
     o.gradient_scale = parse_gradient_scale(gradient_scale);
     o.zero_gap_gradient = zero_gap_gradient;
+    o.plan_effort = parse_plan_effort(plan_effort);
     stream_ = o.stream;
     CellSizes movable{to_vector(movable_w), to_vector(movable_h), to_mask(movable_macro_mask)};
     CellSizes fillers{to_vector(filler_w), to_vector(filler_h)};
@@ -305,13 +306,13 @@ void bind_system(py::module_& m) {
       .def(py::init<double, double, double, double, int, int, double, const std::string&, int, bool, std::uintptr_t, int,
                     std::int64_t, bool, const std::string&, bool, const HostArray&, const HostArray&, const HostArray&,
                     const HostArray&, const HostArray&, const HostArray&, const HostArray&, const HostArray&,
-                    const HostMask&>(),
+                    const HostMask&, const std::string&>(),
            py::arg("xl"), py::arg("yl"), py::arg("xh"), py::arg("yh"), py::arg("num_bins_x"), py::arg("num_bins_y"),
            py::arg("target_density"), py::arg("dtype"), py::arg("device"), py::arg("deterministic"), py::arg("stream"),
            py::arg("cpu_threads"), py::arg("filler_offset"), py::arg("use_cuda_graph"), py::arg("gradient_scale"),
            py::arg("zero_gap_gradient"), py::arg("movable_w"), py::arg("movable_h"), py::arg("filler_w"),
            py::arg("filler_h"), py::arg("fixed_w"), py::arg("fixed_h"), py::arg("fixed_x"), py::arg("fixed_y"),
-           py::arg("movable_macro_mask"))
+           py::arg("movable_macro_mask"), py::arg("plan_effort") = "estimate")
       .def("evaluate", &System::evaluate, py::arg("x"), py::arg("y"), py::arg("grad_x"), py::arg("grad_y"),
            py::arg("stream") = 0, py::arg("weight") = 1.0, py::arg("accumulate") = false, py::arg("async_") = false)
       .def("evaluate_pointers", &System::evaluate_pointers, py::arg("x"), py::arg("y"), py::arg("grad_x"),

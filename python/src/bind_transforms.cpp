@@ -11,6 +11,7 @@
 
 #include "array_view.hpp"
 #include "bindings.hpp"
+#include "conversions.hpp"
 #include "cuda_device.hpp"
 #include "efield/transforms.hpp"
 
@@ -55,7 +56,7 @@ int to_int(std::int64_t value, const char* what) {
 class TransformPlan {
  public:
   TransformPlan(const std::string& kind, const std::vector<std::int64_t>& dims, std::int64_t batch,
-                const std::string& dtype, int device, int cpu_threads)
+                const std::string& dtype, int device, int cpu_threads, const std::string& effort)
       : kind_(kind), info_(parse_kind(kind)), dims_(dims), batch_(batch), dtype_(parse_dtype(dtype)), device_(device) {
     if (static_cast<int>(dims.size()) != info_.rank)
       throw py::value_error(kind + " takes " + std::to_string(info_.rank) + " dimension(s), got " +
@@ -64,6 +65,7 @@ class TransformPlan {
     PlanOptions options;
     options.backend = device < 0 ? Backend::Cpu : Backend::Cuda;
     options.cpu_threads = cpu_threads;
+    options.effort = parse_plan_effort(effort, "effort");
     DeviceGuard guard(device);
     if (dtype_ == DType::Float32) make<float>(options);
     else make<double>(options);
@@ -154,9 +156,10 @@ class TransformPlan {
 void bind_transforms(py::module_& m) {
   py::class_<TransformPlan>(m, "TransformPlan",
                             "A planned transform: kind, core shape, batch (1D only), dtype, device (-1 = CPU)")
-      .def(py::init<const std::string&, const std::vector<std::int64_t>&, std::int64_t, const std::string&, int, int>(),
+      .def(py::init<const std::string&, const std::vector<std::int64_t>&, std::int64_t, const std::string&, int, int,
+                    const std::string&>(),
            py::arg("kind"), py::arg("dims"), py::arg("batch"), py::arg("dtype"), py::arg("device"),
-           py::arg("cpu_threads") = 0)
+           py::arg("cpu_threads") = 0, py::arg("effort") = "estimate")
       .def("execute", &TransformPlan::execute, py::arg("x"), py::arg("out"), py::arg("stream") = 0,
            "Runs the plan from x into out (same shape; may be the same array) on `stream` (CUDA)")
       .def_property_readonly("kind", &TransformPlan::kind)
@@ -165,6 +168,14 @@ void bind_transforms(py::module_& m) {
       .def_property_readonly("dtype", &TransformPlan::dtype)
       .def_property_readonly("device", &TransformPlan::device)
       .def_property_readonly("cuda_2d_method", &TransformPlan::cuda_2d_method);
+  // The wisdom of measure mode (efield/transforms.hpp): Plan2D's methods and the electrostatic
+  // systems' choices, per GPU.
+  m.def("save_wisdom", &save_wisdom, py::arg("path"), py::call_guard<py::gil_scoped_release>(),
+        "Writes the current CUDA device's measured choices to `path` (raises efield.Error when it cannot)");
+  m.def("load_wisdom", &load_wisdom, py::arg("path"), py::call_guard<py::gil_scoped_release>(),
+        "Adds the choices of a file written on this kind of GPU and returns True; a file from another GPU, "
+        "corrupt or missing is ignored with a warning in the log and returns False");
+  m.def("forget_wisdom", &forget_wisdom, "Drops every measured choice of the process");
 }
 
 }  // namespace efield::python

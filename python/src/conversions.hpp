@@ -30,6 +30,13 @@ inline GradientScale parse_gradient_scale(const std::string& name) {
   throw pybind11::value_error("gradient_scale must be 'dreamplace' or 'exact' (got '" + name + "')");
 }
 
+// A PlanEffort from its Python spelling; `option` names the argument in the error.
+inline PlanEffort parse_plan_effort(const std::string& name, const char* option = "plan_effort") {
+  if (name == "estimate") return PlanEffort::Estimate;
+  if (name == "measure") return PlanEffort::Measure;
+  throw pybind11::value_error(std::string(option) + " must be 'estimate' or 'measure' (got '" + name + "')");
+}
+
 // K arrays of shape (rects, 4), rows (xl, yl, xh, yh).
 inline std::vector<FenceRegion> fence_regions(const std::vector<HostArray>& fences) {
   std::vector<FenceRegion> regions(fences.size());

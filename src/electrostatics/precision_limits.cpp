@@ -122,6 +122,9 @@ void check_option_enums(const ElectrostaticOptions& o) {
   if (o.gradient_scale != GradientScale::DreamPlace && o.gradient_scale != GradientScale::Exact)
     throw Error("ElectrostaticSystem: gradient_scale " + std::to_string(static_cast<int>(o.gradient_scale)) +
                 " is not a GradientScale (DreamPlace or Exact)");
+  if (o.plan_effort != PlanEffort::Estimate && o.plan_effort != PlanEffort::Measure)
+    throw Error("ElectrostaticSystem: plan_effort " + std::to_string(static_cast<int>(o.plan_effort)) +
+                " is not a PlanEffort (Estimate or Measure)");
 }
 
 void check_cell_sizes_in_precision(const ElectrostaticDesign& d, const CellSizes& cells, const char* what) {

@@ -1,6 +1,7 @@
 #pragma once
-// What the CUDA tests of ElectrostaticSystem share: an evaluate through device pointers, the
-// pipeline layout forced for a scope, and the pile-up design (a placer's first iterations).
+// What the CUDA tests of ElectrostaticSystem share: an evaluate (or evaluate_async) through device
+// pointers, the pipeline layout forced for a scope, and the pile-up design (a placer's first
+// iterations).
 #include <cstddef>
 
 #include "efield/electrostatic_system.hpp"
@@ -16,6 +17,16 @@ SystemOutput run_device(ElectrostaticSystem& es, const TestDesign& d) {
   DeviceArray<T> x(d.array<T>(d.cx)), y(d.array<T>(d.cy));
   DeviceArray<T> gx(poisoned<T>(d.array_size)), gy(poisoned<T>(d.array_size));
   const EvaluateResult result = es.evaluate(x.get(), y.get(), gx.get(), gy.get());
+  return collect_output(es, d, result, gx.download(), gy.download());
+}
+
+// The same through evaluate_async, then wait_result.
+template <typename T>
+SystemOutput run_device_async(ElectrostaticSystem& es, const TestDesign& d) {
+  DeviceArray<T> x(d.array<T>(d.cx)), y(d.array<T>(d.cy));
+  DeviceArray<T> gx(poisoned<T>(d.array_size)), gy(poisoned<T>(d.array_size));
+  es.evaluate_async(x.get(), y.get(), gx.get(), gy.get());
+  const EvaluateResult result = es.wait_result();
   return collect_output(es, d, result, gx.download(), gy.download());
 }
 

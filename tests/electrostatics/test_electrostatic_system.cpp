@@ -371,15 +371,6 @@ TEST(ElectrostaticCuda, EveryPipelineLayoutAgreesWithCpu) {
 // the deterministic bits, on host and device pointers and through a pile-up; evaluate_async (which
 // cannot run again after a pile-up) takes float atomics into float maps, against the float64
 // reference to float rounding. Double ignores the option and stays bitwise repeatable.
-template <typename T>
-SystemOutput run_device_async(ElectrostaticSystem& es, const TestDesign& d) {
-  DeviceArray<T> x(d.array<T>(d.cx)), y(d.array<T>(d.cy));
-  DeviceArray<T> gx(poisoned<T>(d.array_size)), gy(poisoned<T>(d.array_size));
-  es.evaluate_async(x.get(), y.get(), gx.get(), gy.get());
-  const EvaluateResult result = es.wait_result();
-  return collect_output(es, d, result, gx.download(), gy.download());
-}
-
 TEST(ElectrostaticCuda, NonDeterministicTakesTheDeterministicPathInEvaluate) {
   EFIELD_REQUIRE_GPU();
   for (const DesignSpec& spec : reference_specs()) {

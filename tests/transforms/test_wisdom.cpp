@@ -1,9 +1,9 @@
 // PlanEffort::Measure and the wisdom: the measured plan computes what every method computes, the
-// choice is kept and reused, the file round-trips, and a file from another GPU, of another
-// version or that does not parse is ignored with a warning (the file format without a GPU, the
-// rest on one).
+// choice is kept and reused, the file round-trips (Plan2D's methods and the electrostatic
+// system's choices), and a file from another GPU, of another version or that does not parse is
+// ignored with a warning (the file format without a GPU, the rest on one; the system's measure
+// mode on a GPU: tests/electrostatics/test_measure_mode.cpp).
 #include <gtest/gtest.h>
-#include <spdlog/sinks/ostream_sink.h>
 
 #include <cstdio>
 #include <fstream>
@@ -14,6 +14,7 @@
 #include "common/device_properties.hpp"
 #include "common/log.hpp"
 #include "support/gpu.hpp"
+#include "support/log_capture.hpp"
 #include "transforms/test_dct2d_common.hpp"
 #include "transforms/wisdom.hpp"
 
@@ -24,27 +25,7 @@ using detail::Scalar;
 using detail::Wisdom;
 using detail::WisdomEntry;
 using detail::WisdomKey;
-
-// The warnings the library logs while this lives.
-class LogCapture {
- public:
-  LogCapture() : sink_(std::make_shared<spdlog::sinks::ostream_sink_mt>(text_)) {
-    detail::log().sinks().push_back(sink_);
-  }
-  ~LogCapture() {
-    auto& sinks = detail::log().sinks();
-    for (auto it = sinks.begin(); it != sinks.end(); ++it)
-      if (*it == sink_) {
-        sinks.erase(it);
-        break;
-      }
-  }
-  std::string text() const { return text_.str(); }
-
- private:
-  std::ostringstream text_;
-  std::shared_ptr<spdlog::sinks::ostream_sink_mt> sink_;
-};
+using detail::EsWisdomKey;
 
 const std::string kDevice = "90 132 Some GPU";
 
@@ -67,6 +48,34 @@ TEST(Wisdom, TextRoundTrips) {
   EXPECT_EQ(back.find(key(Transform2D::IdxstIdct, 10000, 100, Scalar::Double))->method, Cuda2DMethod::PrimeFactorFft);
   EXPECT_FALSE(back.find(key(Transform2D::Dct2, 1000, 512)).has_value());
   EXPECT_EQ(back.text(kDevice), text);
+}
+
+EsWisdomKey es_key(int bins_x, int bins_y, int cells_log2, Scalar scalar = Scalar::Float) {
+  return EsWisdomKey{kDevice, scalar, detail::kEsAccumulatorMaps, bins_x, bins_y, cells_log2};
+}
+
+// The system's choices share the file with Plan2D's methods and round-trip beside them.
+TEST(Wisdom, SystemChoicesRoundTrip) {
+  Wisdom w;
+  w.record(key(Transform2D::Dct2, 512, 512), {Cuda2DMethod::OneFft, 0.01});
+  w.record(es_key(512, 512, 18), {"two", 0.031});
+  w.record(es_key(2048, 2048, 22, Scalar::Double), {"one", 0.42});
+  w.record(EsWisdomKey{"75 40 Another GPU", Scalar::Float, detail::kEsAccumulatorMaps, 64, 64, 10}, {"one", 0.01});
+  const std::string text = w.text(kDevice);
+  EXPECT_NE(text.find("es2d float accumulator_maps 512 512 18 two"), std::string::npos) << text;
+  EXPECT_EQ(text.find("Another GPU"), std::string::npos) << "only the named device's entries";
+  Wisdom back;
+  EXPECT_TRUE(back.add_text(text, kDevice, "test"));
+  ASSERT_TRUE(back.find(es_key(512, 512, 18)).has_value());
+  EXPECT_EQ(back.find(es_key(512, 512, 18))->value, "two");
+  ASSERT_TRUE(back.find(es_key(2048, 2048, 22, Scalar::Double)).has_value());
+  EXPECT_EQ(back.find(es_key(2048, 2048, 22, Scalar::Double))->value, "one");
+  EXPECT_FALSE(back.find(es_key(512, 512, 17)).has_value()) << "keyed by the cell count's power of two";
+  EXPECT_FALSE(back.find(es_key(512, 512, 18, Scalar::Double)).has_value());
+  ASSERT_TRUE(back.find(key(Transform2D::Dct2, 512, 512)).has_value());
+  EXPECT_EQ(back.text(kDevice), text);
+  back.clear();
+  EXPECT_TRUE(back.empty());
 }
 
 // Each text is ignored whole, with a warning that says why.
@@ -92,6 +101,14 @@ TEST(Wisdom, ForeignOrCorruptTextIsIgnoredWithAWarning) {
       {header + "plan2d float dct2 100 100 two_passes 0.1\n", "does not parse"},       // does not apply
       {header + "plan2d float dct2 512 1000 one_fft 0.1 extra\n", "does not parse"},
       {header + "plan2d float dct2 512 1000 one_fft 0.1\n\x01\x02garbage\n", "does not parse"},
+      {header + "es2d float accumulator_maps 512 512 18 three 0.1\n", "does not parse"},  // unknown value
+      {header + "es2d float piles 512 512 18 two 0.1\n", "does not parse"},             // unknown choice
+      {header + "es2d float accumulator_maps 512 0 18 two 0.1\n", "does not parse"},     // bad grid
+      {header + "es2d float accumulator_maps 512 512 -1 two 0.1\n", "does not parse"},   // bad cell count
+      {header + "es2d float accumulator_maps 512 512 18 two\n", "does not parse"},       // truncated
+      {header + "es2d half accumulator_maps 512 512 18 two 0.1\n", "does not parse"},    // unknown type
+      {header + "es2d float accumulator_maps 512 512 18 two 0.1\nes2d float accumulator_maps 8 8 3 two nan\n",
+       "line 4 does not parse"},  // a good line before a bad one: nothing of the file is kept
   };
   bool first = true;
   for (const auto& c : cases) {
