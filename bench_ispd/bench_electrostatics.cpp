@@ -256,7 +256,8 @@ int main(int argc, char** argv) {
         char label[160];
         std::snprintf(label, sizeof label,
                       "%s + %zu movable macros (%g %% of the region, %g..%g bins; large cells: %s)", d.name.c_str(),
-                      d.movable.widths.size() - static_cast<size_t>(rows.back().movable), 100 * macros, macro_bins[0], macro_bins[1], large_cells.c_str());
+                      d.movable.widths.size() - static_cast<size_t>(rows.back().movable), 100 * macros,
+                      macro_bins[0], macro_bins[1], large_cells.c_str());
         d.name = label;
         rows.push_back(run(d, reps, with_cpu, layouts, deterministic));
         rows.back().macro_ratio = rows.back().graph.median_ms / rows[rows.size() - 2].graph.median_ms;
