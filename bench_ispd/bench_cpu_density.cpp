@@ -157,6 +157,8 @@ detail::CellGeometry<T> geometry_of(const ElectrostaticSystem& es, const Setup& 
   g.N = s.options.num_bins_y;
   g.bx = static_cast<T>(es.bin_width());
   g.by = static_cast<T>(es.bin_height());
+  g.wx = detail::split_bin_width(g.bx, g.M);
+  g.wy = detail::split_bin_width(g.by, g.N);
   g.inv_bx = static_cast<T>(1.0 / es.bin_width());
   g.inv_by = static_cast<T>(1.0 / es.bin_height());
   g.min_w = static_cast<T>(std::sqrt(2.0) * es.bin_width());
@@ -176,9 +178,9 @@ void plain_scatter(const detail::CellGeometry<T>& g, const T* x, const T* y, con
   for (std::int64_t c = 0; c < g.num_cells; ++c) {
     const detail::Footprint<T> f = detail::cell_footprint(g, c, x[c], y[c], w[c], h[c]);
     for (int m = f.m0; m <= f.m1; ++m) {
-      const T cx = f.charge * detail::bin_overlap(f.x0, f.x1, m, g.bx);
+      const T cx = f.charge * detail::overlap_x(f, g, m);
       T* row = map + static_cast<std::size_t>(m) * g.N;
-      for (int n = f.n0; n <= f.n1; ++n) row[n] += cx * detail::bin_overlap(f.y0, f.y1, n, g.by);
+      for (int n = f.n0; n <= f.n1; ++n) row[n] += cx * detail::overlap_y(f, g, n);
     }
   }
 }
@@ -189,10 +191,10 @@ void plain_gather(const detail::CellGeometry<T>& g, const T* x, const T* y, cons
     const detail::Footprint<T> f = detail::cell_footprint(g, c, x[c], y[c], w[c], h[c]);
     T sx = 0, sy = 0;
     for (int m = f.m0; m <= f.m1; ++m) {
-      const T cx = f.charge * detail::bin_overlap(f.x0, f.x1, m, g.bx);
+      const T cx = f.charge * detail::overlap_x(f, g, m);
       const std::size_t row = static_cast<std::size_t>(m) * g.N;
       for (int n = f.n0; n <= f.n1; ++n) {
-        const T wgt = cx * detail::bin_overlap(f.y0, f.y1, n, g.by);
+        const T wgt = cx * detail::overlap_y(f, g, n);
         sx += wgt * ex[row + n];
         sy += wgt * ey[row + n];
       }

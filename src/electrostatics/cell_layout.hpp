@@ -14,6 +14,7 @@ template <typename T>
 struct CellGeometry {
   int M = 0, N = 0;            // bins along x and y
   T bx = 0, by = 0;            // bin size
+  BinWidth<T> wx{}, wy{};      // bx and by split for the overlaps (split_bin_width)
   T inv_bx = 0, inv_by = 0;    // 1 / bx, 1 / by
   T min_w = 0, min_h = 0;      // sqrt(2) bx, sqrt(2) by (stretching, docs/math.md 2.1)
   T xl = 0, yl = 0;            // region origin
@@ -48,7 +49,9 @@ EFIELD_HD std::int64_t permuted_index(int m, int n, int M, int N) {
 
 template <typename T>
 struct Footprint {
-  T x0, x1, y0, y1;  // stretched footprint relative to the region origin
+  T x0, x1, y0, y1;  // stretched footprint relative to the region origin (bin ranges, region tests)
+  T x_start, y_start;  // where it starts relative to the lower edge of bin m0 / n0 (side_start)
+  T w, h;              // its size (x1 - x0, y1 - y0 before rounding)
   T charge;          // r
   int m0, m1, n0, n1;  // bin range, clamped to the grid
 };
@@ -57,13 +60,17 @@ struct Footprint {
 template <typename T>
 EFIELD_HD Footprint<T> stretched_footprint(const CellGeometry<T>& g, const StretchedCell<T>& s) {
   Footprint<T> f;
-  f.x0 = s.x;
-  f.x1 = s.x + s.w;
-  f.y0 = s.y;
-  f.y1 = s.y + s.h;
+  f.x0 = s.x.lo;
+  f.x1 = s.x.lo + s.x.size;
+  f.y0 = s.y.lo;
+  f.y1 = s.y.lo + s.y.size;
+  f.w = s.x.size;
+  f.h = s.y.size;
   f.charge = s.charge;
   bin_range(f.x0, f.x1, g.inv_bx, g.M, &f.m0, &f.m1);
   bin_range(f.y0, f.y1, g.inv_by, g.N, &f.n0, &f.n1);
+  f.x_start = side_start(s.x, f.m0, g.wx);
+  f.y_start = side_start(s.y, f.n0, g.wy);
   return f;
 }
 
@@ -80,10 +87,20 @@ EFIELD_HD Footprint<T> cell_footprint(const CellGeometry<T>& g, std::int64_t c, 
       g, stretch_cell(x - g.xl, y - g.yl, w, h, g.min_w, g.min_h, is_movable_macro(g, c), g.target_density));
 }
 
+// ox(m) and oy(n) (docs/math.md 2.2): the footprint's length inside column m, row n of the grid.
+template <typename T>
+EFIELD_HD T overlap_x(const Footprint<T>& f, const CellGeometry<T>& g, int m) {
+  return side_overlap(f.x_start, f.w, m - f.m0, g.bx);
+}
+template <typename T>
+EFIELD_HD T overlap_y(const Footprint<T>& f, const CellGeometry<T>& g, int n) {
+  return side_overlap(f.y_start, f.h, n - f.n0, g.by);
+}
+
 // r * ox(m) * oy(n): the cell's charge in bin (m, n), in area units (docs/math.md 2.3).
 template <typename T>
 EFIELD_HD T footprint_weight(const Footprint<T>& f, const CellGeometry<T>& g, int m, int n) {
-  return f.charge * bin_overlap(f.x0, f.x1, m, g.bx) * bin_overlap(f.y0, f.y1, n, g.by);
+  return f.charge * overlap_x(f, g, m) * overlap_y(f, g, n);
 }
 
 // True when the footprint lies wholly outside the grid: every weight is then exactly 0, and
@@ -133,12 +150,12 @@ EFIELD_HD void exact_footprint_gradient(const Footprint<T>& f, const CellGeometr
   const int bottom = edge_bin(f.y0, g.inv_by, g.N), top = edge_bin(f.y1, g.inv_by, g.N);
   T sx = 0, sy = 0;
   for (int n = f.n0; n <= f.n1; ++n) {
-    const T oy = bin_overlap(f.y0, f.y1, n, g.by);
+    const T oy = overlap_y(f, g, n);
     const T edges = (right >= 0 ? phi(right, n) : T(0)) - (left >= 0 ? phi(left, n) : T(0));
     sx += oy * edges;
   }
   for (int m = f.m0; m <= f.m1; ++m) {
-    const T ox = bin_overlap(f.x0, f.x1, m, g.bx);
+    const T ox = overlap_x(f, g, m);
     const T edges = (top >= 0 ? phi(m, top) : T(0)) - (bottom >= 0 ? phi(m, bottom) : T(0));
     sy += ox * edges;
   }
@@ -175,8 +192,8 @@ EFIELD_HD SmallFootprint<T> small_footprint(const Footprint<T>& f, const CellGeo
   SmallFootprint<T> s;
   s.charge = f.charge;
   for (int k = 0; k < 3; ++k) {
-    s.ox[k] = f.m0 + k <= f.m1 ? bin_overlap(f.x0, f.x1, f.m0 + k, g.bx) : T(0);
-    s.oy[k] = f.n0 + k <= f.n1 ? bin_overlap(f.y0, f.y1, f.n0 + k, g.by) : T(0);
+    s.ox[k] = f.m0 + k <= f.m1 ? side_overlap(f.x_start, f.w, k, g.bx) : T(0);
+    s.oy[k] = f.n0 + k <= f.n1 ? side_overlap(f.y_start, f.h, k, g.by) : T(0);
   }
   return s;
 }

@@ -13,11 +13,16 @@ inline constexpr int kBlock = 256;
 
 template <typename T>
 struct BlockFootprints {
-  T x0[kBlock], x1[kBlock], y0[kBlock], y1[kBlock], charge[kBlock];
+  // x1 = x0 + w and y1 = y0 + h are not stored: recomputed, they are the same bits.
+  T x0[kBlock], y0[kBlock], x_start[kBlock], y_start[kBlock], w[kBlock], h[kBlock], charge[kBlock];
   std::int32_t m0[kBlock], m1[kBlock], n0[kBlock], n1[kBlock];
 
   Footprint<T> operator[](int i) const {
-    return {x0[i], x1[i], y0[i], y1[i], charge[i], m0[i], m1[i], n0[i], n1[i]};
+    Footprint<T> f;
+    f.x0 = x0[i], f.x1 = x0[i] + w[i], f.y0 = y0[i], f.y1 = y0[i] + h[i], f.charge = charge[i];
+    f.x_start = x_start[i], f.y_start = y_start[i], f.w = w[i], f.h = h[i];
+    f.m0 = m0[i], f.m1 = m1[i], f.n0 = n0[i], f.n1 = n1[i];
+    return f;
   }
 };
 
@@ -30,7 +35,8 @@ void block_footprints(const CellGeometry<T>& geometry, std::int64_t c0, const T*
   const auto footprints = [&](const CellGeometry<T>& gm) {
     for (int i = 0; i < count; ++i) {
       const Footprint<T> f = cell_footprint(gm, c0 + i, px[i], py[i], pw[i], ph[i]);
-      out.x0[i] = f.x0, out.x1[i] = f.x1, out.y0[i] = f.y0, out.y1[i] = f.y1, out.charge[i] = f.charge;
+      out.x0[i] = f.x0, out.y0[i] = f.y0, out.charge[i] = f.charge;
+      out.x_start[i] = f.x_start, out.y_start[i] = f.y_start, out.w[i] = f.w, out.h[i] = f.h;
       out.m0[i] = f.m0, out.m1[i] = f.m1, out.n0[i] = f.n0, out.n1[i] = f.n1;
     }
   };

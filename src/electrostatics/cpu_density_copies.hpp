@@ -192,18 +192,18 @@ class DensityCopies {
     const std::size_t N = static_cast<std::size_t>(g_.N);
     if (cols <= kSpan) {
       T oy[kSpan];
-      for (int j = 0; j < cols; ++j) oy[j] = bin_overlap(f.y0, f.y1, f.n0 + j, g_.by);
+      for (int j = 0; j < cols; ++j) oy[j] = overlap_y(f, g_, f.n0 + j);
       for (int m = m_begin; m <= m_end; ++m) {
-        const T cx = f.charge * bin_overlap(f.x0, f.x1, m, g_.bx);
+        const T cx = f.charge * overlap_x(f, g_, m);
         std::int64_t* acc = map + m * N + f.n0;
         for (int j = 0; j < cols; ++j) acc[j] += to_fixed_point(cx * oy[j], to_fixed);
       }
       return;
     }
     for (int m = m_begin; m <= m_end; ++m) {
-      const T cx = f.charge * bin_overlap(f.x0, f.x1, m, g_.bx);
+      const T cx = f.charge * overlap_x(f, g_, m);
       std::int64_t* acc = map + m * N;
-      for (int n = f.n0; n <= f.n1; ++n) acc[n] += to_fixed_point(cx * bin_overlap(f.y0, f.y1, n, g_.by), to_fixed);
+      for (int n = f.n0; n <= f.n1; ++n) acc[n] += to_fixed_point(cx * overlap_y(f, g_, n), to_fixed);
     }
   }
 

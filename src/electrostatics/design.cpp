@@ -170,6 +170,7 @@ std::vector<double> compute_fixed_map(const ElectrostaticDesign& d) {
   const int M = d.options.num_bins_x, N = d.options.num_bins_y;
   std::vector<double> F(static_cast<size_t>(M) * N, 0.0);
   const FixedCells& f = d.fixed;
+  const BinWidth<double> wx = split_bin_width(d.bx, M), wy = split_bin_width(d.by, N);
   for (size_t i = 0; i < f.widths.size(); ++i) {
     // Unstretched, exact overlap (docs/math.md 2.3); the part outside the region is dropped.
     const double x0 = f.x[i] - d.options.xl, x1 = x0 + f.widths[i];
@@ -177,10 +178,14 @@ std::vector<double> compute_fixed_map(const ElectrostaticDesign& d) {
     int m0, m1, n0, n1;
     bin_range(x0, x1, 1.0 / d.bx, M, &m0, &m1);
     bin_range(y0, y1, 1.0 / d.by, N, &n0, &n1);
+    // Unstretched: the minimum size 0 leaves each side as it is.
+    const double sx = side_start(stretch_axis(x0, f.widths[i], 0.0), m0, wx);
+    const double sy = side_start(stretch_axis(y0, f.heights[i], 0.0), n0, wy);
     for (int m = m0; m <= m1; ++m) {
-      const double ox = bin_overlap(x0, x1, m, d.bx);
+      const double ox = side_overlap(sx, f.widths[i], m - m0, d.bx);
       if (ox <= 0) continue;
-      for (int n = n0; n <= n1; ++n) F[static_cast<size_t>(m) * N + n] += ox * bin_overlap(y0, y1, n, d.by);
+      for (int n = n0; n <= n1; ++n)
+        F[static_cast<size_t>(m) * N + n] += ox * side_overlap(sy, f.heights[i], n - n0, d.by);
     }
   }
   const double cap = d.bx * d.by, td = d.options.target_density;

@@ -310,9 +310,9 @@ class CpuPipeline final : public ElectrostaticBackend {
     constexpr int kSpan = DensityCopies<T>::kSpan;
     if (cols <= kSpan) {
       T oy[kSpan];
-      for (int j = 0; j < cols; ++j) oy[j] = bin_overlap(f.y0, f.y1, f.n0 + j, g.by);
+      for (int j = 0; j < cols; ++j) oy[j] = overlap_y(f, g, f.n0 + j);
       for (int m = f.m0; m <= f.m1; ++m) {
-        const T cx = f.charge * bin_overlap(f.x0, f.x1, m, g.bx);
+        const T cx = f.charge * overlap_x(f, g, m);
         const T* e = fields_natural_.data() + 2 * (static_cast<std::int64_t>(m) * g.N + f.n0);
         for (int j = 0; j < cols; ++j) {
           const T wgt = cx * oy[j];
@@ -322,10 +322,10 @@ class CpuPipeline final : public ElectrostaticBackend {
       }
     } else {
       for (int m = f.m0; m <= f.m1; ++m) {
-        const T cx = f.charge * bin_overlap(f.x0, f.x1, m, g.bx);
+        const T cx = f.charge * overlap_x(f, g, m);
         const T* e = fields_natural_.data() + 2 * static_cast<std::int64_t>(m) * g.N;
         for (int n = f.n0; n <= f.n1; ++n) {
-          const T wgt = cx * bin_overlap(f.y0, f.y1, n, g.by);
+          const T wgt = cx * overlap_y(f, g, n);
           sx += wgt * e[2 * n];
           sy += wgt * e[2 * n + 1];
         }

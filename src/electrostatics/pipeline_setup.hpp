@@ -28,6 +28,8 @@ CellGeometry<T> make_cell_geometry(const ElectrostaticDesign& d) {
   g.N = d.options.num_bins_y;
   g.bx = static_cast<T>(d.bx);
   g.by = static_cast<T>(d.by);
+  g.wx = split_bin_width(g.bx, g.M);
+  g.wy = split_bin_width(g.by, g.N);
   g.inv_bx = static_cast<T>(1.0 / d.bx);
   g.inv_by = static_cast<T>(1.0 / d.by);
   g.min_w = static_cast<T>(std::sqrt(2.0) * d.bx);

@@ -104,7 +104,7 @@ void check_cells(const ElectrostaticDesign& d, const CellSizes& cells, const cha
     if (!within_t<T>(w) || !within_t<T>(h)) fail(std::string("a side beyond the range of ") + t);
     const T wt = static_cast<T>(w), ht = static_cast<T>(h);
     const StretchedCell<T> s = stretch_cell(T(0), T(0), wt, ht, g.min_w, g.min_h, false, T(1));  // r = w h / (w' h')
-    if (!std::isfinite(wt * ht) || !std::isfinite(s.w * s.h))
+    if (!std::isfinite(wt * ht) || !std::isfinite(s.x.size * s.y.size))
       fail(std::string("its area overflows ") + t + " (the charge w h / (w' h') of its stretched footprint would be "
            "inf / inf)");
   }

@@ -177,15 +177,14 @@ std::vector<double> compute_fixed_map3d(const Design3D& d) {
   const FixedCells3D& f = d.fixed;
   for (std::size_t i = 0; i < f.widths.size(); ++i) {
     // Unstretched, exact overlap (docs/math.md 4.2); the part outside the region is dropped.
-    const AxisSpan<double> sx{f.x[i] - d.options.xl, f.x[i] - d.options.xl + f.widths[i], 0, 0};
-    const AxisSpan<double> sy{f.y[i] - d.options.yl, f.y[i] - d.options.yl + f.heights[i], 0, 0};
-    const AxisSpan<double> sz{f.z[i] - d.options.zl, f.z[i] - d.options.zl + f.depths[i], 0, 0};
-    Footprint3D<double> fp{sx, sy, sz, 1.0};
-    bin_range(sx.lo, sx.hi, 1.0 / d.bx, M, &fp.x.first, &fp.x.last);
-    bin_range(sy.lo, sy.hi, 1.0 / d.by, N, &fp.y.first, &fp.y.last);
-    bin_range(sz.lo, sz.hi, 1.0 / d.bz, L, &fp.z.first, &fp.z.last);
     Grid3D<double> g;
     g.M = M, g.N = N, g.L = L, g.bx = d.bx, g.by = d.by, g.bz = d.bz;
+    // Unstretched: the minimum size 0 leaves every side as it is.
+    Footprint3D<double> fp;
+    fp.x = axis_span(f.x[i] - d.options.xl, f.widths[i], 0.0, 1.0 / d.bx, M, split_bin_width(d.bx, M));
+    fp.y = axis_span(f.y[i] - d.options.yl, f.heights[i], 0.0, 1.0 / d.by, N, split_bin_width(d.by, N));
+    fp.z = axis_span(f.z[i] - d.options.zl, f.depths[i], 0.0, 1.0 / d.bz, L, split_bin_width(d.bz, L));
+    fp.charge = 1.0;
     for_each_bin3d(fp, g, [&](std::int64_t b, double v) { F[b] += v; });
   }
   const double cap = d.bx * d.by * d.bz, td = d.options.target_density;
@@ -199,6 +198,7 @@ Grid3D<T> make_grid3d(const Design3D& d) {
   Grid3D<T> g;
   g.M = o.num_bins_x, g.N = o.num_bins_y, g.L = o.num_bins_z;
   g.bx = static_cast<T>(d.bx), g.by = static_cast<T>(d.by), g.bz = static_cast<T>(d.bz);
+  g.wx = split_bin_width(g.bx, g.M), g.wy = split_bin_width(g.by, g.N), g.wz = split_bin_width(g.bz, g.L);
   g.inv_bx = static_cast<T>(1.0 / d.bx), g.inv_by = static_cast<T>(1.0 / d.by), g.inv_bz = static_cast<T>(1.0 / d.bz);
   // docs/math.md 4.1: sqrt(2) bins, capped by the region's extent (binds only with one bin).
   g.min_w = static_cast<T>(std::min(std::sqrt(2.0) * d.bx, o.xh - o.xl));

@@ -2,7 +2,7 @@
 // A cell's stretched cuboid in the 3D grid (docs/math.md 4.1-4.2, 4.9-4.10), shared by the CPU
 // loops and the CUDA kernels: rasterize and gather take their footprints from here, so the
 // gradient reads exactly the bins the density was written to. Every per-axis formula is the 2D
-// one (math/density.hpp: stretch_axis, bin_range, bin_overlap; cell_layout.hpp: edge_bin).
+// one (math/density.hpp: stretch_axis, bin_range, side_start, side_overlap; cell_layout.hpp: edge_bin).
 #include <cstdint>
 
 #include "electrostatics/cell_layout.hpp"
@@ -16,6 +16,7 @@ template <typename T>
 struct Grid3D {
   int M = 0, N = 0, L = 0;
   T bx = 0, by = 0, bz = 0;
+  BinWidth<T> wx{}, wy{}, wz{};  // bx, by, bz split for side_start (split_bin_width)
   T inv_bx = 0, inv_by = 0, inv_bz = 0;
   T min_w = 0, min_h = 0, min_d = 0;  // min(sqrt(2) b, the region's extent) per axis (4.1)
   T xl = 0, yl = 0, zl = 0;
@@ -29,17 +30,20 @@ struct Grid3D {
 
 template <typename T>
 struct AxisSpan {
-  T lo, hi;           // stretched extent relative to the region's lower corner
-  int first, last;    // bins touched, clamped to the grid
+  T lo, hi;               // stretched extent relative to the region's lower corner
+  T start, size;          // where it starts relative to bin `first`'s lower edge, its length (side_start)
+  int first, last;        // bins touched, clamped to the grid
 };
 
 template <typename T>
-EFIELD_HD AxisSpan<T> axis_span(T rel, T size, T min_size, T inv_b, int count) {
+EFIELD_HD AxisSpan<T> axis_span(T rel, T size, T min_size, T inv_b, int count, const BinWidth<T>& w) {
   const StretchedAxis<T> s = stretch_axis(rel, size, min_size);
   AxisSpan<T> a;
   a.lo = s.lo;
   a.hi = s.lo + s.size;
+  a.size = s.size;
   bin_range(a.lo, a.hi, inv_b, count, &a.first, &a.last);
+  a.start = side_start(s, a.first, w);
   return a;
 }
 
@@ -59,18 +63,18 @@ EFIELD_HD std::int64_t position_index3d(const Grid3D<T>& g, std::int64_t c) {
 template <typename T>
 EFIELD_HD Footprint3D<T> cell_footprint3d(const Grid3D<T>& g, std::int64_t c, T x, T y, T z, T w, T h, T d) {
   Footprint3D<T> f;
-  f.x = axis_span(x - g.xl, w, g.min_w, g.inv_bx, g.M);
-  f.y = axis_span(y - g.yl, h, g.min_h, g.inv_by, g.N);
-  f.z = axis_span(z - g.zl, d, g.min_d, g.inv_bz, g.L);
+  f.x = axis_span(x - g.xl, w, g.min_w, g.inv_bx, g.M, g.wx);
+  f.y = axis_span(y - g.yl, h, g.min_h, g.inv_by, g.N, g.wy);
+  f.z = axis_span(z - g.zl, d, g.min_d, g.inv_bz, g.L, g.wz);
   const bool macro = g.movable_macro != nullptr && c < g.num_movable && g.movable_macro[c] != 0;
-  f.charge = macro ? g.target_density : (w * h * d) / ((f.x.hi - f.x.lo) * (f.y.hi - f.y.lo) * (f.z.hi - f.z.lo));
+  f.charge = macro ? g.target_density : (w * h * d) / (f.x.size * f.y.size * f.z.size);  // the overlaps sum to the sizes
   return f;
 }
 
 // Overlap of one axis' span with bin k of size b (docs/math.md 4.2).
 template <typename T>
 EFIELD_HD T axis_overlap(const AxisSpan<T>& a, int k, T b) {
-  return bin_overlap(a.lo, a.hi, k, b);
+  return side_overlap(a.start, a.size, k - a.first, b);
 }
 
 // The part of [lo, hi) inside [0, extent).
