@@ -1,15 +1,16 @@
 #pragma once
 // A large cell's stretched footprint as at most 3 x 3 rectangles of constant weight (docs/math.md
-// 2.11), shared by the CUDA difference-map rasterize and summed-area-table gather
+// 2.12), shared by the CUDA difference-map rasterize and summed-area-table gather
 // (kernels/electrostatics/large_cells.cu) and by the CPU tests that check them.
 //
-// On one axis the footprint [lo, hi) covers bins first..last; the overlap is bin_overlap() in the
-// first and last bin and exactly one bin width b in between. So the axis splits into up to three
-// segments of constant overlap: [first], [first + 1, last - 1], [last] (fewer when last - first < 2),
-// and the weight charge * ox(m) * oy(n) is constant on each of the up to 9 products of segments.
-// The edge bins take the same bin_overlap() as footprint_weight(); an interior bin takes b itself
-// where footprint_weight() computes (m + 1) b - m b, which equals b wherever that difference is
-// exact (b a power of two, for example) and is within one rounding of it elsewhere.
+// On one axis the footprint covers bins first..last; its overlap (side_overlap, docs/math.md 2.2)
+// is partial in the first and last bin and min(b, e) - max(d, 0) = b in every bin between (there
+// d <= 0 and e >= b). So the axis splits into up to three segments of constant overlap: [first],
+// [first + 1, last - 1], [last] (fewer when last - first < 2), and the weight charge * ox(m) *
+// oy(n) is constant on each of the up to 9 products of segments. The edge bins take the same
+// side_overlap() as footprint_weight(); an inner bin takes b itself, which is what side_overlap()
+// gives unless rounding put a side's start a hair past its first bin's upper edge (then the
+// per-bin value of the second bin is b less that hair).
 #include <cmath>
 #include <cstdint>
 
@@ -26,11 +27,12 @@ struct AxisSegments {
   T overlap[3];      // the overlap of each bin of segment s with the footprint
 };
 
+// start, size: the side relative to bin `first` (Footprint::x_start, w).
 template <typename T>
-EFIELD_HD AxisSegments<T> axis_segments(T lo, T hi, int first, int last, T b) {
+EFIELD_HD AxisSegments<T> axis_segments(T start, T size, int first, int last, T b) {
   AxisSegments<T> a;
   a.first[0] = a.last[0] = first;
-  a.overlap[0] = bin_overlap(lo, hi, first, b);
+  a.overlap[0] = side_overlap(start, size, 0, b);
   if (last == first) {
     a.count = 1;
     return a;
@@ -38,7 +40,7 @@ EFIELD_HD AxisSegments<T> axis_segments(T lo, T hi, int first, int last, T b) {
   if (last == first + 1) {
     a.count = 2;
     a.first[1] = a.last[1] = last;
-    a.overlap[1] = bin_overlap(lo, hi, last, b);
+    a.overlap[1] = side_overlap(start, size, 1, b);
     return a;
   }
   a.count = 3;
@@ -46,7 +48,7 @@ EFIELD_HD AxisSegments<T> axis_segments(T lo, T hi, int first, int last, T b) {
   a.last[1] = last - 1;
   a.overlap[1] = b;
   a.first[2] = a.last[2] = last;
-  a.overlap[2] = bin_overlap(lo, hi, last, b);
+  a.overlap[2] = side_overlap(start, size, last - first, b);
   return a;
 }
 
@@ -60,7 +62,8 @@ struct FootprintSegments {
 };
 template <typename T>
 EFIELD_HD FootprintSegments<T> footprint_segments(const Footprint<T>& f, const CellGeometry<T>& g) {
-  return {axis_segments(f.x0, f.x1, f.m0, f.m1, g.bx), axis_segments(f.y0, f.y1, f.n0, f.n1, g.by), f.charge};
+  return {axis_segments(f.x_start, f.w, f.m0, f.m1, g.bx), axis_segments(f.y_start, f.h, f.n0, f.n1, g.by),
+          f.charge};
 }
 
 // Round to nearest, ties to even, in the value's own precision (as the per-bin paths' rint).
