@@ -2,8 +2,9 @@
 // Internal: the cells as the CUDA kernels see them: sizes (and the movable-macro mask) on the
 // device, the geometry constants, and the large cells listed once (a warp each up to kWarpCellSpan
 // bins a side, a block each beyond; es_kernels.cuh), but for the movable ones that
-// large_cell_table.cuh takes into chunks or the difference map. Made at construction, refreshed by a size update; the density and
-// gather stages read it, so several maps (fields) could share one table.
+// large_cell_table.cuh takes into chunks or the difference map. Made at construction, refreshed
+// by a size update; the density and gather stages read it, so several maps (fields) could share
+// one table.
 #include <algorithm>
 #include <cstdint>
 #include <vector>
