@@ -12,6 +12,11 @@
 // bins overflow and evaluate runs again with 64-bit bins); --pile-side sets that fraction (a pile
 // spreading out over a placer's iterations); default: uniformly random.
 // --nondeterministic sets deterministic = false.
+// --macros FRACTION also times each design with movable macros covering that fraction of the
+// region (each of --macro-bins MIN MAX bins, log-uniform; the fillers unchanged) and reports the
+// ratio to the design without them; --large-cells picks how movable large cells are handled
+// (pipeline_policy.cuh's choice, one block or warp each, chunks of a block each, or the
+// difference map: large_cells.cuh).
 // --layouts also times the CUDA pipeline's accumulation layouts (64-bit bins in one map or in two,
 // and the default) side by side in the same process, through the test and benchmark hook of
 // src/electrostatics/pipeline_layout.hpp, and 64-bit bins as ElectrostaticOptions::plan_effort =
@@ -78,6 +83,7 @@ struct Row {
   efield::EvaluateResult result;
   std::vector<LayoutRow> layouts;
   std::vector<efield::bench::PathTiming> paths;  // --paths
+  double macro_ratio = 0;  // --macros: evaluate time over the same design's without macros
 };
 
 #if EFIELD_HAS_CUDA
@@ -197,7 +203,9 @@ int main(int argc, char** argv) {
   int reps = 100;
   bool no_cpu = false, sorted = false, piled = false, nondeterministic = false;
   bool layouts = false, paths = false;
-  double pile_side = 0.01;
+  double pile_side = 0.01, macros = 0;
+  std::vector<double> macro_bins{100, 10000};
+  std::string large_cells = "policy";
   app.add_option("--markdown", markdown, "also write the tables to FILE")->type_name("FILE");
   app.add_option("--reps", reps, "timed evaluates per design")->check(efield::bench::at_least(50))->capture_default_str();
   app.add_option("--only", only, "run one design only")
@@ -211,6 +219,16 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
   app.add_flag("--nondeterministic", nondeterministic, "deterministic = false");
+  app.add_option("--macros", macros,
+                 "also time each design with movable macros covering this fraction of the region (ratio to without)")
+      ->check(CLI::Range(0.0, 1.0));
+  app.add_option("--macro-bins", macro_bins, "with --macros: the macros' sizes in bins, MIN MAX (log-uniform)")
+      ->expected(2)
+      ->capture_default_str();
+  app.add_option("--large-cells", large_cells, "movable large cells: as the policy decides, a block each, in chunks, "
+                 "or by difference map and summed-area tables")
+      ->check(CLI::IsMember({"policy", "blocks", "chunks", "diff"}))
+      ->capture_default_str();
   app.add_flag("--layouts", layouts,
                "also time each accumulation layout of the CUDA pipeline (64-bit bins in one map or two, and the "
                "default) side by side, and 64-bit bins as plan_effort = Measure lays them out");
@@ -231,13 +249,31 @@ int main(int argc, char** argv) {
     return 0;
   }
   std::vector<Row> rows;
+  using LargeCells = efield::detail::EsPipelineLayout::LargeCells;
+  efield::detail::EsPipelineLayout chosen;
+  chosen.large_cells = large_cells == "blocks"   ? LargeCells::Blocks
+                       : large_cells == "chunks" ? LargeCells::Chunks
+                       : large_cells == "diff"   ? LargeCells::DifferenceMap
+                                                 : LargeCells::ByPolicy;
+  efield::detail::set_es_pipeline_layout(chosen);
   try {
     // The ICCAD04-scale stand-ins run only on request (--only ibm01 / ibm05).
     for (const char* name : {"adaptec1", "bigblue4", "ibm01", "ibm05"}) {
       const bool small = name[0] == 'i';
       if (only.empty() ? small : only != name) continue;
-      rows.push_back(run(efield::bench::make_ispd_stand_in(name, placement, pile_side), reps, with_cpu, layouts,
-                         deterministic, paths));
+      StandInDesign d = efield::bench::make_ispd_stand_in(name, placement, pile_side);
+      rows.push_back(run(d, reps, with_cpu, layouts, deterministic, paths));
+      if (macros > 0) {
+        efield::bench::add_movable_macros(d, macros, macro_bins[0], macro_bins[1], 41);
+        char label[160];
+        std::snprintf(label, sizeof label,
+                      "%s + %zu movable macros (%g %% of the region, %g..%g bins; large cells: %s)", d.name.c_str(),
+                      d.movable.widths.size() - static_cast<size_t>(rows.back().movable), 100 * macros,
+                      macro_bins[0], macro_bins[1], large_cells.c_str());
+        d.name = label;
+        rows.push_back(run(d, reps, with_cpu, layouts, deterministic, paths));
+        rows.back().macro_ratio = rows.back().graph.median_ms / rows[rows.size() - 2].graph.median_ms;
+      }
     }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "bench_electrostatics: %s\n", e.what());
@@ -304,6 +340,14 @@ int main(int argc, char** argv) {
     std::vector<std::pair<std::string, std::vector<efield::bench::PathTiming>>> path_rows;
     for (const Row& r : rows) path_rows.emplace_back(r.design, r.paths);
     md += efield::bench::small_paths_table(path_rows);
+  }
+  if (macros > 0) {
+    md += "\nWith movable macros (--macros): evaluate time over the same design's without them (target <= 1.1):\n\n";
+    for (const Row& r : rows)
+      if (r.macro_ratio > 0) {
+        std::snprintf(buf, sizeof buf, "- %s: %.4f ms, %.3fx\n", r.design.c_str(), r.graph.median_ms, r.macro_ratio);
+        md += buf;
+      }
   }
   md += "\nResults of the last run (sanity): ";
   for (const Row& r : rows) {

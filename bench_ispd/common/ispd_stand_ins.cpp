@@ -84,6 +84,28 @@ StandInDesign make_ispd_stand_in(const std::string& short_name, StandInPlacement
   throw Error("make_ispd_stand_in: no stand-in named '" + short_name + "' (adaptec1, bigblue4, ibm01, ibm05)");
 }
 
+void add_movable_macros(StandInDesign& d, double area_fraction, double min_bins, double max_bins,
+                        std::uint64_t seed) {
+  if (!(area_fraction > 0)) return;
+  std::mt19937_64 gen(seed);
+  auto uni = [&](double a, double b) { return std::uniform_real_distribution<double>(a, b)(gen); };
+  const double bin_area = (d.W / d.bins) * (d.H / d.bins), goal = area_fraction * d.W * d.H;
+  std::vector<float> mx, my;
+  for (double area = 0; area < goal;) {
+    const double a = bin_area * std::exp(uni(std::log(min_bins), std::log(max_bins)));
+    const double aspect = uni(0.5, 2.0);
+    const double w = std::min(d.W, std::sqrt(a * aspect)), h = std::min(d.H, a / w);
+    d.movable.widths.push_back(w);
+    d.movable.heights.push_back(h);
+    mx.push_back(static_cast<float>(uni(0, d.W - w)));
+    my.push_back(static_cast<float>(uni(0, d.H - h)));
+    area += w * h;
+  }
+  const auto at = static_cast<std::ptrdiff_t>(d.movable.widths.size() - mx.size());  // the fillers' first index
+  d.x.insert(d.x.begin() + at, mx.begin(), mx.end());
+  d.y.insert(d.y.begin() + at, my.begin(), my.end());
+}
+
 ElectrostaticOptions stand_in_options(const StandInDesign& d) {
   ElectrostaticOptions o;
   o.xl = 0;

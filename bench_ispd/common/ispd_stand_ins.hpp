@@ -41,6 +41,11 @@ StandInDesign make_stand_in(const std::string& name, int num_movable, int num_fi
 // The stand-ins by their short name ("adaptec1", "bigblue4", "ibm01", "ibm05").
 StandInDesign make_ispd_stand_in(const std::string& short_name, StandInPlacement placement, double pile_side = 0.01);
 
+// Adds movable macros covering `area_fraction` of the region: each of min_bins..max_bins bins
+// (log-uniform), aspect 0.5..2, at uniformly random positions inside the region; appended after
+// the movable cells (the fillers stay as they are, so the design without them is the same).
+void add_movable_macros(StandInDesign& d, double area_fraction, double min_bins, double max_bins, std::uint64_t seed);
+
 // Float options of the CUDA backend for a stand-in (td = 1, its region and bins).
 ElectrostaticOptions stand_in_options(const StandInDesign& d);
 

@@ -1,14 +1,17 @@
 #pragma once
 // Internal: the cells as the CUDA kernels see them: sizes (and the movable-macro mask) on the
-// device, the geometry constants, and the large cells listed once (a warp each up to kWarpCellSpan bins a side, a block each
-// beyond; es_kernels.cuh). Made at construction, refreshed by a size update; the density and
-// gather stages read it, so several maps (fields) could share one table.
+// device, the geometry constants, and the large cells listed once (a warp each up to kWarpCellSpan
+// bins a side, a block each beyond; es_kernels.cuh), but for the movable ones that
+// large_cell_table.cuh takes into chunks or the difference map. Made at construction, refreshed
+// by a size update; the density and gather stages read it, so several maps (fields) could share
+// one table.
 #include <algorithm>
 #include <cstdint>
 #include <vector>
 
 #include "electrostatics/backend.hpp"
 #include "electrostatics/es_buffers.cuh"
+#include "electrostatics/large_cell_table.cuh"
 #include "electrostatics/pipeline_setup.hpp"
 
 namespace efield::detail {
@@ -27,8 +30,10 @@ template <typename T>
 class CellTable {
  public:
   CellTable() = default;
-  explicit CellTable(const ElectrostaticDesign& d)
-      : geom_(make_cell_geometry<T>(d)), num_cells_(d.num_cells()), num_movable_(d.num_movable()) {
+  explicit CellTable(const ElectrostaticDesign& d,
+                     EsPipelineLayout::LargeCells large_cells = EsPipelineLayout::LargeCells::ByPolicy)
+      : geom_(make_cell_geometry<T>(d)), num_cells_(d.num_cells()), num_movable_(d.num_movable()),
+        large_paths_(geom_, d, large_cells) {
     widths_ = EsDeviceArray<T>(num_cells_);
     heights_ = EsDeviceArray<T>(num_cells_);
     large_ = EsDeviceArray<int>(num_cells_);  // room for every cell: size updates never re-allocate
@@ -44,10 +49,12 @@ class CellTable {
   void load_sizes(const ElectrostaticDesign& d) {
     std::vector<T> w(num_cells_), h(num_cells_);
     std::vector<int> large, block_cells;
+    large_paths_.clear();
     for (std::int64_t c = 0; c < num_cells_; ++c) {
       w[c] = static_cast<T>(d.width(c));
       h[c] = static_cast<T>(d.height(c));
       if (!is_large_cell(geom_, w[c], h[c])) continue;
+      if (c < num_movable_ && large_paths_.take(static_cast<int>(c), w[c], h[c])) continue;
       const bool warp = stretched_span_bins(geom_, w[c], h[c]) <= static_cast<T>(kWarpCellSpan);
       (warp ? large : block_cells).push_back(static_cast<int>(c));
     }
@@ -61,6 +68,7 @@ class CellTable {
     es_upload(widths_.get(), w.data(), w.size());
     es_upload(heights_.get(), h.data(), h.size());
     es_upload(large_.get(), large.data(), large.size());
+    large_paths_.upload();
     geom_.movable_macro = nullptr;
     if (d.has_movable_macros()) {
       es_upload(movable_macro_.get(), d.movable.movable_macro_mask.data(), d.movable.movable_macro_mask.size());
@@ -94,6 +102,8 @@ class CellTable {
   int warp_movable() const { return warp_movable_; }
   int num_large() const { return num_large_; }
   int large_movable() const { return large_movable_; }
+  // The movable large cells taken out of those lists: chunked or by difference map (large_cells.cuh).
+  const LargeCellTable<T>& large_paths() const { return large_paths_; }
 
  private:
   CellGeometry<T> geom_;
@@ -101,6 +111,7 @@ class CellTable {
   EsDeviceArray<T> widths_, heights_;
   EsDeviceArray<std::uint8_t> movable_macro_;  // [num_movable] when td < 1 (CellGeometry::movable_macro)
   EsDeviceArray<int> large_;
+  LargeCellTable<T> large_paths_;
   int num_warp_cells_ = 0, warp_movable_ = 0, num_large_ = 0, large_movable_ = 0;
 };
 

@@ -20,6 +20,7 @@
 #include "electrostatics/cell_table.cuh"
 #include "electrostatics/es_buffers.cuh"
 #include "electrostatics/es_kernels.cuh"
+#include "electrostatics/large_cells.cuh"
 #include "electrostatics/pipeline_policy.cuh"
 #include "electrostatics/pipeline_setup.hpp"
 
@@ -36,8 +37,9 @@ class DensityStage {
   };
 
   DensityStage() = default;
-  DensityStage(const ElectrostaticDesign& d, const Layout& layout, int device)
-      : layout_(layout), M_(d.options.num_bins_x), N_(d.options.num_bins_y),
+  DensityStage(const ElectrostaticDesign& d, const Layout& layout, int device, const CellTable<T>& cells)
+      : large_(cells, d.options.num_bins_x, d.options.num_bins_y), layout_(layout), M_(d.options.num_bins_x),
+        N_(d.options.num_bins_y),
         bins_(static_cast<std::int64_t>(M_) * N_), bin_area_(d.bx * d.by),
         target_density_(static_cast<T>(d.options.target_density)) {
     float_map_ = es_tile_map_size(M_, N_);
@@ -121,6 +123,12 @@ class DensityStage {
     r.large_begin = cells.num_warp_cells();
     r.large_end = two_maps ? cells.num_large() : cells.large_movable();
     if (checks) r.rerun_flag = rerun_flag_.get();
+    MapTarget<T> movable;  // the movable map, for the chunked and difference-map cells
+    movable.kind = !floats ? MapTargetKind::Natural
+                   : exact ? MapTargetKind::ExactFloatTiles
+                           : MapTargetKind::FloatTiles;
+    movable.map = floats ? static_cast<void*>(charge) : static_cast<void*>(acc_.get());
+    large_.enqueue(cells, r, map_target(movable, r.to_fixed, floats && !exact), stream);
     launch_rasterize(r, stream);
 
     DensityPassArgs<T> p = density_args(checks);
@@ -217,6 +225,7 @@ class DensityStage {
     r.piled_end = nm;
     r.cells_per_thread = piled_cells_per_thread_;
     r.rerun_flag = rerun_flag_.get();
+    large_.enqueue(cells, r, map_target(MapTarget<T>{MapTargetKind::WideTiles, wide}, r.to_fixed, false), stream);
     launch_rasterize_piled(r, stream);
     DensityPassArgs<T> p = density_args(true);
     p.inv_scale = static_cast<T>(std::ldexp(1.0, -kEsExactFloatBits));
@@ -226,6 +235,17 @@ class DensityStage {
     launch_density_float(p, N_, stream, layout_.overlap);
   }
 
+  // The movable map's units (map_target.cuh): the run's to_fixed; float atomics take the
+  // difference map's integers in 2^-kEsExactFloatBits bin areas.
+  MapTarget<T> map_target(MapTarget<T> t, T to_fixed, bool float_atomics) const {
+    t.to_fixed = to_fixed;
+    t.units = float_atomics ? static_cast<T>(std::ldexp(1.0, kEsExactFloatBits) / bin_area_) : to_fixed;
+    t.unit_scale = static_cast<T>(std::ldexp(1.0, -kEsExactFloatBits));
+    t.N = N_;
+    return t;
+  }
+
+  LargeCellDensity<T> large_;  // chunked and difference-map cells (large_cells.cuh)
   Layout layout_;
   int M_ = 0, N_ = 0;
   std::int64_t bins_ = 0;

@@ -17,6 +17,8 @@
 //                 launch_movable_stats map + F -> overflow/max partials
 //                 launch_rasterize     filler cells -> the same map
 //                 launch_density_finish map + F -> rho (R2C input); clears the map
+//   large_cells.cuh (before rasterize and before gather, when the cell table lists any): movable
+//                 large cells in chunks of a block each, or by difference map and summed-area tables
 //   (cuFFT 2D R2C)
 //   spectral.cu   launch_spectral_fields  -> the C2C input (Ex + i Ey), energy partials
 //   (cuFFT 2D C2C inverse, in place: Ex + i Ey, permuted)

@@ -12,6 +12,7 @@
 #include "electrostatics/cell_table.cuh"
 #include "electrostatics/es_buffers.cuh"
 #include "electrostatics/es_kernels.cuh"
+#include "electrostatics/large_cells.cuh"
 
 namespace efield::detail {
 
@@ -19,8 +20,9 @@ template <typename T>
 class GatherStage {
  public:
   GatherStage() = default;
-  GatherStage(const ElectrostaticDesign& d, bool overlap)
-      : M_(d.options.num_bins_x), N_(d.options.num_bins_y), overlap_(overlap),
+  GatherStage(const ElectrostaticDesign& d, bool overlap, const CellTable<T>& cells)
+      : large_(cells, d.options.num_bins_x, d.options.num_bins_y), M_(d.options.num_bins_x), N_(d.options.num_bins_y),
+        overlap_(overlap),
         exact_(d.options.gradient_scale == GradientScale::Exact), zero_gap_(d.options.zero_gap_gradient) {
     e_map_ = EsDeviceArray<EsVec2<T>>(es_tile_map_size(M_, N_));
     EFIELD_CUDA_CHECK(cudaMemset(e_map_.get(), 0, e_map_.bytes()));  // the padding stays 0
@@ -74,8 +76,12 @@ class GatherStage {
     a.weight = weight_.get();
     a.accumulate = accumulate;
     a.rerun_flag = rerun_flag;
-    if (exact_) launch_gather_exact(a, potential, stream);
-    else launch_gather(a, stream, overlap_);
+    if (exact_) {
+      launch_gather_exact(a, potential, stream);
+    } else {
+      large_.enqueue(cells, a, stream);  // chunked and difference-map cells (not in the large-cell lists)
+      launch_gather(a, stream, overlap_);
+    }
     const std::int64_t gap_begin = cells.num_movable(), gap_end = at.filler_offset;
     if (zero_gap_ && !accumulate && gap_end > gap_begin)
       launch_zero_gap(at.grad_x, at.grad_y, gap_begin, gap_end, stream);
@@ -86,6 +92,7 @@ class GatherStage {
   const T* weight() const { return weight_.get(); }
 
  private:
+  LargeCellGather<T> large_;  // chunked and difference-map cells (large_cells.cuh)
   int M_ = 0, N_ = 0;
   bool overlap_ = false;
   bool exact_ = false;     // GradientScale::Exact: the gather reads phi

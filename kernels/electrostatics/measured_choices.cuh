@@ -77,7 +77,7 @@ bool choose_two_maps(const ElectrostaticDesign& d, const CellTable<T>& cells, ty
   double ms[2] = {0, 0};
   for (int two = 0; two < 2; ++two) {
     layout.two_maps = two == 1;
-    const DensityStage<T> stage(d, layout, device);
+    const DensityStage<T> stage(d, layout, device, cells);
     ms[two] = median_enqueue_ms([&](cudaStream_t s) { stage.enqueue(cells, at, Bins::Wide, s); });
   }
   const bool two_maps = ms[1] < ms[0];

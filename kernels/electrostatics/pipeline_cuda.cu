@@ -84,7 +84,7 @@ class CudaPipeline final : public ElectrostaticBackend {
     const bool overlap = dependent_launch_supported();
     policy_ = make_bins_policy<T>(d, layout);
     auto density_parts = density_layout<T>(d, layout, policy_, overlap);
-    cells_ = CellTable<T>(d);
+    cells_ = CellTable<T>(d, layout.large_cells);
     if (layout.maps == EsPipelineLayout::Maps::BySize)  // measured_choices.cuh (plan_effort)
       density_parts.two_maps =
           choose_two_maps<T>(d, cells_, density_parts, device_, policy_.for_async() == Bins::Wide);
@@ -93,9 +93,9 @@ class CudaPipeline final : public ElectrostaticBackend {
                 density_parts.two_maps ? 2 : 1);
     if (!d.options.deterministic && !std::is_same_v<T, float>)
       log().debug("ElectrostaticSystem (CUDA): deterministic=false in double runs the fixed-point pipeline");
-    density_ = DensityStage<T>(d, density_parts, device_);
+    density_ = DensityStage<T>(d, density_parts, device_, cells_);
     spectral_ = SpectralStage<T>(d, streams_.stream(), overlap);
-    gather_ = GatherStage<T>(d, overlap);
+    gather_ = GatherStage<T>(d, overlap, cells_);
     small_ = SmallFieldStage<T>(d, layout.small_field, !gather_.reads_potential(), overlap);
     host_path_ = std::make_unique<HostArrayPath<T>>(d);
     EFIELD_CUDA_CHECK(cudaDeviceSynchronize());

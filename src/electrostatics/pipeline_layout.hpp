@@ -18,6 +18,9 @@ struct EsPipelineLayout {
   // field_tiles and finalize: where the policy table (pipeline_policy.cuh, kEsSmallFieldRows) takes
   // it, never, or on every grid it can take (power-of-two sides, shared memory enough).
   enum class SmallField { ByTable, Never, Always } small_field = SmallField::ByTable;
+  // Movable large cells: as pipeline_policy.cuh decides, always one block (or warp) per cell, or
+  // every movable large cell chunked, or every one by the difference map (large_cells.cuh).
+  enum class LargeCells { ByPolicy, Blocks, Chunks, DifferenceMap } large_cells = LargeCells::ByPolicy;
 };
 
 // Systems constructed after the call use `layout` until the next call; returns the one before.
