@@ -20,9 +20,8 @@
 // --layouts also times the CUDA pipeline's accumulation layouts (64-bit bins in one map or in two,
 // and the default) side by side in the same process, through the test and benchmark hook of
 // src/electrostatics/pipeline_layout.hpp, and 64-bit bins as ElectrostaticOptions::plan_effort =
-// Measure lays them out (its choice, and its construction time against the default's). --paths
-// times the small-grid path against the general path, blocking and in a placer's loop form
-// (common/small_paths.hpp). See --help.
+// Measure lays them out (its choice, and its construction time against the default's). --loop
+// also times the evaluate in a placer's loop form (common/loop_timing.hpp). See --help.
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
@@ -37,7 +36,7 @@
 #include "common/cli.hpp"
 #include "common/device_properties.hpp"
 #include "common/ispd_stand_ins.hpp"
-#include "common/small_paths.hpp"
+#include "common/loop_timing.hpp"
 #include "common/timing.hpp"
 #include "efield/efield.hpp"
 #include "electrostatics/pipeline_layout.hpp"
@@ -82,7 +81,7 @@ struct Row {
   efield::StageTimes stages;
   efield::EvaluateResult result;
   std::vector<LayoutRow> layouts;
-  std::vector<efield::bench::PathTiming> paths;  // --paths
+  efield::bench::LoopTiming loop;  // --loop
   double macro_ratio = 0;  // --macros: evaluate time over the same design's without macros
 };
 
@@ -128,7 +127,7 @@ LayoutRow run_measured(const efield::ElectrostaticOptions& o, const StandInDesig
   return lr;
 }
 
-Row run(const StandInDesign& d, int reps, bool with_cpu, bool layouts, bool deterministic, bool paths) {
+Row run(const StandInDesign& d, int reps, bool with_cpu, bool layouts, bool deterministic, bool loop) {
   efield::ElectrostaticOptions o = efield::bench::stand_in_options(d);
   o.deterministic = deterministic;
   cudaStream_t stream;
@@ -174,7 +173,7 @@ Row run(const StandInDesign& d, int reps, bool with_cpu, bool layouts, bool dete
     }
     row.layouts.push_back(run_measured(o, d, x, y, gx, gy, stream, t, reps));
   }
-  if (paths) row.paths = efield::bench::time_small_paths(d, o, x, y, gx, gy, reps);
+  if (loop) row.loop = efield::bench::time_loop(d, o, x, y, gx, gy, reps);
   if (with_cpu) {
     efield::ElectrostaticOptions oc = o;
     oc.backend = efield::Backend::Cpu;
@@ -202,7 +201,7 @@ int main(int argc, char** argv) {
   std::string markdown, only;
   int reps = 100;
   bool no_cpu = false, sorted = false, piled = false, nondeterministic = false;
-  bool layouts = false, paths = false;
+  bool layouts = false, loop = false;
   double pile_side = 0.01, macros = 0;
   std::vector<double> macro_bins{100, 10000};
   std::string large_cells = "policy";
@@ -232,9 +231,9 @@ int main(int argc, char** argv) {
   app.add_flag("--layouts", layouts,
                "also time each accumulation layout of the CUDA pipeline (64-bit bins in one map or two, and the "
                "default) side by side, and 64-bit bins as plan_effort = Measure lays them out");
-  app.add_flag("--paths", paths,
-               "also time the small-grid path against the general path, blocking and in a placer's loop form "
-               "(evaluate_async + wait_result, accumulating)");
+  app.add_flag("--loop", loop,
+               "also time the evaluate in a placer's loop form (evaluate_async + wait_result, accumulating, a new "
+               "weight each call)");
   CLI11_PARSE(app, argc, argv);
   const bool with_cpu = !no_cpu, deterministic = !nondeterministic;
   const StandInPlacement placement = sorted ? StandInPlacement::Sorted
@@ -262,7 +261,7 @@ int main(int argc, char** argv) {
       const bool small = name[0] == 'i';
       if (only.empty() ? small : only != name) continue;
       StandInDesign d = efield::bench::make_ispd_stand_in(name, placement, pile_side);
-      rows.push_back(run(d, reps, with_cpu, layouts, deterministic, paths));
+      rows.push_back(run(d, reps, with_cpu, layouts, deterministic, loop));
       if (macros > 0) {
         efield::bench::add_movable_macros(d, macros, macro_bins[0], macro_bins[1], 41);
         char label[160];
@@ -271,7 +270,7 @@ int main(int argc, char** argv) {
                       d.movable.widths.size() - static_cast<size_t>(rows.back().movable), 100 * macros,
                       macro_bins[0], macro_bins[1], large_cells.c_str());
         d.name = label;
-        rows.push_back(run(d, reps, with_cpu, layouts, deterministic, paths));
+        rows.push_back(run(d, reps, with_cpu, layouts, deterministic, loop));
         rows.back().macro_ratio = rows.back().graph.median_ms / rows[rows.size() - 2].graph.median_ms;
       }
     }
@@ -336,10 +335,10 @@ int main(int argc, char** argv) {
       for (const LayoutRow& v : r.layouts)
         if (!v.measured.empty()) md += "- " + r.design + ": " + v.measured + "\n";
   }
-  if (paths) {
-    std::vector<std::pair<std::string, std::vector<efield::bench::PathTiming>>> path_rows;
-    for (const Row& r : rows) path_rows.emplace_back(r.design, r.paths);
-    md += efield::bench::small_paths_table(path_rows);
+  if (loop) {
+    std::vector<std::pair<std::string, efield::bench::LoopTiming>> loop_rows;
+    for (const Row& r : rows) loop_rows.emplace_back(r.design, r.loop);
+    md += efield::bench::loop_table(loop_rows);
   }
   if (macros > 0) {
     md += "\nWith movable macros (--macros): evaluate time over the same design's without them (target <= 1.1):\n\n";

@@ -90,10 +90,7 @@ class DensityStage {
     }
   }
 
-  // fold (the small-grid kernel, which takes the density pass of 64-bit bins in two maps itself):
-  // with such bins, only rasterize is launched and *fold gets the pass's arguments; else nullptr.
-  void enqueue(const CellTable<T>& cells, const CellArrays<T>& at, Bins bins, cudaStream_t stream,
-               DensityPassArgs<T>* fold = nullptr) const {
+  void enqueue(const CellTable<T>& cells, const CellArrays<T>& at, Bins bins, cudaStream_t stream) const {
     if constexpr (std::is_same_v<T, float>) {
       if (bins == Bins::Piled) {
         enqueue_piled(cells, at, stream);
@@ -145,8 +142,7 @@ class DensityStage {
       }
     }
     if (two_maps) {
-      if (fold != nullptr && !floats) *fold = p;
-      else launch_density_combined(p, N_, stream);
+      launch_density_combined(p, N_, stream);
       return;
     }
     launch_movable_stats(p, stream);

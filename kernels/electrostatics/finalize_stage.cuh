@@ -23,18 +23,13 @@ class FinalizeStage {
   // graphs are captured again after one).
   void enqueue(const ElectrostaticDesign& d, const DensityStage<T>& density, const SpectralStage<T>& spectral,
                Bins bins, cudaStream_t stream) const {
-    launch_finalize(args(d, density, spectral, bins), stream);
-  }
-  // The finalize kernel's arguments (the small-grid kernel ends with the same reduction).
-  FinalizeArgs<T> args(const ElectrostaticDesign& d, const DensityStage<T>& density, const SpectralStage<T>& spectral,
-                       Bins bins) const {
     FinalizeArgs<T> f{};
     density.fill_finalize_args(bins, &f);
     spectral.fill_finalize_args(&f);
     f.overflow_scale = d.movable_area > 0 ? d.bx * d.by / d.movable_area : 0.0;
     f.outside_scale = std::ldexp(d.bx * d.by, -kOutsideFractionBits);
     f.result = result_.get();
-    return f;
+    launch_finalize(f, stream);
   }
 
   // The latest finalize's scalars (valid once it ran).

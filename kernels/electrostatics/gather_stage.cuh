@@ -53,10 +53,9 @@ class GatherStage {
 
   // fields: the C2C output Ex + i Ey; potential: phi (read when reads_potential()). rerun_flag:
   // the density stage's flag of bins that check (the gather then writes nothing), or nullptr.
-  // tiles_ready: the small-grid stage wrote the tiled map already.
   void enqueue(const CellTable<T>& cells, const CellArrays<T>& at, const Complex<T>* fields, const T* potential,
-               bool accumulate, const EsAccum* rerun_flag, cudaStream_t stream, bool tiles_ready = false) const {
-    if (!exact_ && !tiles_ready) {  // the exact gather reads phi instead
+               bool accumulate, const EsAccum* rerun_flag, cudaStream_t stream) const {
+    if (!exact_) {  // the exact gather reads phi instead
       const EsVec2<T>* z = reinterpret_cast<const EsVec2<T>*>(fields);  // the same layout
       launch_field_tiles(z, e_map_.get(), M_, N_, weight_.get(), stream, overlap_);
     }
@@ -86,10 +85,6 @@ class GatherStage {
     if (zero_gap_ && !accumulate && gap_end > gap_begin)
       launch_zero_gap(at.grad_x, at.grad_y, gap_begin, gap_end, stream);
   }
-
-  // The tiled (Ex, Ey) map and the weight (the small-grid stage writes the map).
-  EsVec2<T>* field_map() const { return e_map_.get(); }
-  const T* weight() const { return weight_.get(); }
 
  private:
   LargeCellGather<T> large_;  // chunked and difference-map cells (large_cells.cuh)

@@ -14,7 +14,6 @@
 //   graph_cache.cuh      one graph per choice, re-captured for new pointers
 //   pipeline_policy.cuh  which bins (the pile-up state machine), launch parameters per GPU
 //   measured_choices.cuh the GPU-dependent choices of measure mode (plan_effort) and the wisdom
-//   small_field_stage.cuh small grids: rho -> the tiled map and the scalars in one kernel, in place
 //                        of the spectral stage, field_tiles and finalize
 // This file holds the orchestration only: which bins, the re-runs after a flagged bin, host or
 // device arrays, graphs or not, profiling, the maps on request.
@@ -39,7 +38,6 @@
 #include "electrostatics/pipeline_policy.cuh"
 #include "electrostatics/pipeline_setup.hpp"
 #include "electrostatics/pipeline_streams.cuh"
-#include "electrostatics/small_field_stage.cuh"
 #include "electrostatics/spectral_stage.cuh"
 
 namespace efield::detail {
@@ -96,7 +94,6 @@ class CudaPipeline final : public ElectrostaticBackend {
     density_ = DensityStage<T>(d, density_parts, device_, cells_);
     spectral_ = SpectralStage<T>(d, streams_.stream(), overlap);
     gather_ = GatherStage<T>(d, overlap, cells_);
-    small_ = SmallFieldStage<T>(d, layout.small_field, !gather_.reads_potential(), overlap);
     host_path_ = std::make_unique<HostArrayPath<T>>(d);
     EFIELD_CUDA_CHECK(cudaDeviceSynchronize());
   }
@@ -323,9 +320,9 @@ class CudaPipeline final : public ElectrostaticBackend {
     gather_.forget_weight();  // the graph set it: a direct launch later sets its own
   }
 
-  void enqueue_gather(const CellArrays<T>& at, Bins bins, bool accumulate, bool tiles_ready = false) {
+  void enqueue_gather(const CellArrays<T>& at, Bins bins, bool accumulate) {
     gather_.enqueue(cells_, at, spectral_.fields(), spectral_.potential(), accumulate, density_.rerun_flag(bins),
-                    streams_.stream(), tiles_ready);
+                    streams_.stream());
   }
 
   // weight_node (graph capture only): the weight's kernel with *weight_node on a side branch from
@@ -337,16 +334,8 @@ class CudaPipeline final : public ElectrostaticBackend {
       gather_.enqueue_weight_node(static_cast<double>(*weight_node), streams_.side());
       streams_.end_branch();
     }
-    DensityPassArgs<T> fold{};  // small grids: the density pass the small-grid kernel takes, if any
-    density_.enqueue(cells_, at, bins, stream, small_.active() ? &fold : nullptr);
+    density_.enqueue(cells_, at, bins, stream);
     if (weight_node != nullptr) streams_.join();
-    if (small_.active()) {  // small grids: one kernel from rho (or the maps) to the tiled map and the scalars
-      small_.enqueue(spectral_.grid(), density_.rho(), spectral_.spectrum_buffer(), spectral_.fields_buffer(),
-                     gather_.field_map(), gather_.weight(), finalize_.args(design_, density_, spectral_, bins), fold,
-                     stream);
-      enqueue_gather(at, bins, accumulate, true);
-      return;
-    }
     spectral_.enqueue_forward(density_.rho());
     spectral_.enqueue_fields(stream);
     // finalize needs only the partials of the density pass and the spectral kernel: it runs on a
@@ -379,7 +368,6 @@ class CudaPipeline final : public ElectrostaticBackend {
   SpectralStage<T> spectral_;
   GatherStage<T> gather_;
   FinalizeStage<T> finalize_;
-  SmallFieldStage<T> small_;
   std::unique_ptr<HostArrayPath<T>> host_path_;
   GraphCache<T> graphs_;
   T weight_ = T(1);  // EvaluateOptions::weight of the latest call (use_weight)

@@ -49,46 +49,6 @@ constexpr EsLaunchRow es_launch_row(int compute_capability) {
   return kEsLaunchRows[sizeof(kEsLaunchRows) / sizeof(kEsLaunchRows[0]) - 1];
 }
 
-// Small grids: one kernel of one block (small_field.cu) takes rho through the forward 2D FFT, the
-// spectral step, the inverse FFT, the field tiles and finalize, all in shared memory: one launch
-// where the general path takes six to eight (cuFFT's, the spectral kernel, field_tiles, finalize),
-// which is what a small design's evaluate waits on. Per architecture: the most bins (sides powers
-// of two, at least kEsSmallFieldMinSide) a grid may have to take it, per precision; 0 = never.
-// Beyond it the general path's many blocks win over one block's FFT; `bench_electrostatics
-// --only ibm01 --paths` times both (bench_ispd/results/electrostatics.md, "Issue 41: small
-// designs"). The device's shared memory per block bounds it too.
-struct EsSmallFieldRow {
-  int min_cc;  // inclusive
-  int max_cc;
-  std::int64_t max_bins_float;
-  std::int64_t max_bins_double;
-};
-inline constexpr EsSmallFieldRow kEsSmallFieldRows[] = {
-    // sm_90 (H100, H200): never, until a measurement shows the kernel beating the general path
-    // (the results' section says where it stands).
-    {90, 99, 0, 0},
-    // Every other GPU: sm_90's values until measured there.
-    {0, 1 << 30, 0, 0},
-};
-inline constexpr int kEsSmallFieldMinSide = 4;
-inline constexpr int kEsSmallFieldThreads = 1024;  // the block (its FFT stages have M N / 2 butterflies)
-constexpr EsSmallFieldRow es_small_field_row(int compute_capability) {
-  for (const EsSmallFieldRow& row : kEsSmallFieldRows)
-    if (compute_capability >= row.min_cc && compute_capability <= row.max_cc) return row;
-  return kEsSmallFieldRows[sizeof(kEsSmallFieldRows) / sizeof(kEsSmallFieldRows[0]) - 1];
-}
-// Whether the one-block kernel can take an M x N grid at all (its FFT is radix 2; the pipeline
-// also checks the device's shared memory), and whether the table takes it on a GPU of compute
-// capability cc.
-constexpr bool es_small_field_shape(int M, int N) {
-  return M >= kEsSmallFieldMinSide && N >= kEsSmallFieldMinSide && (M & (M - 1)) == 0 && (N & (N - 1)) == 0;
-}
-constexpr bool es_small_field_applies(int M, int N, bool double_precision, int compute_capability) {
-  const EsSmallFieldRow row = es_small_field_row(compute_capability);
-  const std::int64_t limit = double_precision ? row.max_bins_double : row.max_bins_float;
-  return es_small_field_shape(M, N) && static_cast<std::int64_t>(M) * N <= limit;
-}
-
 // The architecture this compilation pass generates code for (0 in the host pass).
 #if defined(__CUDA_ARCH__)
 inline constexpr int kEsCompiledCc = __CUDA_ARCH__ / 10;

@@ -116,10 +116,6 @@ class SpectralStage {
   const Cpx* fields() const { return z_.get(); }
   // phi after enqueue_potential (permuted).
   const T* potential() const { return y_phi_.get(); }
-  // For the small-grid stage, which writes the spectrum and Ex + i Ey itself.
-  const SpectralGrid<T>& grid() const { return grid_; }
-  Cpx* spectrum_buffer() const { return spectrum_.get(); }
-  Cpx* fields_buffer() const { return z_.get(); }
 
  private:
   int M_ = 0, N_ = 0;

@@ -14,10 +14,6 @@ struct EsPipelineLayout {
   // float, deterministic: 64-bit fixed-point bins instead of exact float maps (the bins evaluate
   // falls back to after a pile-up).
   bool wide_float_bins = false;
-  // The one-block field kernel of small grids in place of the FFTs, the spectral kernel,
-  // field_tiles and finalize: where the policy table (pipeline_policy.cuh, kEsSmallFieldRows) takes
-  // it, never, or on every grid it can take (power-of-two sides, shared memory enough).
-  enum class SmallField { ByTable, Never, Always } small_field = SmallField::ByTable;
   // Movable large cells: as pipeline_policy.cuh decides, always one block (or warp) per cell, or
   // every movable large cell chunked, or every one by the difference map (large_cells.cuh).
   enum class LargeCells { ByPolicy, Blocks, Chunks, DifferenceMap } large_cells = LargeCells::ByPolicy;
