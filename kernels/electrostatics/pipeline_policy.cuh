@@ -72,18 +72,18 @@ inline int es_piled_cells_per_thread(std::int64_t num_movable, int sms, int cc) 
 
 // Movable large cells whose footprint may cover more than kEsChunkBins bins take a block per
 // chunk of that many bins (chunked_cells.cu): one block per cell runs its bins in a serial loop
-// of about 1.1 ns per bin and stage (a macro of 10^6 bins: +2.2 ms), while chunks spread it over
-// the GPU (+0.05 ms; smaller ones stay in the warp and block paths, which they fill better).
-// Measured on an H100: bench_ispd/results/electrostatics.md, "Issue 41: large cells".
+// that trails the other cells, while chunks spread a macro over the GPU; smaller cells stay in
+// the warp and block paths, which they fill better. The measurements: docs/performance.md,
+// "CUDA pipeline: large cells (issue 41, item 2)".
 inline constexpr int kEsChunkBins = 1024;
 
 // The difference map and summed-area tables (large_cells.cuh, O(1) memory operations per cell)
-// cost whole passes over the box the cells span, about 0.05 ns per bin of it (0.2 ms for a
-// 2048 x 2048 grid), where chunks cost about 0.01 ns per bin of the cells: they win only when
-// the movable large cells' stretched areas add up to more than kEsDiffMapMinAreaOverGrid times
-// the grid's bins, which a placeable design does not reach (its movable area fits the region),
-// so the default is chunks; the layout hook forces the difference map (tests, benchmark). Once
-// on, every movable large cell of at least kEsDiffMapMinCellBins bins takes it.
+// cost whole passes over the box the cells span, where chunks cost in proportion to the cells'
+// own bins: the map wins only when the movable large cells' stretched areas add up to more than
+// kEsDiffMapMinAreaOverGrid times the grid's bins, which a placeable design does not reach (its
+// movable area fits the region), so the default is chunks; the layout hook forces the difference
+// map (tests, benchmark). Once on, every movable large cell of at least kEsDiffMapMinCellBins
+// bins takes it.
 inline constexpr double kEsDiffMapMinAreaOverGrid = 5.0;
 inline constexpr double kEsDiffMapMinCellBins = 1024.0;
 // Rows per segment of the summed-area passes' column sums (large_cells.cu).
