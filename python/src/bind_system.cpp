@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -155,6 +156,26 @@ class System {
                                     reinterpret_cast<double*>(gx), reinterpret_cast<double*>(gy), repetitions);
     }
     return stage_times_dict(t);
+  }
+
+  // Benchmarks: `count` evaluates of arrays the caller has checked in one call (blocking, or with
+  // `async` evaluate_async, the latest's scalars left for wait_result), so that a client's CUDA
+  // events around the call time the C++ evaluate as they time calls from Python, with no Python
+  // between the evaluates. Returns the latest blocking evaluate's energy (NaN after async ones).
+  double evaluate_repeated(std::uintptr_t x, std::uintptr_t y, std::uintptr_t gx, std::uintptr_t gy,
+                           std::uintptr_t stream, int count, bool async) {
+    if (count < 1) throw py::value_error("evaluate_repeated: count must be >= 1");
+    if (async && device_ < 0) throw py::value_error("evaluate_repeated: async needs a CUDA system");
+    py::gil_scoped_release release;
+    std::lock_guard<std::mutex> lock(mutex_);
+    DeviceGuard guard(device_);
+    follow(stream_from_protocol(stream));
+    EvaluateResult r;
+    r.energy = std::numeric_limits<double>::quiet_NaN();
+    for (int i = 0; i < count; ++i)
+      r = run_locked(reinterpret_cast<void*>(x), reinterpret_cast<void*>(y), reinterpret_cast<void*>(gx),
+                     reinterpret_cast<void*>(gy), {}, async, 0);
+    return async ? std::numeric_limits<double>::quiet_NaN() : r.energy;
   }
 
   EvaluateResult wait_result() {
@@ -321,6 +342,9 @@ void bind_system(py::module_& m) {
            py::arg("grad_y"), py::arg("weight"), py::arg("accumulate"))
       .def("evaluate_flat", &System::evaluate_flat, py::arg("pos"), py::arg("grad"), py::arg("half"),
            py::arg("stream"), py::arg("energy"), py::arg("results"), py::arg("async_"))
+      .def("evaluate_repeated", &System::evaluate_repeated, py::arg("x"), py::arg("y"), py::arg("grad_x"),
+           py::arg("grad_y"), py::arg("stream"), py::arg("count"), py::arg("async_") = false,
+           "Benchmarks: `count` evaluates on pointers in one call (no Python between them)")
       .def("wait_result", &System::wait_result)
       .def("_ops", &System::ops, "A capsule of the system's C table (python/src/system_ops.hpp) for efield._torch_ops")
       .def("profile", &System::profile, py::arg("x"), py::arg("y"), py::arg("grad_x"), py::arg("grad_y"),

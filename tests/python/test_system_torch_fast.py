@@ -51,3 +51,29 @@ def test_tensors_that_do_not_fit_take_the_checked_path(rng):
     assert _torch_fast.pointers(es, x[:-1], y, gx, gy) is None
     with pytest.raises(ValueError, match="the system needs"):
         es.evaluate(x[:-1].contiguous(), y, gx, gy)
+
+
+def test_evaluate_repeated_is_the_evaluate(device, rng):
+    """The benchmarks' loop of evaluates in one binding call (bench_ispd/profile_python_overhead.py):
+    the blocking evaluate's energy and gradient; asynchronous ones leave their scalars for
+    wait_result (CUDA), and a CPU system refuses them."""
+    d = reference.random_design(rng)
+    es = make_system(d, "float64", device)
+    x, y = torch.tensor(d["x"], device=device), torch.tensor(d["y"], device=device)
+    gx, gy = torch.zeros_like(x), torch.zeros_like(y)
+    r = es.evaluate(x, y, gx, gy)
+    hx, hy = torch.zeros_like(x), torch.zeros_like(y)
+    stream = torch.cuda.current_stream().cuda_stream if device == "cuda" else 0
+    ptrs = (x.data_ptr(), y.data_ptr(), hx.data_ptr(), hy.data_ptr(), stream)
+    assert es._system.evaluate_repeated(*ptrs, 3) == r.energy
+    assert torch.equal(hx, gx) and torch.equal(hy, gy)
+    with pytest.raises(ValueError, match="count must be >= 1"):
+        es._system.evaluate_repeated(*ptrs, 0)
+    if device == "cpu":
+        with pytest.raises(ValueError, match="async needs a CUDA system"):
+            es._system.evaluate_repeated(*ptrs, 1, True)
+    else:
+        hx.zero_()
+        assert np.isnan(es._system.evaluate_repeated(*ptrs, 2, True))
+        assert es.wait_result().energy == pytest.approx(r.energy, rel=1e-12)
+        assert torch.equal(hx, gx)
