@@ -1,13 +1,17 @@
 #pragma once
 // Internal: the CUDA graphs of one pipeline. Each evaluate runs as one graph replay: captured on
 // first use for its choice (host or device arrays, the bins, accumulate or write), and for device
-// arrays again when the caller's pointers change. A size update drops them all (launch shapes
-// depend on the sizes). The gradient's weight is a kernel node of each graph (set_weight_kernel)
+// arrays for each set of the caller's pointers: the graphs of the latest kPointerSlots sets are
+// kept, so a caller that takes turns between a few buffers (the compiled PyTorch op's new gradient
+// tensor per forward, which the caching allocator hands out from a few blocks; double buffering)
+// replays them instead of capturing and instantiating a graph per call. A size update drops them
+// all (launch shapes depend on the sizes). The gradient's weight is a kernel node of each graph (set_weight_kernel)
 // whose value is changed in the instantiated graph when the caller's weight changes, so a
 // placer's new weight every iteration costs no launch of its own.
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 #include "common/cuda_check.cuh"
@@ -76,7 +80,7 @@ class GraphExec {
   cudaGraphExec_t exec_ = nullptr;
 };
 
-// The graph of each choice. T: the position type (the pointers a device graph was captured for).
+// The graphs of each choice. T: the position type (the pointers a device graph was captured for).
 template <typename T>
 class GraphCache {
  public:
@@ -87,23 +91,26 @@ class GraphCache {
     T* gy = nullptr;
     bool operator==(const Pointers& o) const { return x == o.x && y == o.y && gx == o.gx && gy == o.gy; }
   };
+  // Pointer sets whose graphs are kept per choice of device arrays (the least recently replayed
+  // one is captured over when a new set comes).
+  static constexpr int kPointerSlots = 4;
 
-  // Replays the graph of (on_device, bins, accumulate) with the gradient's weight, capturing
-  // `enqueue` (which enqueues the weight's kernel with the weight it is given) into it first when
-  // it has none yet or (device arrays) was captured for other pointers.
+  // Replays the graph of (on_device, bins, accumulate) and, for device arrays, these pointers with
+  // the gradient's weight, capturing `enqueue` (which enqueues the weight's kernel with the weight
+  // it is given) into it first when there is none yet.
   template <typename F>
   void launch(bool on_device, Bins bins, bool accumulate, const Pointers& pointers, T weight, cudaStream_t stream,
               F&& enqueue) {
     const int b = static_cast<int>(bins), acc = accumulate ? 1 : 0;
-    GraphExec& graph = on_device ? device_[b][acc] : host_[b];
-    WeightNode& w = on_device ? device_weight_[b][acc] : host_weight_[b];
-    Pointers& captured_for = device_pointers_[b][acc];
+    Slot& slot = on_device ? device_slot(device_[b][acc], pointers) : host_[b];
+    slot.used = ++clock_;
+    WeightNode& w = slot.weight;
     // A graph whose weight node was not found (never expected) is captured again for a new weight.
     const bool stale_weight = w.node == nullptr && !(w.value == weight);
-    if (!graph.ready() || (on_device && !(pointers == captured_for)) || stale_weight) {
-      graph.capture(stream, [&] { enqueue(weight); });
-      if (on_device) captured_for = pointers;
-      w.node = graph.find_kernel_node(set_weight_kernel<T>(), &w.params);
+    if (!slot.graph.ready() || (on_device && !(pointers == slot.pointers)) || stale_weight) {
+      slot.graph.capture(stream, [&] { enqueue(weight); });
+      slot.pointers = pointers;
+      w.node = slot.graph.find_kernel_node(set_weight_kernel<T>(), &w.params);
       w.value = weight;
     }
     if (w.node != nullptr && !(w.value == weight)) {  // the captured value, changed in place
@@ -112,16 +119,17 @@ class GraphCache {
       void* args[2] = {w.params.kernelParams[0], &value};
       p.kernelParams = args;
       p.extra = nullptr;
-      graph.set_kernel_params(w.node, p);
+      slot.graph.set_kernel_params(w.node, p);
       w.value = weight;
     }
-    graph.launch(stream);
+    slot.graph.launch(stream);
   }
 
   void reset() {
-    for (GraphExec& g : host_) g.reset();
-    for (auto& pair : device_)
-      for (GraphExec& g : pair) g.reset();
+    for (Slot& s : host_) s.graph.reset();
+    for (auto& choice : device_)
+      for (auto& slots : choice)
+        for (Slot& s : slots) s.graph.reset();
   }
 
  private:
@@ -132,10 +140,27 @@ class GraphCache {
     cudaKernelNodeParams params{};
     T value = T(0);
   };
-  // [Bins]; device arrays also [accumulate] (host arrays add on the host).
-  GraphExec host_[kBinsKinds], device_[kBinsKinds][2];
-  WeightNode host_weight_[kBinsKinds], device_weight_[kBinsKinds][2];
-  Pointers device_pointers_[kBinsKinds][2] = {};
+  struct Slot {
+    GraphExec graph;
+    WeightNode weight;
+    Pointers pointers;       // device arrays: what the graph was captured for
+    std::uint64_t used = 0;  // clock_ at its latest replay
+  };
+
+  // The slot of a choice whose graph was captured for `pointers`, else the one to capture into: an
+  // empty one, or the least recently replayed.
+  Slot& device_slot(Slot (&slots)[kPointerSlots], const Pointers& pointers) {
+    Slot* pick = &slots[0];
+    for (Slot& s : slots) {
+      if (s.graph.ready() && s.pointers == pointers) return s;
+      if (pick->graph.ready() && (!s.graph.ready() || s.used < pick->used)) pick = &s;
+    }
+    return *pick;
+  }
+
+  // [Bins]; device arrays also [accumulate] (host arrays add on the host), then the pointer sets.
+  Slot host_[kBinsKinds], device_[kBinsKinds][2][kPointerSlots];
+  std::uint64_t clock_ = 0;
 };
 
 }  // namespace efield::detail

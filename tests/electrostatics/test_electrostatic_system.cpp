@@ -8,7 +8,9 @@
 #include <cstdlib>
 #include <numeric>
 #include <cstring>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "efield/electrostatic_system.hpp"
 #include "efield/error.hpp"
@@ -193,6 +195,41 @@ TEST(ElectrostaticCuda, NewPointersAreRecaptured) {
     expect_matches_reference(run_device<double>(es, d1), reference_of(d1), 1e-10, "first pointers");
     expect_matches_reference(run_device<double>(es, d2), reference_of(d2), 1e-10, "second pointers");
     expect_matches_reference(run_host<double>(es, d1), reference_of(d1), 1e-10, "host again");
+  }
+}
+
+// The graphs of the latest few pointer sets are kept (graph_cache.cuh): a caller that takes turns
+// between buffers, with more sets than are kept and a new weight at each call, gets what direct
+// launches give on the same arrays, bit for bit. Each set holds its own positions, so a graph
+// replayed for the wrong set would read another set's.
+TEST(ElectrostaticCuda, PointerSetsTakingTurnsReplayTheirOwnGraphs) {
+  EFIELD_REQUIRE_GPU();
+  const TestDesign d = make_random_design(reference_specs()[1], next_seed());
+  ElectrostaticOptions o = with(d.options, Backend::Cuda, Precision::Float);
+  ElectrostaticSystem graphs(o, d.movable, d.fillers, d.fixed);
+  o.use_cuda_graph = false;
+  ElectrostaticSystem direct(o, d.movable, d.fillers, d.fixed);
+  constexpr int kSets = 6;  // more than the graphs kept per choice
+  std::vector<std::unique_ptr<DeviceArray<float>>> x, y, gx, gy;
+  for (int k = 0; k < kSets; ++k) {
+    std::vector<double> cx = d.cx;
+    for (double& v : cx) v += 0.37 * k;
+    x.push_back(std::make_unique<DeviceArray<float>>(d.array<float>(cx)));
+    y.push_back(std::make_unique<DeviceArray<float>>(d.array<float>(d.cy)));
+    gx.push_back(std::make_unique<DeviceArray<float>>(poisoned<float>(d.array_size)));
+    gy.push_back(std::make_unique<DeviceArray<float>>(poisoned<float>(d.array_size)));
+  }
+  DeviceArray<float> ogx(poisoned<float>(d.array_size)), ogy(poisoned<float>(d.array_size));
+  int call = 0;
+  for (int k : {0, 1, 0, 1, 2, 3, 4, 5, 0, 1, 5, 4, 4}) {
+    SCOPED_TRACE("call " + std::to_string(call) + ", pointer set " + std::to_string(k));
+    EvaluateOptions eo;
+    eo.weight = 1.0 + call++ % 3;
+    const EvaluateResult r = graphs.evaluate(x[k]->get(), y[k]->get(), gx[k]->get(), gy[k]->get(), eo);
+    const EvaluateResult want = direct.evaluate(x[k]->get(), y[k]->get(), ogx.get(), ogy.get(), eo);
+    EXPECT_EQ(std::memcmp(&r, &want, sizeof(EvaluateResult)), 0) << r.energy << " vs " << want.energy;
+    EXPECT_EQ(d.per_cell(gx[k]->download()), d.per_cell(ogx.download()));
+    EXPECT_EQ(d.per_cell(gy[k]->download()), d.per_cell(ogy.download()));
   }
 }
 
