@@ -178,8 +178,19 @@ def build_cases(f, cuda):
         "the Python op's binding call, no energy (adds cudaStreamIsCapturing)")
     add("binding_evaluate_flat_energy", lambda: flat(p, g, step, stream, like.data_ptr(), 0, False),
         "the same writing the energy into a 0-d device tensor (pinned slot, cudaMemcpyAsync)")
+    es.evaluate(x, y, gx, gy)  # the first fitting call picks the C++ path for tensors where built
+    call = es._tensor_call
     add("python_evaluate", lambda: es.evaluate(x, y, gx, gy),
-        "ElectrostaticSystem.evaluate(x, y, gx, gy): the client's call", profile=True)
+        "ElectrostaticSystem.evaluate(x, y, gx, gy): the client's call"
+        + (" (tensors read in C++: efield._torch_ops)" if call else " (tensors checked in Python)"), profile=True)
+    if call:
+        add("tensor_call", lambda: call(x, y, gx, gy, 1.0, False),
+            "its C++ path for tensors alone (efield._torch_ops.evaluate_tensors: checks, stream, evaluate)")
+
+    def python_checks():
+        return EvaluateResult(*bound(*_torch_fast.pointers(es, x, y, gx, gy), 1.0, False), gx, gy)
+    add("python_evaluate_python_checks", python_checks,
+        "the same through the tensors' checks in Python (efield/_torch_fast.py) and evaluate_pointers")
     flip = [0]
     pairs = ((g, gyp), (gx2.data_ptr(), gy2.data_ptr()))
 

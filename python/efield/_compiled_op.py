@@ -6,6 +6,7 @@ REASON says why; ElectricPotential then runs its Python path.
 The op takes pos and an int handle: the system's entry in the extension's registry (registered
 here, dropped when the CompiledEvaluator is collected), so the op never sees a raw pointer."""
 
+import functools
 import math
 import weakref
 
@@ -19,6 +20,7 @@ except ImportError as e:  # not built (no libtorch at build time) or built for a
     REASON = f"efield._torch_ops is not available: {e}"
 else:
     REASON = None
+    _torch_ops.set_tensor_class(torch.Tensor)  # the tensors ElectrostaticSystem.evaluate reads in C++
 
 AVAILABLE = _torch_ops is not None
 # The op's entry points (OpOverloads: no overload resolution per call).
@@ -33,6 +35,19 @@ def overflow_values(system, results, device, movable_area, dtype):
         return (results[1] * movable_area).to(dtype), results[2].to(dtype)
     r = system.wait_result()
     return torch.tensor(r.overflow * movable_area, dtype=dtype), torch.tensor(r.max_density, dtype=dtype)
+
+
+def tensor_evaluate(system):
+    """ElectrostaticSystem.evaluate's C++ path for PyTorch tensors (python/torch_ops/tensor_evaluate.hpp)
+    for `system` (an efield.ElectrostaticSystem): a callable (x, y, grad_x, grad_y, weight,
+    accumulate) -> the result's five values, or None when the tensors do not fit or the evaluate
+    failed. The system is registered with the op's registry until it is collected. None where the
+    compiled op is not built."""
+    if not AVAILABLE:
+        return None
+    handle = _torch_ops.register_system(system._system._ops(), system.required_length, False)
+    weakref.finalize(system, _torch_ops.unregister_system, handle)
+    return functools.partial(_torch_ops.evaluate_tensors, handle)
 
 
 class CompiledEvaluator:

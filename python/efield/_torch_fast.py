@@ -3,6 +3,10 @@ checked path done on the tensors' own attributes (no array protocol, no pointer 
 data pointers handed to the binding. Anything else (other array kinds, tensor subclasses, arrays
 that do not fit) takes the checked path, which names the problem.
 
+Where the compiled op (efield._torch_ops) is built, the system's tensors are read in C++ instead
+from the call after the first that fits (system._tensor_call: python/torch_ops/tensor_evaluate.hpp),
+and this path takes the calls that path refuses.
+
 Written for the per-call cost (bench_ispd/results/python.md): the checks are unrolled (no loop,
 no generator), a 1-D contiguous tensor is the one whose stride() is (1,) (dim and contiguity in
 one call), and what the system fixes (PyTorch's module, the dtype, the device, the length) is
@@ -34,4 +38,16 @@ def pointers(system, x, y, grad_x, grad_y):
             or y.numel() < length or grad_x.numel() < length or grad_y.numel() < length):
         return None
     stream = torch._C._cuda_getCurrentRawStream(device) if device >= 0 else 0
+    if system._tensor_call is None:  # tensors fit for the first time: the C++ path from the next call on
+        system._tensor_call = _tensor_call(system)
     return x.data_ptr(), y.data_ptr(), grad_x.data_ptr(), grad_y.data_ptr(), stream
+
+
+def _tensor_call(system):
+    """The compiled op's C++ path for the system's tensors (efield/_compiled_op.py tensor_evaluate),
+    or False where it is not built."""
+    try:
+        from . import _compiled_op
+    except ImportError:
+        return False
+    return _compiled_op.tensor_evaluate(system) or False

@@ -142,6 +142,10 @@ class ElectrostaticSystem(_SystemMaps):
     in the wisdom, see efield.save_wisdom; CUDA only, the same results either way).
     """
 
+    # evaluate's C++ path for PyTorch tensors: None until tensors fit the first time, then the
+    # callable or False (efield/_torch_fast.py).
+    _tensor_call = None
+
     def __init__(self, movable, fillers=None, fixed=None, *, xl, yl, xh, yh, num_bins_x, num_bins_y,
                  target_density=1.0, dtype="float32", device="cpu", deterministic=True, cpu_threads=0,
                  filler_offset=-1, use_cuda_graph=True, gradient_scale="dreamplace", zero_gap_gradient=False,
@@ -179,6 +183,11 @@ class ElectrostaticSystem(_SystemMaps):
         weight * gradient of every movable and filler cell into grad_x, grad_y (adds it with
         accumulate=True). grad_x, grad_y are allocated like x, zero-filled, when None. Returns an
         EvaluateResult (blocks until its scalars are ready)."""
+        call = self._tensor_call
+        if call and grad_y is not None:  # PyTorch tensors read in C++ (efield/_torch_fast.py)
+            r = call(x, y, grad_x, grad_y, float(weight), bool(accumulate))
+            if r is not None:
+                return EvaluateResult(*r, grad_x, grad_y)
         fast = _torch_fast.pointers(self, x, y, grad_x, grad_y)
         if fast is not None:
             return EvaluateResult(*self._system.evaluate_pointers(*fast, float(weight), bool(accumulate)), grad_x, grad_y)

@@ -139,6 +139,17 @@ class System {
     return async;
   }
 
+  // An evaluate of arrays the caller has checked, for callers without the GIL (also the table's
+  // evaluate: efield._torch_ops reads PyTorch tensors in C++). async: evaluate_async, whose
+  // result values go into `results` (device memory) when it is not 0.
+  EvaluateResult run_nogil(void* x, void* y, void* gx, void* gy, std::uintptr_t stream, EvaluateOptions eo,
+                           bool async = false, std::uintptr_t results = 0) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    DeviceGuard guard(device_);
+    follow(stream_from_protocol(stream));
+    return run_locked(x, y, gx, gy, eo, async, results);
+  }
+
   // profile_stages on arrays the caller has checked (benchmarks): median milliseconds per stage.
   py::dict profile(std::uintptr_t x, std::uintptr_t y, std::uintptr_t gx, std::uintptr_t gy, std::uintptr_t stream,
                    int repetitions) {
@@ -239,6 +250,20 @@ class System {
         return -1;
       }
     };
+    t->evaluate = [](void* s, const void* x, const void* y, void* gx, void* gy, std::uintptr_t stream, double weight,
+                     int accumulate, double* result, char* error, std::size_t error_size) -> int {
+      try {
+        System& sys = **static_cast<std::shared_ptr<System>*>(s);
+        const EvaluateResult r = sys.run_nogil(const_cast<void*>(x), const_cast<void*>(y), gx, gy, stream,
+                                               {weight, accumulate != 0});
+        result[0] = r.energy, result[1] = r.overflow, result[2] = r.max_density;
+        result[3] = r.movable_area_outside, result[4] = r.filler_area_outside;
+        return 0;
+      } catch (const std::exception& e) {
+        std::snprintf(error, error_size, "%s", e.what());
+        return -1;
+      }
+    };
     t->device = self->device_;
     t->element_size = self->dtype_ == DType::Float32 ? 4 : 8;
     t->required_length = self->required_length_;
@@ -267,10 +292,7 @@ class System {
   EvaluateResult run(void* x, void* y, void* gx, void* gy, std::uintptr_t stream_value, EvaluateOptions eo, bool async,
                      std::uintptr_t results) {
     py::gil_scoped_release release;
-    std::lock_guard<std::mutex> lock(mutex_);
-    DeviceGuard guard(device_);
-    follow(stream_from_protocol(stream_value));
-    return run_locked(x, y, gx, gy, eo, async, results);
+    return run_nogil(x, y, gx, gy, stream_value, eo, async, results);
   }
 
   // run() with the lock held and the system's device current, on the caller's stream.

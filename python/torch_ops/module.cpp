@@ -4,6 +4,7 @@
 #include <pybind11/pybind11.h>
 
 #include "system_registry.hpp"
+#include "tensor_evaluate.hpp"
 
 namespace py = pybind11;
 
@@ -36,6 +37,12 @@ PYBIND11_MODULE(_torch_ops, m) {
         });
       },
       py::arg("handle"), "A DLPack capsule of a CUDA system's results (energy, overflow, max_density, areas), None on the CPU");
+  m.def("set_tensor_class", &efield::torch_ops::set_tensor_class, py::arg("cls"),
+        "torch.Tensor: the class of the tensors evaluate_tensors reads (subclasses take the Python paths)");
+  m.def("evaluate_tensors", &efield::torch_ops::evaluate_tensors, py::arg("handle"), py::arg("x"), py::arg("y"),
+        py::arg("grad_x"), py::arg("grad_y"), py::arg("weight"), py::arg("accumulate"),
+        "ElectrostaticSystem.evaluate on tensors read in C++: the result's five values, or None when a tensor does not "
+        "fit or the evaluate failed (the Python paths then take the call)");
   m.def("built_with_cuda", []() {
 #ifdef EFIELD_TORCH_OPS_CUDA
     return true;

@@ -77,3 +77,91 @@ def test_evaluate_repeated_is_the_evaluate(device, rng):
         assert np.isnan(es._system.evaluate_repeated(*ptrs, 2, True))
         assert es.wait_result().energy == pytest.approx(r.energy, rel=1e-12)
         assert torch.equal(hx, gx)
+
+
+def _compiled_available():
+    from efield import _compiled_op
+
+    return _compiled_op.AVAILABLE
+
+
+def test_tensors_read_in_cpp_where_the_compiled_op_is_built(device, rng):
+    """From the call after the first that fits, tensors are read in C++ (efield._torch_ops
+    .evaluate_tensors, where built): the same results, bit for bit, as the Python checks' path, on
+    PyTorch's current stream."""
+    d = reference.random_design(rng)
+    es = make_system(d, "float64", device)
+    x, y = torch.tensor(d["x"], device=device), torch.tensor(d["y"], device=device)
+    gx, gy = torch.zeros_like(x), torch.zeros_like(y)
+    assert es._tensor_call is None
+    first = es.evaluate(x, y, gx, gy, weight=0.5)
+    assert bool(es._tensor_call) == _compiled_available()
+    want_x, want_y = gx.clone(), gy.clone()
+    stream = torch.cuda.Stream() if device == "cuda" else None
+    if stream is not None:  # the positions written on another stream, the evaluate ordered after them
+        stream.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(stream):
+            x2 = x.clone()
+            gx.fill_(7.0)
+            r = es.evaluate(x2, y, gx, gy, weight=0.5)
+        torch.cuda.current_stream().wait_stream(stream)
+    else:
+        r = es.evaluate(x, y, gx, gy, weight=0.5)
+    assert (r.energy, r.overflow, r.max_density) == (first.energy, first.overflow, first.max_density)
+    assert torch.equal(gx, want_x) and torch.equal(gy, want_y)
+    if es._tensor_call:
+        raw = es._tensor_call(x, y, gx, gy, 0.5, False)
+        assert raw[:3] == (first.energy, first.overflow, first.max_density)
+
+
+@pytest.mark.skipif(not torch or not _compiled_available(), reason="efield._torch_ops is not built")
+def test_tensors_the_cpp_path_refuses_take_the_python_paths(rng):
+    """What the C++ path does not read in place (another dtype, a strided or short tensor, a
+    subclass, a negative view, no tensor) it refuses (None); evaluate then raises what the Python
+    paths raise, and an evaluate that fails there fails as it does through them."""
+    d = reference.random_design(rng)
+    es = make_system(d, "float64", "cpu")
+    x, y = torch.tensor(d["x"]), torch.tensor(d["y"])
+    gx, gy = torch.zeros_like(x), torch.zeros_like(y)
+    es.evaluate(x, y, gx, gy)
+    call = es._tensor_call
+    assert call
+    wide = torch.zeros(2 * len(d["x"]), dtype=torch.float64)
+    for args in ((x, y, gx.float(), gy), (x, y, wide[::2], gy), (x[:-1], y, gx, gy), (torch.nn.Parameter(x), y, gx, gy),
+                 (x._neg_view(), y, gx, gy), (x.numpy(), y, gx, gy), (x, y, gx, None)):
+        assert call(*args, 1.0, False) is None
+    with pytest.raises(TypeError, match="grad_x has dtype float32"):
+        es.evaluate(x, y, gx.float(), gy)
+    with pytest.raises(ValueError, match="not contiguous"):
+        es.evaluate(x, y, wide[::2], gy)
+    with pytest.raises(ValueError, match="the system needs"):
+        es.evaluate(x[:-1].contiguous(), y, gx, gy)
+    plain = make_system(d, "float64", "cpu")
+    plain._tensor_call = False  # the Python paths only
+    errors = []
+    for system in (es, plain):
+        with pytest.raises(Exception) as e:
+            system.evaluate(x, y, gx, gy, weight=float("inf"))
+        errors.append((type(e.value), str(e.value)))
+    assert errors[0] == errors[1] and "not finite" in errors[0][1]
+    with pytest.raises(Exception) as e:
+        es.evaluate(x, y, gx, gx)  # the gradients share memory
+    assert "share memory" in str(e.value)
+
+
+@pytest.mark.skipif(not torch or not _compiled_available(), reason="efield._torch_ops is not built")
+def test_the_cpp_paths_registration_ends_with_the_system(rng):
+    import gc
+
+    from efield import _torch_ops
+
+    d = reference.random_design(rng)
+    es = make_system(d, "float64", "cpu")
+    x, y = torch.tensor(d["x"]), torch.tensor(d["y"])
+    es.evaluate(x, y, torch.zeros_like(x), torch.zeros_like(y))
+    handle = es._tensor_call.args[0]
+    assert _torch_ops.latest(handle) == -1  # registered (the op's forward never ran on it)
+    del es
+    gc.collect()
+    with pytest.raises(RuntimeError, match="no system is registered"):
+        _torch_ops.latest(handle)
