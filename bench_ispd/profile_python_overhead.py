@@ -199,7 +199,19 @@ def build_cases(f, cuda):
         a, b = pairs[flip[0]]
         bound(p, py_, a, b, stream, 1.0, False)
     add("binding_evaluate_alternating", alternating,
-        "evaluate_pointers with two gradient buffers in turn: a new graph capture per call (pointer change)")
+        "evaluate_pointers with two gradient buffers in turn (a graph capture per call where the pipeline keeps one graph per choice)")
+    # One more buffer than the graphs kept: a capture per call; on a system of its own, whose
+    # captures evict no graph of the others.
+    rotation = [torch.zeros_like(pos) for _ in range(5)]
+    turn = [0]
+    rotating_bound = make_op(f, False).system._system.evaluate_pointers
+
+    def rotating():
+        turn[0] = (turn[0] + 1) % len(rotation)
+        r = rotation[turn[0]]
+        rotating_bound(p, py_, r.data_ptr(), r.data_ptr() + step, stream, 1.0, False)
+    add("binding_evaluate_capturing", rotating,
+        "evaluate_pointers with five gradient buffers in turn: a graph capture and instantiation per call")
 
     # -- The pieces of the Python evaluate, host only.
     add("torch_fast_pointers", lambda: _torch_fast.pointers(es, x, y, gx, gy),
@@ -238,7 +250,7 @@ def build_cases(f, cuda):
         def call_kept():  # the previous output alive: its gradient buffer cannot be reused
             kept[0] = forward(pos, handle)
         add("compiled_op_call_keep", call_kept,
-            "the same, the previous output kept alive (a new gradient pointer: the pipeline captures again)")
+            "the same, the previous output kept alive (gradients from two blocks in turn: see binding_evaluate_alternating)")
         add("op_compiled_fwd", fwd(compiled), "ElectricPotential (compiled op) forward, no_grad")
         add("op_compiled_fwd_bwd", fwd_bwd(compiled), "ElectricPotential (compiled op) forward + backward",
             profile=True)
@@ -356,6 +368,7 @@ def timeline(name, path):
     calls = [e for e in events if e.get("cat") == "user_annotation" and str(e.get("name", "")).startswith("call ")]
     k = max(args.profile_iters, 1)
     out = [f"=== {name}: {args.profile_iters} calls"]
+    detail = []
     if calls:
         first = min(float(e["ts"]) for e in calls)
         last = max(float(e["ts"]) + float(e.get("dur", 0)) for e in calls)
@@ -366,12 +379,12 @@ def timeline(name, path):
         busy = sum(float(e.get("dur", 0)) for e in gpu)
         out.append(f"GPU: {len(gpu) / k:.1f} operations, busy {busy / k:.1f} us per call; first to last "
                    f"{(end - t0) / k:.1f} us per call (the rest of the span idle)")
-        out.append(f"{'start us':>10} {'dur us':>8} {'gap us':>8}  stream  name")
+        detail.append(f"GPU operations in time order:\n{'start us':>10} {'dur us':>8} {'gap us':>8}  stream  name")
         prev_end = t0
         for e in gpu:
             ts, dur = float(e["ts"]), float(e.get("dur", 0))
             stream = e.get("args", {}).get("stream", "")
-            out.append(f"{ts - t0:10.1f} {dur:8.1f} {ts - prev_end:8.1f}  {str(stream):>6}  {str(e['name'])[:110]}")
+            detail.append(f"{ts - t0:10.1f} {dur:8.1f} {ts - prev_end:8.1f}  {str(stream):>6}  {str(e['name'])[:110]}")
             prev_end = max(prev_end, ts + dur)
     else:
         out.append("no GPU operations in the trace")
@@ -382,9 +395,9 @@ def timeline(name, path):
             c[0] += 1
             c[1] += float(e.get("dur", 0))
         out.append("CUDA runtime/driver calls per profiled call (count, host us):")
-        for api_name, (count, dur) in sorted(counts.items(), key=lambda kv: -kv[1][1]):
+        for api_name, (count, dur) in sorted(counts.items(), key=lambda kv: -kv[1][1])[:14]:
             out.append(f"  {count / k:6.1f}  {dur / k:8.1f}  {api_name}")
-    return "\n".join(out)
+    return "\n".join(out), "\n".join(out + detail)
 
 
 def environment(cuda):
@@ -434,17 +447,17 @@ def main():
     lines += [""] + [f"- note: {n}" for n in notes]
     (out / "timings.md").write_text("\n".join(lines) + "\n")
     (out / "timings.json").write_text(json.dumps({"environment": env, "times_us": times, "notes": notes}, indent=1))
-    print("\n".join(lines), flush=True)
 
     trace_dir = out / "traces"
     trace_dir.mkdir(exist_ok=True)
-    tables, timelines = [], []
+    tables, summaries, timelines = [], [], []
     for name, fn in profiled.items():
         try:
-            t, tl = profile_case(name, fn, cuda, trace_dir)
+            t, (summary, tl) = profile_case(name, fn, cuda, trace_dir)
         except Exception as e:  # a profiler that cannot run here: the timings above still stand
-            t = tl = f"=== {name}: profiling failed: {type(e).__name__}: {e}"
+            t = summary = tl = f"=== {name}: profiling failed: {type(e).__name__}: {e}"
         tables.append(t)
+        summaries.append(summary)
         timelines.append(tl)
     (out / "profile_tables.txt").write_text("\n\n".join(tables) + "\n")
     (out / "gpu_timelines.txt").write_text("\n\n".join(timelines) + "\n")
@@ -456,7 +469,8 @@ def main():
     for p in trace_dir.glob("*.json"):
         p.unlink()
     trace_dir.rmdir()
-    print("\n\n".join(timelines), flush=True)
+    print("\n\n".join(summaries), flush=True)
+    print("\n" + "\n".join(lines), flush=True)  # last: what a log's tail shows
     print(f"done in {time.perf_counter() - t_start:.1f} s; results in {out}", flush=True)
 
 
