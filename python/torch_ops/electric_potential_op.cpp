@@ -81,7 +81,7 @@ std::tuple<at::Tensor, at::Tensor> forward_kernel(const at::Tensor& pos, std::in
                              energy.data_ptr(), s->results.defined() ? s->results.data_ptr() : nullptr,
                              async_wanted ? 1 : 0, error, sizeof(error));
     if (r >= 0) s->latest.store(r);
-    if (r == 1) energy.copy_(s->results[0]);  // on the current stream, before another evaluate's results
+    if (r == 1) energy.copy_(s->result_energy);  // on the current stream, before another evaluate's results
   }
   TORCH_CHECK(r >= 0, "efield::electric_potential: ", error);
   return {energy, grad};

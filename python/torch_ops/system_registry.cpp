@@ -29,9 +29,11 @@ std::int64_t register_system(python::SystemOps& table, std::int64_t num_nodes, b
   table.system = nullptr;  // the entry owns the reference now
   entry->num_nodes = num_nodes;
   entry->asynchronous = asynchronous && table.device >= 0;
-  if (table.device >= 0)
+  if (table.device >= 0) {
     entry->results =
         at::zeros({table.result_values}, at::TensorOptions().dtype(at::kDouble).device(at::kCUDA, table.device));
+    entry->result_energy = entry->results[0];
+  }
   Registry& r = registry();
   std::lock_guard<std::mutex> lock(r.mutex);
   const std::int64_t handle = r.next++;

@@ -25,6 +25,7 @@ struct RegisteredSystem {
   std::int64_t num_nodes = 0;     // pos holds 2 * num_nodes entries
   bool asynchronous = false;      // CUDA: never wait for the device (evaluate_async)
   at::Tensor results;             // CUDA: the asynchronous evaluate's float64 results
+  at::Tensor result_energy;       // CUDA: results[0], the view made once (the forward copies from it)
   std::atomic<int> latest{-1};      // the latest evaluate: -1 none yet, 0 blocking, 1 asynchronous
   std::mutex evaluate_mutex;        // one evaluate at a time: a system is not safe from two threads
 };
