@@ -78,6 +78,22 @@ def graph_replay(op, pos):
     return graph.replay
 
 
+def fwd_bwd_call(op, leaf):
+    """A call of op's forward + backward on leaf, its gradient dropped first (zero_grad to None)."""
+    def call():
+        leaf.grad = None
+        op(leaf).backward()
+    return call
+
+
+def fwd_call(op, leaf):
+    """A call of op's forward alone (no_grad)."""
+    def call():
+        with torch.no_grad():
+            op(leaf)
+    return call
+
+
 def make_op(f, compiled):
     xl, yl, xh, yh = f["region"]
     ElectricPotential.use_compiled_op = compiled
@@ -106,16 +122,10 @@ def client_times(f, iters, rounds):
         return EvaluateResult._of(es._system.evaluate(*plain, st, 1.0, False, False), gx_, gy_)
 
     def fwd_bwd(op):
-        def call():
-            leaf.grad = None
-            op(leaf).backward()
-        return call
+        return fwd_bwd_call(op, leaf)
 
     def fwd(op):
-        def call():
-            with torch.no_grad():
-                op(leaf)
-        return call
+        return fwd_call(op, leaf)
 
     ones = torch.ones_like(pos)
 

@@ -67,7 +67,7 @@ from efield.system import EvaluateResult  # noqa: E402
 from efield.torch import ElectricPotential  # noqa: E402
 
 from bench_python import flat_design  # noqa: E402
-from op_overhead import graph_replay  # noqa: E402
+from op_overhead import fwd_bwd_call, fwd_call, graph_replay  # noqa: E402
 
 
 def make_op(f, compiled, asynchronous=False):
@@ -139,16 +139,10 @@ def build_cases(f, cuda):
             profiled[name] = fn
 
     def fwd_bwd(op):
-        def call():
-            leaf.grad = None
-            op(leaf).backward()
-        return call
+        return fwd_bwd_call(op, leaf)
 
     def fwd(op):
-        def call():
-            with torch.no_grad():
-                op(leaf)
-        return call
+        return fwd_call(op, leaf)
 
     def dot_fwd_bwd():
         leaf.grad = None
