@@ -121,15 +121,21 @@ class ElectrostaticBackend {
 
   const ElectrostaticDesign& design() const noexcept { return design_; }
 
-  // Where the pointers of the latest evaluate live (electrostatic_system.cpp). Kept so that a
-  // placer passing the same arrays every iteration pays the pointer queries once: with unified
-  // addressing a pointer value cannot change between host and device memory.
+  // Where the pointers of the latest evaluate live (electrostatic_system.cpp), and of the sets
+  // checked before it. Kept so that a placer passing the same arrays every iteration, or taking
+  // turns between a few (the CUDA graphs are kept for as many: graph_cache.cuh), pays the pointer
+  // queries once per set: with unified addressing a pointer value cannot change between host and
+  // device memory.
   struct PointerKinds {
     const void* ptr[4] = {nullptr, nullptr, nullptr, nullptr};
     bool on_device = false;
     bool valid = false;
   };
+  static constexpr int kEarlierPointerSets = 3;
   PointerKinds& pointer_kinds() noexcept { return pointer_kinds_; }
+  PointerKinds (&earlier_pointer_kinds() noexcept)[kEarlierPointerSets] { return earlier_pointer_kinds_; }
+  // The slot of earlier_pointer_kinds() the next new set's predecessor goes into (round robin).
+  int& next_earlier_pointer_slot() noexcept { return next_earlier_pointer_slot_; }
 
  protected:
   virtual void sizes_changed() = 0;
@@ -140,6 +146,8 @@ class ElectrostaticBackend {
   }
   ElectrostaticDesign design_;
   PointerKinds pointer_kinds_;
+  PointerKinds earlier_pointer_kinds_[kEarlierPointerSets];
+  int next_earlier_pointer_slot_ = 0;
 };
 
 std::unique_ptr<ElectrostaticBackend> make_cpu_pipeline(ElectrostaticDesign design);

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <limits>
 #include <string>
+#include <utility>
 
 #include "common/log.hpp"
 #include "electrostatics/backend.hpp"
@@ -40,15 +41,25 @@ void check_pointers(detail::ElectrostaticBackend& impl, const T* x, const T* y, 
   const Backend backend = impl.backend();
   if (d.num_cells() == 0) return;
   if (!x || !y || !gx || !gy) throw Error("ElectrostaticSystem::evaluate: a position or gradient pointer is null");
-  detail::ElectrostaticBackend::PointerKinds& known = impl.pointer_kinds();
+  using Kinds = detail::ElectrostaticBackend::PointerKinds;
+  Kinds& known = impl.pointer_kinds();
   // Host positions: the CPU backend reads them here; the CUDA backend checks its device copies
   // (kernels/electrostatics/host_arrays.cuh), which spares a host pass over the caller's arrays.
   const bool check_on_host = backend == Backend::Cpu;
-  if (known.valid && known.ptr[0] == x && known.ptr[1] == y && known.ptr[2] == gx && known.ptr[3] == gy) {
+  const auto same = [&](const Kinds& k) {
+    return k.valid && k.ptr[0] == x && k.ptr[1] == y && k.ptr[2] == gx && k.ptr[3] == gy;
+  };
+  if (!same(known)) {
+    for (Kinds& earlier : impl.earlier_pointer_kinds())
+      if (same(earlier)) {  // a set checked before: the latest again
+        std::swap(known, earlier);
+        break;
+      }
+  }
+  if (same(known)) {
     if (!known.on_device && check_on_host) detail::validate_host_positions(d, x, y);
     return;
   }
-  known.valid = false;
   check_aliasing(d, x, y, gx, gy);
   const bool dx = is_device_pointer(x), dy = is_device_pointer(y);
   const bool dgx = is_device_pointer(gx), dgy = is_device_pointer(gy);
@@ -60,6 +71,11 @@ void check_pointers(detail::ElectrostaticBackend& impl, const T* x, const T* y, 
     throw Error("ElectrostaticSystem::evaluate: x, y, grad_x and grad_y must all be host memory or all be device "
                 "memory");
   if (!dx && check_on_host) detail::validate_host_positions(d, x, y);
+  if (known.valid) {  // the latest set joins the earlier ones, over the oldest
+    int& slot = impl.next_earlier_pointer_slot();
+    impl.earlier_pointer_kinds()[slot] = known;
+    slot = (slot + 1) % detail::ElectrostaticBackend::kEarlierPointerSets;
+  }
   known = {{x, y, gx, gy}, dx, true};
 }
 

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <limits>
+#include <vector>
 
 #include "efield/efield.hpp"
 #include "electrostatics/random_design.hpp"
@@ -75,6 +76,35 @@ TEST(ElectrostaticInputs, BadEvaluateRaises) {
   expect_error([&] { es.evaluate(x.data(), y.data(), gx.data(), gy.data()); }, "movable cell 1");
   expect_error([&] { es.profile_stages(x.data(), y.data(), gx.data(), gy.data(), 0); }, "repetitions");
   expect_error([&] { es.update_fixed_cells(FixedCells{{1}, {1}, {1}, {}}); }, "one count");
+}
+
+// The pointer checks are kept for the latest few sets of arrays (electrostatic_system.cpp): a caller
+// taking turns between more sets than are kept gets each one's results, host positions are still
+// checked at every call (a NaN written into a set checked before raises), and a set whose gradient
+// aliases its positions raises whenever it comes.
+TEST(ElectrostaticInputs, PointerSetsTakenInTurnAreCheckedAtEveryCall) {
+  ElectrostaticSystem es(good_options(), good_cells(), CellSizes{{2}, {2}});
+  constexpr int kSets = 6;
+  std::vector<std::vector<float>> x, y, gx(kSets, std::vector<float>(4)), gy(kSets, std::vector<float>(4));
+  for (int k = 0; k < kSets; ++k) {
+    x.push_back({1.f + k, 20, 50, 70});
+    y.push_back({1, 30.f + k, 60, 10});
+  }
+  std::vector<double> energy(kSets);
+  for (int k = 0; k < kSets; ++k) energy[k] = es.evaluate(x[k].data(), y[k].data(), gx[k].data(), gy[k].data()).energy;
+  for (int k : {0, 1, 0, 5, 4, 3, 2, 1, 0, 5}) {
+    std::vector<float> hx(4), hy(4);
+    ElectrostaticSystem fresh(good_options(), good_cells(), CellSizes{{2}, {2}});
+    fresh.evaluate(x[k].data(), y[k].data(), hx.data(), hy.data());
+    EXPECT_EQ(es.evaluate(x[k].data(), y[k].data(), gx[k].data(), gy[k].data()).energy, energy[k]) << k;
+    EXPECT_EQ(gx[k], hx) << k;
+    EXPECT_EQ(gy[k], hy) << k;
+  }
+  x[1][2] = std::numeric_limits<float>::quiet_NaN();
+  expect_error([&] { es.evaluate(x[1].data(), y[1].data(), gx[1].data(), gy[1].data()); }, "movable cell 2");
+  expect_error([&] { es.evaluate(x[0].data(), y[0].data(), gx[1].data(), gx[1].data()); }, "share memory");
+  es.evaluate(x[0].data(), y[0].data(), gx[0].data(), gy[0].data());
+  expect_error([&] { es.evaluate(x[0].data(), y[0].data(), gx[1].data(), gx[1].data()); }, "share memory");
 }
 
 // Cells far outside the region, huge cells, cells straddling every edge: no crash, nothing
