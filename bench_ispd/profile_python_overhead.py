@@ -193,7 +193,8 @@ def build_cases(f, cuda):
         a, b = pairs[flip[0]]
         bound(p, py_, a, b, stream, 1.0, False)
     add("binding_evaluate_alternating", alternating,
-        "evaluate_pointers with two gradient buffers in turn (a graph capture per call where the pipeline keeps one graph per choice)")
+        "evaluate_pointers with two gradient buffers in turn (a graph capture per call where the pipeline "
+        "keeps one graph per choice)")
     # One more buffer than the graphs kept: a capture per call; on a system of its own, whose
     # captures evict no graph of the others.
     rotation = [torch.zeros_like(pos) for _ in range(5)]
@@ -244,7 +245,8 @@ def build_cases(f, cuda):
         def call_kept():  # the previous output alive: its gradient buffer cannot be reused
             kept[0] = forward(pos, handle)
         add("compiled_op_call_keep", call_kept,
-            "the same, the previous output kept alive (gradients from two blocks in turn: see binding_evaluate_alternating)")
+            "the same, the previous output kept alive (gradients from two blocks in turn: see "
+            "binding_evaluate_alternating)")
         add("op_compiled_fwd", fwd(compiled), "ElectricPotential (compiled op) forward, no_grad")
         add("op_compiled_fwd_bwd", fwd_bwd(compiled), "ElectricPotential (compiled op) forward + backward",
             profile=True)
@@ -253,7 +255,8 @@ def build_cases(f, cuda):
             add("op_compiled_async_fwd", fwd(compiled_async), "compiled op, asynchronous=True, forward, no_grad")
             add("op_compiled_async_fwd_bwd", fwd_bwd(compiled_async),
                 "compiled op, asynchronous=True (no host wait), forward + backward", profile=True)
-            graphs["graph_op_compiled_fwd_bwd"] = (compiled, "compiled op forward + backward replayed from a CUDA graph")
+            graphs["graph_op_compiled_fwd_bwd"] = (compiled,
+                                                   "compiled op forward + backward replayed from a CUDA graph")
             graphs["graph_op_compiled_fwd"] = (compiled, "compiled op forward alone replayed from a CUDA graph")
     else:
         notes.append(f"compiled op not measured: {_compiled_op.REASON}")

@@ -5,9 +5,9 @@
 // kept, so a caller that takes turns between a few buffers (the compiled PyTorch op's new gradient
 // tensor per forward, which the caching allocator hands out from a few blocks; double buffering)
 // replays them instead of capturing and instantiating a graph per call. A size update drops them
-// all (launch shapes depend on the sizes). The gradient's weight is a kernel node of each graph (set_weight_kernel)
-// whose value is changed in the instantiated graph when the caller's weight changes, so a
-// placer's new weight every iteration costs no launch of its own.
+// all (launch shapes depend on the sizes). The gradient's weight is a kernel node of each graph
+// (set_weight_kernel) whose value is changed in the instantiated graph when the caller's weight
+// changes, so a placer's new weight every iteration costs no launch of its own.
 #include <cuda_runtime.h>
 
 #include <cstddef>

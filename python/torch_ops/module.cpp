@@ -41,8 +41,8 @@ PYBIND11_MODULE(_torch_ops, m) {
         "torch.Tensor: the class of the tensors evaluate_tensors reads (subclasses take the Python paths)");
   m.def("evaluate_tensors", &efield::torch_ops::evaluate_tensors, py::arg("handle"), py::arg("x"), py::arg("y"),
         py::arg("grad_x"), py::arg("grad_y"), py::arg("weight"), py::arg("accumulate"),
-        "ElectrostaticSystem.evaluate on tensors read in C++: the result's five values, or None when a tensor does not "
-        "fit or the evaluate failed (the Python paths then take the call)");
+        "ElectrostaticSystem.evaluate on tensors read in C++: the result's five values, or None when a tensor "
+        "does not fit or the evaluate failed (the Python paths then take the call)");
   m.def("built_with_cuda", []() {
 #ifdef EFIELD_TORCH_OPS_CUDA
     return true;

@@ -22,7 +22,8 @@ Registry& registry() {
 }  // namespace
 
 std::int64_t register_system(python::SystemOps& table, std::int64_t num_nodes, bool asynchronous) {
-  TORCH_CHECK(table.system && table.evaluate_flat && table.evaluate && table.release, "the system's table was already taken");
+  TORCH_CHECK(table.system && table.evaluate_flat && table.evaluate && table.release,
+              "the system's table was already taken");
   TORCH_CHECK(num_nodes >= table.required_length, "pos of ", num_nodes, " nodes is too short for the system (",
                     table.required_length, " needed)");
   auto entry = std::make_shared<RegisteredSystem>(table);

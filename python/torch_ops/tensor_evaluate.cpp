@@ -77,8 +77,8 @@ py::object evaluate_tensors(std::int64_t handle, py::handle x, py::handle y, py:
   int r;
   {
     py::gil_scoped_release release;
-    r = ops.evaluate(ops.system, tx.data_ptr(), ty.data_ptr(), tgx.data_ptr(), tgy.data_ptr(), current_stream(ops.device),
-                     weight, accumulate ? 1 : 0, result, error, sizeof(error));
+    r = ops.evaluate(ops.system, tx.data_ptr(), ty.data_ptr(), tgx.data_ptr(), tgy.data_ptr(),
+                     current_stream(ops.device), weight, accumulate ? 1 : 0, result, error, sizeof(error));
   }
   if (r != 0) return py::none();  // the Python path evaluates again and raises its own exception
   return py::make_tuple(result[0], result[1], result[2], result[3], result[4]);
