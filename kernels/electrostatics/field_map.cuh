@@ -3,6 +3,8 @@
 // field_tiles writes it from the inverse C2C's output and how a gather reads a footprint's sum
 // from it. gather.cu's kernels and the batched multi-field kernels (kernels/multi_field/) call
 // these, so a cell's sum is the same code (the same bits for the same map) in both.
+#include <cub/block/block_reduce.cuh>
+
 #include <cstdint>
 #include <type_traits>
 
@@ -86,6 +88,29 @@ __device__ __forceinline__ void footprint_field_sum(const EsVec2<T>* map, const 
     for (int m = f.m0; m <= f.m1; ++m)
       for (int n = f.n0; n <= f.n1; ++n) accumulate_bin(map, g, f, m, n, sx, sy);
   }
+}
+
+// This thread's share of a footprint's sum (bins lane, lane + lanes, ... of the footprint): a
+// large cell's bins split among a warp's or a block's threads.
+template <typename T>
+__device__ __forceinline__ void footprint_field_share(const EsVec2<T>* map, const CellGeometry<T>& g,
+                                                      const Footprint<T>& f, int lane, int lanes, T* sx, T* sy) {
+  const int cols = f.n1 - f.n0 + 1;
+  const std::int64_t count = static_cast<std::int64_t>(f.m1 - f.m0 + 1) * cols;
+  for (std::int64_t k = lane; k < count; k += lanes)
+    accumulate_bin(map, g, f, f.m0 + static_cast<int>(k / cols), f.n0 + static_cast<int>(k % cols), sx, sy);
+}
+
+// The block's sums of the threads' (sx, sy) (fixed-order CUB reductions), valid in thread 0.
+// Every thread of the block calls it.
+template <typename T>
+__device__ __forceinline__ EsVec2<T> block_field_sum(T sx, T sy) {
+  using Reduce = cub::BlockReduce<T, kEsThreads>;
+  __shared__ typename Reduce::TempStorage storage;
+  const T bx = Reduce(storage).Sum(sx);
+  __syncthreads();  // storage is reused
+  const T by = Reduce(storage).Sum(sy);
+  return {bx, by};
 }
 
 // Two adjacent pairs of a tile, one 16-byte store in float.

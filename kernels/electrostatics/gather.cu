@@ -6,8 +6,6 @@
 // parallelism: the loads are L2/DRAM latency bound); large cells get a warp each (fixed-order
 // shuffle sum) or, beyond kWarpCellSpan bins a side, a block each (fixed-order CUB reduction), so
 // every sum is reproducible.
-#include <cub/block/block_reduce.cuh>
-
 #include <type_traits>
 
 #include "common/cuda_check.cuh"
@@ -62,11 +60,8 @@ __device__ __forceinline__ std::int64_t gather_large_cell(const GatherArgs<T>& a
                                                           T* sy) {
   const std::int64_t i = position_index(a.g, static_cast<std::int64_t>(c));
   const Footprint<T> f = cell_footprint(a.g, c, a.x[i], a.y[i], a.w[c], a.h[c]);
-  const int cols = f.n1 - f.n0 + 1;
-  const std::int64_t count = static_cast<std::int64_t>(f.m1 - f.m0 + 1) * cols;
   wait_for_previous_kernel();
-  for (std::int64_t k = lane; k < count; k += lanes)
-    accumulate_bin(a.e, a.g, f, f.m0 + static_cast<int>(k / cols), f.n0 + static_cast<int>(k % cols), sx, sy);
+  footprint_field_share(a.e, a.g, f, lane, lanes, sx, sy);
   return i;
 }
 
@@ -76,12 +71,8 @@ __device__ __forceinline__ void gather_large(const GatherArgs<T>& a, int block) 
   T sx = 0, sy = 0;
   const std::int64_t i = gather_large_cell(a, a.large_cells[a.num_warp_cells + block], static_cast<int>(threadIdx.x),
                                            static_cast<int>(blockDim.x), &sx, &sy);
-  using Reduce = cub::BlockReduce<T, kEsThreads>;
-  __shared__ typename Reduce::TempStorage storage;
-  const T bx = Reduce(storage).Sum(sx);
-  __syncthreads();  // storage is reused
-  const T by = Reduce(storage).Sum(sy);
-  if (threadIdx.x == 0) store_gradient(a, i, -bx, -by);
+  const EsVec2<T> sum = block_field_sum(sx, sy);
+  if (threadIdx.x == 0) store_gradient(a, i, -sum.x, -sum.y);
 }
 
 // One warp per large cell of up to kWarpCellSpan bins a side: a butterfly of shuffles sums the

@@ -6,8 +6,6 @@
 // and finalize kernels run the 2D passes themselves (density_pass.cuh, spectral_pass.cuh,
 // field_map.cuh, finalize_pass.cuh), a field per blockIdx.y (z, x), so every field's partials
 // are the one-map pipeline's. Large cells (is_large_cell) take a block each.
-#include <cub/block/block_reduce.cuh>
-
 #include "common/cuda_check.cuh"
 #include "electrostatics/density_pass.cuh"
 #include "electrostatics/es_kernels.cuh"
@@ -132,18 +130,10 @@ __global__ void __launch_bounds__(kEsThreads) batched_gather(BatchedGatherArgs<T
   }
   // A large cell: its bins split among the block's threads, a fixed-order CUB reduction.
   load_slot<T, false>(a.cells, a.cells.large[b - small_blocks], &s);
-  const EsVec2<T>* map = a.e + s.k * a.tile_map;
-  const Footprint<T>& f = s.f;
-  const int cols = f.n1 - f.n0 + 1;
-  const std::int64_t count = static_cast<std::int64_t>(f.m1 - f.m0 + 1) * cols;
-  for (std::int64_t i = threadIdx.x; i < count; i += blockDim.x)
-    accumulate_bin(map, s.g, f, f.m0 + static_cast<int>(i / cols), f.n0 + static_cast<int>(i % cols), &sx, &sy);
-  using Reduce = cub::BlockReduce<T, kEsThreads>;
-  __shared__ typename Reduce::TempStorage storage;
-  const T bx = Reduce(storage).Sum(sx);
-  __syncthreads();  // storage is reused
-  const T by = Reduce(storage).Sum(sy);
-  if (threadIdx.x == 0) store_weighted(a, s, -bx, -by);
+  footprint_field_share(a.e + s.k * a.tile_map, s.g, s.f, static_cast<int>(threadIdx.x), static_cast<int>(blockDim.x),
+                        &sx, &sy);
+  const EsVec2<T> sum = block_field_sum(sx, sy);
+  if (threadIdx.x == 0) store_weighted(a, s, -sum.x, -sum.y);
 }
 
 template <typename T>

@@ -13,6 +13,7 @@
 #include "efield/error.hpp"
 #include "efield/multi_field_system.hpp"
 #include "efield/synthetic_design.hpp"
+#include "electrostatics/reference_electrostatics.hpp"
 #include "support/device_array.hpp"
 #include "support/random.hpp"
 
@@ -160,6 +161,18 @@ FieldRun run_separate(const MultiCase& c, int k, bool async) {
   out.gy.assign(gy.begin(), gy.end());
   out.rho = es.density_map();
   return out;
+}
+
+// The float64 dense reference of field k alone (its cells and fillers at the case's positions,
+// the fixed cells and its blockages as fixed blocks, its td): DREAMPlace's per-region op.
+inline ReferenceResult field_reference(const MultiCase& c, int k) {
+  const FieldSpec& f = c.fields[static_cast<size_t>(k)];
+  ElectrostaticOptions o = c.options.system;
+  o.target_density = f.target_density;
+  std::vector<double> cx, cy;
+  for (const auto* index : {&f.movable_index, &f.filler_index})
+    for (std::int64_t e : *index) cx.push_back(c.x[e]), cy.push_back(c.y[e]);
+  return reference_electrostatics(o, f.movable, f.fillers, f.fixed, cx, cy);
 }
 
 // The multi-field run's gradient of field k, in the field's cell order.

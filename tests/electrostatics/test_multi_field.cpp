@@ -81,13 +81,7 @@ TEST(MultiFieldCpu, FenceFieldsMatchTheDenseReference) {
   MultiFieldSystem mf(c.options, c.fields);
   const MultiRun m = run_multi<double>(mf, c, false);
   for (int k = 0; k < 3; ++k) {
-    const FieldSpec& f = c.fields[static_cast<size_t>(k)];
-    ElectrostaticOptions o = c.options.system;
-    o.target_density = f.target_density;
-    std::vector<double> cx, cy;
-    for (const auto* index : {&f.movable_index, &f.filler_index})
-      for (std::int64_t e : *index) cx.push_back(c.x[e]), cy.push_back(c.y[e]);
-    const ReferenceResult r = reference_electrostatics(o, f.movable, f.fillers, f.fixed, cx, cy);
+    const ReferenceResult r = field_reference(c, k);
     SystemOutput s;
     s.result = m.results[static_cast<size_t>(k)];
     field_gradient(c, k, m, s.gx, s.gy);

@@ -102,13 +102,7 @@ TEST(MultiFieldBatchedCuda, FenceFieldsMatchTheDenseReference) {
     const MultiRun m = run_multi<double>(mf, c, true);
     for (int k = 0; k <= K; ++k) {
       SCOPED_TRACE("field " + std::to_string(k));
-      const FieldSpec& f = c.fields[static_cast<size_t>(k)];
-      ElectrostaticOptions o = c.options.system;
-      o.target_density = f.target_density;
-      std::vector<double> cx, cy;
-      for (const auto* index : {&f.movable_index, &f.filler_index})
-        for (std::int64_t e : *index) cx.push_back(c.x[e]), cy.push_back(c.y[e]);
-      const ReferenceResult r = reference_electrostatics(o, f.movable, f.fillers, f.fixed, cx, cy);
+      const ReferenceResult r = field_reference(c, k);
       std::vector<double> gx, gy;
       field_gradient(c, k, m, gx, gy);
       const EvaluateResult& got = m.results[static_cast<size_t>(k)];
