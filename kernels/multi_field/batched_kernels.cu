@@ -31,7 +31,7 @@ template <typename T, bool kSkipLarge>
 __device__ __forceinline__ bool load_slot(const BatchedCells<T>& a, std::int64_t s, SlotCell<T>* cell) {
   const T w = __ldg(a.w + s), h = __ldg(a.h + s);
   cell->k = __ldg(a.field + s);
-  cell->g = a.geometry[cell->k];
+  cell->g = field_geometry(a, cell->k);
   if (kSkipLarge && is_large_cell(cell->g, w, h)) return false;
   cell->c = s - __ldg(a.offset + cell->k);
   cell->e = __ldg(a.entry + s);

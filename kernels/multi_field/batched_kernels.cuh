@@ -29,7 +29,10 @@ namespace efield::detail {
 // position is x[entry[s]], y[entry[s]].
 template <typename T>
 struct BatchedCells {
-  const CellGeometry<T>* geometry;  // [K] each field's (num_movable, movable_macro, target_density)
+  // The grid's geometry, every field's (field 0's, as made by make_cell_geometry); the members
+  // that differ between fields (field_geometry) come from `geometry`.
+  CellGeometry<T> grid;
+  const CellGeometry<T>* geometry;  // [K] each field's
   const std::int64_t* offset;       // [K + 1]
   const std::int32_t* field;        // [slots]
   const std::int64_t* entry;        // [slots]
@@ -41,6 +44,21 @@ struct BatchedCells {
   const T* x;  // the caller's arrays (device), indexed by entry
   const T* y;
 };
+
+// Field k's geometry: the grid's, with the field's own cell counts, movable-macro mask and td
+// (the members make_cell_geometry takes from the field; the rest is the grid's, the same in every
+// field), so a thread reads a few members of its field instead of the whole struct.
+template <typename T>
+__device__ __forceinline__ CellGeometry<T> field_geometry(const BatchedCells<T>& a, int k) {
+  CellGeometry<T> g = a.grid;
+  const CellGeometry<T>* own = a.geometry + k;
+  g.num_movable = own->num_movable;
+  g.num_cells = own->num_cells;
+  g.filler_offset = own->filler_offset;
+  g.movable_macro = own->movable_macro;
+  g.target_density = own->target_density;
+  return g;
+}
 
 template <typename T>
 struct BatchedRasterizeArgs {

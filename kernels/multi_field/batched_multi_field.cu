@@ -102,6 +102,7 @@ class BatchedMultiField final : public CudaMultiFieldBase<T> {
     for (int k = 0; k < K; ++k)
       if (mask_at[static_cast<size_t>(k)] >= 0) geometry[static_cast<size_t>(k)].movable_macro = masks_.get() + mask_at[static_cast<size_t>(k)];
     geometry_ = DeviceBuffer<CellGeometry<T>>(geometry);
+    grid_ = geometry[0];
     offset_ = DeviceBuffer<std::int64_t>(l.offset);
     if (slots > 0) {
       field_ = DeviceBuffer<std::int32_t>(l.slot_field);
@@ -196,6 +197,7 @@ class BatchedMultiField final : public CudaMultiFieldBase<T> {
 
   BatchedCells<T> cells(const T* x, const T* y) const {
     BatchedCells<T> c{};
+    c.grid = grid_;
     c.geometry = geometry_.get();
     c.offset = offset_.get();
     c.field = field_.get();
@@ -243,7 +245,8 @@ class BatchedMultiField final : public CudaMultiFieldBase<T> {
   T to_fixed_ = T(1);
   int num_large_ = 0;
   DeviceBuffer<std::uint8_t> masks_;  // the fields' movable-macro masks (CellGeometry::movable_macro)
-  DeviceBuffer<CellGeometry<T>> geometry_;
+  CellGeometry<T> grid_;                   // field 0's: the grid's members (BatchedCells::grid)
+  DeviceBuffer<CellGeometry<T>> geometry_;  // every field's
   DeviceBuffer<std::int64_t> offset_, entry_;
   DeviceBuffer<std::int32_t> field_, large_;
   DeviceBuffer<T> w_, h_;
