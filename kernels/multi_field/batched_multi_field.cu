@@ -99,8 +99,8 @@ class BatchedMultiField final : public CudaMultiFieldBase<T> {
       }
     }
     if (!masks.empty()) masks_ = DeviceBuffer<std::uint8_t>(masks);
-    for (int k = 0; k < K; ++k)
-      if (mask_at[static_cast<size_t>(k)] >= 0) geometry[static_cast<size_t>(k)].movable_macro = masks_.get() + mask_at[static_cast<size_t>(k)];
+    for (size_t k = 0; k < geometry.size(); ++k)
+      if (mask_at[k] >= 0) geometry[k].movable_macro = masks_.get() + mask_at[k];
     geometry_ = DeviceBuffer<CellGeometry<T>>(geometry);
     grid_ = geometry[0];
     offset_ = DeviceBuffer<std::int64_t>(l.offset);

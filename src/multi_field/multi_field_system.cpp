@@ -144,7 +144,8 @@ ElectrostaticSystem make_field_system(const MultiFieldLayout& layout, int k, Str
 
 ElectrostaticDesign make_field_design(const MultiFieldLayout& layout, int k) {
   const FieldSpec& f = layout.fields[static_cast<size_t>(k)];
-  return naming_the_field(k, [&] { return make_design(field_options(layout, k, nullptr, false), f.movable, f.fillers, f.fixed); });
+  return naming_the_field(
+      k, [&] { return make_design(field_options(layout, k, nullptr, false), f.movable, f.fillers, f.fixed); });
 }
 
 const std::vector<double>& resolve_weights(const MultiEvaluateOptions& options, const std::vector<double>& ones,

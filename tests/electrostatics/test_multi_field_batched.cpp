@@ -33,7 +33,8 @@ Precision precision_of() {
 // |a - b| / max |b| over the vector: round-off, whatever the gradient's scale.
 double max_relative(const std::vector<double>& a, const std::vector<double>& b) {
   double diff = 0, scale = 0;
-  for (size_t i = 0; i < a.size(); ++i) diff = std::max(diff, std::fabs(a[i] - b[i])), scale = std::max(scale, std::fabs(b[i]));
+  for (size_t i = 0; i < a.size(); ++i)
+    diff = std::max(diff, std::fabs(a[i] - b[i])), scale = std::max(scale, std::fabs(b[i]));
   return scale > 0 ? diff / scale : diff;
 }
 
