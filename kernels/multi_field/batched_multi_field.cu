@@ -3,9 +3,10 @@
 // both pipelines: multi_field_cuda_base.cuh), eight launches whatever K:
 //   batched_rasterize (every field's cells -> its movable and filler 64-bit maps) ->
 //   batched_density (rho [K][M N], overflow/max partials) -> cuFFT R2C, batch K ->
-//   batched_spectral (C2C input, energy partials) -> batched_finalize (every field's scalars
-//   into pinned memory) -> cuFFT C2C inverse, batch K, in place -> batched_field_tiles ->
-//   batched_gather (w_k g at each cell's entry).
+//   batched_spectral (C2C input, energy partials) -> cuFFT C2C inverse, batch K, in place ->
+//   batched_field_tiles -> batched_gather (w_k g at each cell's entry), with batched_finalize
+//   (every field's scalars into pinned memory) on a side branch from the spectral pass on, beside
+//   the inverse FFT and the gather (as the 2D pipeline runs its finalize).
 // 64-bit fixed-point bins in float and double (order-free sums, so the maps are those of the
 // per-field pipeline bit for bit); no exact float maps, so no re-run. Everything is made here:
 // the fields' designs (validated as their systems would be), geometry, sizes, fixed maps, the
@@ -46,14 +47,17 @@ class BatchedMultiField final : public CudaMultiFieldBase<T> {
   explicit BatchedMultiField(MultiFieldLayout layout) : Base(std::move(layout)) {
     try {
       this->init();
+      EFIELD_CUDA_CHECK(cudaStreamCreateWithFlags(&side_, cudaStreamNonBlocking));
+      EFIELD_CUDA_CHECK(cudaEventCreateWithFlags(&fork_, cudaEventDisableTiming));
+      EFIELD_CUDA_CHECK(cudaEventCreateWithFlags(&join_, cudaEventDisableTiming));
       build();
       EFIELD_CUDA_CHECK(cudaDeviceSynchronize());
     } catch (...) {
-      this->release_base();
+      release();
       throw;
     }
   }
-  ~BatchedMultiField() override { this->release_base(); }
+  ~BatchedMultiField() override { release(); }
 
   std::vector<double> density_map(int k) const override {
     const DeviceScope scope(this->device_);
@@ -65,6 +69,14 @@ class BatchedMultiField final : public CudaMultiFieldBase<T> {
   }
 
  private:
+  void release() noexcept {
+    this->release_base();
+    const DeviceScope scope(this->device_);
+    if (side_) cudaStreamSynchronize(side_), cudaStreamDestroy(side_), side_ = nullptr;
+    for (cudaEvent_t* e : {&fork_, &join_})
+      if (*e) cudaEventDestroy(*e), *e = nullptr;
+  }
+
   void build() {
     const MultiFieldLayout& l = layout_;
     const int K = l.num_fields();
@@ -224,7 +236,12 @@ class BatchedMultiField final : public CudaMultiFieldBase<T> {
     launch_batched_density(density_args_.get(), K, density_blocks_, N_, main_);
     EFIELD_CUFFT_CHECK(CufftReal<T>::exec_r2c(forward_.get(), rho_.get(), spectrum_.get()));
     launch_batched_spectral(spectral_args_.get(), K, spectral_blocks_, main_);
-    launch_batched_finalize(finalize_args_.get(), K, main_);
+    // finalize needs only the density and spectral partials: a parallel branch (of the graph),
+    // joined at the end, not a serial step.
+    EFIELD_CUDA_CHECK(cudaEventRecord(fork_, main_));
+    EFIELD_CUDA_CHECK(cudaStreamWaitEvent(side_, fork_, 0));
+    launch_batched_finalize(finalize_args_.get(), K, side_);
+    EFIELD_CUDA_CHECK(cudaEventRecord(join_, side_));
     EFIELD_CUFFT_CHECK(CufftReal<T>::exec_c2c(inverse_.get(), z_.get(), z_.get(), CUFFT_INVERSE));
     launch_batched_field_tiles(reinterpret_cast<const EsVec2<T>*>(z_.get()), e_map_.get(), K, M_, N_, one_.get(),
                                main_);
@@ -237,8 +254,11 @@ class BatchedMultiField final : public CudaMultiFieldBase<T> {
     g.grad_x = gx;
     g.grad_y = gy;
     launch_batched_gather(g, main_);
+    EFIELD_CUDA_CHECK(cudaStreamWaitEvent(main_, join_, 0));
   }
 
+  cudaStream_t side_ = nullptr;  // finalize's branch
+  cudaEvent_t fork_ = nullptr, join_ = nullptr;
   int M_ = 0, N_ = 0;
   std::int64_t bins_ = 0;
   int density_blocks_ = 1, spectral_blocks_ = 1;
