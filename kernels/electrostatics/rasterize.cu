@@ -15,6 +15,7 @@
 #include "common/cuda_check.cuh"
 #include "common/dependent_launch.cuh"
 #include "electrostatics/block_window.cuh"
+#include "electrostatics/density_pass.cuh"
 #include "electrostatics/es_kernels.cuh"
 
 namespace efield::detail {
@@ -263,20 +264,6 @@ __global__ void __launch_bounds__(kEsThreads, kEsCellKernelMinBlocks<T>) rasteri
   else rasterize_large<T, true>(a, b - piled_blocks - small_blocks - warp_blocks);
 }
 
-template <typename T>
-__device__ __forceinline__ void write_partials(const DensityPassArgs<T>& a, double overflow, T mx) {
-  using ReduceD = cub::BlockReduce<double, kEsThreads>;
-  using ReduceT = cub::BlockReduce<T, kEsThreads>;
-  __shared__ typename ReduceD::TempStorage sd;
-  __shared__ typename ReduceT::TempStorage st;
-  const double block_overflow = ReduceD(sd).Sum(overflow);
-  const T block_max = ReduceT(st).Reduce(mx, EsMax());
-  if (threadIdx.x == 0) {
-    a.part_overflow[blockIdx.x] = block_overflow;
-    a.part_max[blockIdx.x] = block_max;
-  }
-}
-
 // Movable + fixed density per bin (docs/math.md 2.10): overflow and max-density partials per block.
 template <typename T>
 __global__ void movable_stats(DensityPassArgs<T> a) {
@@ -289,13 +276,6 @@ __global__ void movable_stats(DensityPassArgs<T> a) {
     mx = b.movable_rho > mx ? b.movable_rho : mx;
   }
   write_partials(a, overflow, mx);
-}
-
-// Where bin k of the (natural) accumulator goes in rho (the permuted R2C input).
-template <typename T>
-__device__ __forceinline__ std::int64_t rho_index(const DensityPassArgs<T>& a, std::int64_t k, int N) {
-  const int m = static_cast<int>(k / N), n = static_cast<int>(k - static_cast<std::int64_t>(m) * N);
-  return permuted_index(m, n, static_cast<int>(a.bins / N), N);
 }
 
 // rho = all charge + F / (bx by); the map is cleared for the next evaluate.
@@ -312,19 +292,7 @@ __global__ void density_finish(DensityPassArgs<T> a, int N) {
 // Two maps: stats and rho in one pass over the movable and filler maps, both cleared.
 template <typename T>
 __global__ void density_combined(DensityPassArgs<T> a, int N) {
-  double overflow = 0;
-  T mx = T(0);
-  for (std::int64_t k = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < a.bins;
-       k += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
-    const BinDensity<T> b = bin_density(static_cast<std::int64_t>(a.acc[k]), static_cast<std::int64_t>(a.acc_filler[k]),
-                                        a.fixed_rho[k], a.inv_scale);
-    overflow += static_cast<double>(bin_overflow(b.movable_rho, a.target_density));
-    mx = b.movable_rho > mx ? b.movable_rho : mx;
-    a.rho[rho_index(a, k, N)] = b.rho;
-    a.acc[k] = 0;
-    a.acc_filler[k] = 0;
-  }
-  write_partials(a, overflow, mx);
+  density_combined_pass(a, N);
 }
 
 // Float maps (float only): one thread per 2 x 2-bin tile of both float maps and of F, kept in the

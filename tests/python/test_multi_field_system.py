@@ -208,3 +208,38 @@ def test_cuda_fields_equal_separate_async_systems(dtype):
         assert rs[k].energy == r.energy and rs[k].overflow == r.overflow
         assert torch.equal(rs[k].grad_x[ti], gx) and torch.equal(rs[k].grad_y[ti], gy)
         np.testing.assert_array_equal(mf.field(k).density_map(), es.density_map())
+
+
+def test_pipeline_option():
+    case = _fence_case(num_fences=2, n=400)
+    with pytest.raises(ValueError, match="pipeline"):
+        _system(case, pipeline="fast")
+    with pytest.raises(Exception, match="Batched"):  # the CPU backend has no batched pipeline
+        _system(case, pipeline="batched")
+    mf = _system(case, pipeline="per_field")
+    mf.evaluate(case["x"], case["y"])
+    view = mf.field(1)
+    assert view.num_movable == len(case["fields"][1].movable_index)
+    np.testing.assert_array_equal(view.density_map(), mf._system.density_map(1))
+
+
+@requires_cuda
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_cuda_batched_pipeline_matches_per_field(dtype):
+    """pipeline="batched": the density maps and overflow bitwise the per-field pipeline's (64-bit
+    bins), energy and gradients to round-off (cuFFT's batched plans), and its own reruns bitwise."""
+    case = _fence_case(num_fences=4)
+    per_field, batched = _system(case, dtype, device="cuda"), _system(case, dtype, device="cuda", pipeline="batched")
+    tdt = getattr(torch, dtype)
+    x = torch.tensor(case["x"], dtype=tdt, device="cuda")
+    y = torch.tensor(case["y"], dtype=tdt, device="cuda")
+    a, b = per_field.evaluate(x, y), batched.evaluate(x, y)
+    again = batched.evaluate(x, y)
+    assert torch.equal(b[0].grad_x, again[0].grad_x)
+    rtol = 2e-5 if dtype == "float32" else 1e-12
+    for k in range(5):
+        assert b[k].overflow == a[k].overflow and b[k].max_density == a[k].max_density
+        assert abs(b[k].energy - a[k].energy) <= rtol * abs(a[k].energy)
+        np.testing.assert_array_equal(batched.field(k).density_map(), per_field.field(k).density_map())
+    scale = float(a[0].grad_x.abs().max())
+    assert float((b[0].grad_x - a[0].grad_x).abs().max()) <= rtol * scale
