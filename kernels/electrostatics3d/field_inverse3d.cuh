@@ -10,8 +10,16 @@
 // (field_sample3d): seven launches and the three inverse reorders' writes and reads fewer than
 // three Plan3D runs and the pack pass. The arithmetic per element is the same; only cuFFT's batched
 // plan may round differently from its single one.
+//
+// execute_from_coefficients goes one step further (the layout's fused_spectral_inverse): the
+// preprocess thread of a group of mirrored indices makes the field inputs of its eight members
+// itself, from the forward DCT's coefficients (spectral_inputs3d, the spectral pass's own call, so
+// the same values), and sums the energy terms of the members it owns; the spectral pass then
+// neither writes the three input maps nor does the preprocess read them back. The energy's terms
+// are the same, summed in another (fixed) order.
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 
@@ -39,6 +47,56 @@ __global__ void pack_reordered_fields3d_kernel(const T* __restrict__ y, long lon
   }
 }
 
+// The C2R inputs of one field from its eight member inputs x (twiddles of the group).
+template <typename T>
+__device__ __forceinline__ void write_field_quad(const T (&x)[2][2][2], const Complex<T> (&ta)[2],
+                                                 const Complex<T> (&tb)[2], Complex<T> tc, const bool (&distinct)[2],
+                                                 const int (&as)[2], const int (&bs)[2], int c, Dims3 d,
+                                                 Complex<T>* __restrict__ W) {
+  const Idct3Quad<T> q = idct3_pre_quad(x, ta, tb, tc);
+  const int Kh = d.K / 2 + 1;
+  for (int i = 0; i < 2; ++i)
+    for (int j = 0; j < 2; ++j)
+      if ((i == 0 || distinct[0]) && (j == 0 || distinct[1]))
+        W[(static_cast<long long>(as[i]) * d.N + bs[j]) * Kh + c] = q.w[i][j];
+}
+
+// One thread per group (a, b, c) of mirrored indices (idct3_group's members a_i = a, M - a, ...):
+// the spectral inputs of the members inside the grid (0 for an index equal to its dimension, as
+// padded_3d reads), the three fields' C2R inputs, and the energy terms of the members the group
+// owns (dct3_group's rule: a mirror counts only when distinct). Per block the energy's sum.
+template <typename T>
+__global__ void spectral_preprocess3d_kernel(const T* __restrict__ coef, SpectralGrid3D<T> s, Dims3 d,
+                                             const Complex<T>* __restrict__ ta, const Complex<T>* __restrict__ tb,
+                                             const Complex<T>* __restrict__ tc, unsigned groups, long long half,
+                                             Complex<T>* __restrict__ W, double* partial_energy) {
+  __shared__ double shared[kThreads3D];
+  double energy = 0;
+  for (unsigned g = first_index(); g < groups; g += index_stride()) {
+    int a, b, c;
+    split_index(g, d.N / 2 + 1, d.K / 2 + 1, a, b, c);
+    const int as[2] = {a, d.M - a}, bs[2] = {b, d.N - b}, cs[2] = {c, d.K - c};
+    const bool owns[3] = {has_distinct_mirror(a, d.M), has_distinct_mirror(b, d.N), has_distinct_mirror(c, d.K)};
+    T ex[2][2][2], ey[2][2][2], ez[2][2][2];
+    for (int i = 0; i < 2; ++i)
+      for (int j = 0; j < 2; ++j)
+        for (int k = 0; k < 2; ++k) {
+          ex[i][j][k] = ey[i][j][k] = ez[i][j][k] = T(0);
+          if (as[i] >= d.M || bs[j] >= d.N || cs[k] >= d.K) continue;
+          const SpectralInputs3D<T> in = spectral_inputs3d(coef, s, as[i], bs[j], cs[k]);
+          ex[i][j][k] = in.ex, ey[i][j][k] = in.ey, ez[i][j][k] = in.ez;
+          if ((i == 0 || owns[0]) && (j == 0 || owns[1]) && (k == 0 || owns[2])) energy += in.energy;
+        }
+    const Complex<T> tai[2] = {ta[a], mirror_twiddle(ta, a, d.M)}, tbj[2] = {tb[b], mirror_twiddle(tb, b, d.N)};
+    const bool distinct[2] = {owns[0], owns[1]};
+    write_field_quad(ex, tai, tbj, tc[c], distinct, as, bs, c, d, W);
+    write_field_quad(ey, tai, tbj, tc[c], distinct, as, bs, c, d, W + half);
+    write_field_quad(ez, tai, tbj, tc[c], distinct, as, bs, c, d, W + 2 * half);
+  }
+  const double e = block_reduce3d<false>(energy, shared);
+  if (threadIdx.x == 0) partial_energy[blockIdx.x] = e;
+}
+
 template <typename T>
 class FieldInverse3D {
  public:
@@ -61,13 +119,34 @@ class FieldInverse3D {
     idct3_preprocess<T><<<pre, threads, 0, s>>>(inputs, spectrum_.get(), d_, ta_.get(), tb_.get(), tc_.get(), groups,
                                                 size_, half_);
     EFIELD_CUDA_CHECK_LAUNCH();
+    transform_and_pack(out, s);
+  }
+
+  // The spectral pass and the preprocess in one (see the file comment): coef is the forward DCT's
+  // output; partial_energy gets one sum per block of energy_blocks(max_blocks) blocks.
+  void execute_from_coefficients(const T* coef, const SpectralGrid3D<T>& spectral, PackedField3D<T>* out,
+                                 double* partial_energy, int blocks, cudaStream_t s) {
+    spectral_preprocess3d_kernel<T><<<blocks, kThreads3D, 0, s>>>(coef, spectral, d_, ta_.get(), tb_.get(), tc_.get(),
+                                                                  group_count(d_), half_, spectrum_.get(),
+                                                                  partial_energy);
+    EFIELD_CUDA_CHECK_LAUNCH();
+    transform_and_pack(out, s);
+  }
+  // Blocks of execute_from_coefficients: one group per thread, at most max_blocks.
+  int energy_blocks(int max_blocks) const {
+    const long long per = (static_cast<long long>(group_count(d_)) + kThreads3D - 1) / kThreads3D;
+    return static_cast<int>(std::min<long long>(max_blocks, std::max<long long>(1, per)));
+  }
+
+ private:
+  void transform_and_pack(PackedField3D<T>* out, cudaStream_t s) {
+    constexpr int threads = 256;
     fft_->run(real_.get(), spectrum_.get(), s);
     pack_reordered_fields3d_kernel<T><<<grid_stride_blocks(size_, threads), threads, 0, s>>>(real_.get(), size_, d_,
                                                                                              out);
     EFIELD_CUDA_CHECK_LAUNCH();
   }
 
- private:
   Dims3 d_{};
   long long size_ = 0, half_ = 0;  // elements of one field's real map and of its half spectrum
   DeviceBuffer<T> real_;

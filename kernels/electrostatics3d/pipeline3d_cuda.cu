@@ -120,6 +120,7 @@ class CudaPipeline3D final : public ElectrostaticBackend3D {
     }
     if (layout.batched_field_inverse && !exact_ && o.num_bins_x >= 2 && o.num_bins_y >= 2 && o.num_bins_z >= 2)
       batched_inverse_ = std::make_unique<FieldInverse3D<T>>(o.num_bins_x, o.num_bins_y, o.num_bins_z);
+    fused_spectral_ = batched_inverse_ && layout.fused_spectral_inverse;
     const std::int64_t n = design_.required_length();
     for (int a = 0; a < 3; ++a) {
       staged_pos_[a] = DeviceBuffer<T>(static_cast<std::size_t>(n));
@@ -405,11 +406,17 @@ class CudaPipeline3D final : public ElectrostaticBackend3D {
     mark(0);
     dct_.execute(rho_.get(), coef_.get(), s);
     mark(1);
-    spectral3d_kernel<T><<<density_blocks_, kThreads3D, 0, s>>>(spectral_, coef_.get(), field(0), field(1), field(2),
-                                                                exact_ ? phi_.get() : nullptr, partial_energy_.get());
-    EFIELD_CUDA_CHECK_LAUNCH();
+    const int energy_blocks = fused_spectral_ ? batched_inverse_->energy_blocks(density_blocks_) : density_blocks_;
+    if (!fused_spectral_) {
+      spectral3d_kernel<T><<<density_blocks_, kThreads3D, 0, s>>>(spectral_, coef_.get(), field(0), field(1), field(2),
+                                                                  exact_ ? phi_.get() : nullptr, partial_energy_.get());
+      EFIELD_CUDA_CHECK_LAUNCH();
+    }
     mark(2);
-    if (batched_inverse_) {
+    if (fused_spectral_) {
+      batched_inverse_->execute_from_coefficients(coef_.get(), spectral_, packed_field_.get(), partial_energy_.get(),
+                                                  energy_blocks, s);
+    } else if (batched_inverse_) {
       batched_inverse_->execute(field_inputs_.get(), packed_field_.get(), s);  // writes the packed map too
     } else {
       for (int a = 0; a < 3; ++a) idct_.execute(field(a), field(a), s);
@@ -436,7 +443,7 @@ class CudaPipeline3D final : public ElectrostaticBackend3D {
                                           s));
     }
     finalize3d_kernel<<<1, kThreads3D, 0, s>>>(partial_overflow_.get(), partial_max_.get(), density_blocks,
-                                                     partial_energy_.get(), density_blocks_, outside_.get(), scales_,
+                                                     partial_energy_.get(), energy_blocks, outside_.get(), scales_,
                                                      result_.get());
     EFIELD_CUDA_CHECK_LAUNCH();
     EFIELD_CUDA_CHECK(
@@ -473,6 +480,7 @@ class CudaPipeline3D final : public ElectrostaticBackend3D {
   bool always_wide_ = false;               // the layout's wide_tiles
   bool wide_next_ = false;                 // the next evaluate starts with 64-bit tiles
   std::unique_ptr<FieldInverse3D<T>> batched_inverse_;  // the batched field inverse (layout hook), else null
+  bool fused_spectral_ = false;  // the spectral pass runs inside batched_inverse_ (layout hook)
   T* field(int axis) const { return field_inputs_.get() + axis * bins_; }
   OwnedStream capture_stream_;
   GraphSlots<Key> graphs_;

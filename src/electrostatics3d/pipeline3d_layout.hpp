@@ -20,6 +20,11 @@ struct Es3DPipelineLayout {
   // transform (kernels/electrostatics3d/field_inverse3d.cuh) that writes the gather's packed map
   // itself. Off: three Plan3D Idct runs and the pack pass.
   bool batched_field_inverse = false;
+  // With batched_field_inverse: the spectral pass folded into its preprocess (one thread per group
+  // of mirrored indices makes the three fields' inputs of its eight members and their energy
+  // terms), so the three input maps are neither written nor read. The energy's bits may differ
+  // from the spectral pass's (the same terms in another fixed order).
+  bool fused_spectral_inverse = false;
 };
 
 // Systems constructed after the call use `layout` until the next call; returns the one before.

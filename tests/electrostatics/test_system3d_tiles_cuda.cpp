@@ -1,7 +1,8 @@
 // The CUDA 3D pipeline's optional stages (the layout hook, src/electrostatics3d/pipeline3d_layout.hpp):
 // the tile rasterize (float tiles of whole 2^-18 bin volumes, checked, with 64-bit tiles after a
 // pile-up) and the batched field inverse, against today's stages and the CPU backend in double
-// (itself checked against the float64 reference, tests/python/reference3d.py): L = 1, 2, 3, 4, 8,
+// (itself checked against the float64 reference, tests/python/reference3d.py), and the spectral pass
+// folded into the batched inverse's preprocess: L = 1, 2, 3, 4, 7, 8,
 // odd and prime bin counts, both gradient scales, bitwise reruns, float tiles against 64-bit tiles
 // bit for bit, a pile-up with accumulate, host arrays and evaluate_async. Skips without a GPU.
 #include <gtest/gtest.h>
@@ -34,17 +35,18 @@ class ScopedLayout3D {
   Es3DPipelineLayout before_;
 };
 
-Es3DPipelineLayout layout(bool tiles, bool wide, bool batched) {
+Es3DPipelineLayout layout(bool tiles, bool wide, bool batched, bool fused = false) {
   Es3DPipelineLayout l;
   l.tile_rasterize = tiles;
   l.wide_tiles = wide;
   l.batched_field_inverse = batched;
+  l.fused_spectral_inverse = fused;
   return l;
 }
 
 std::string name(const Es3DPipelineLayout& l) {
   return std::string(l.tile_rasterize ? (l.wide_tiles ? "wide tiles" : "float tiles") : "fixed bins") +
-         (l.batched_field_inverse ? ", batched inverse" : "");
+         (l.batched_field_inverse ? ", batched inverse" : "") + (l.fused_spectral_inverse ? ", fused spectral" : "");
 }
 
 double max_abs(const std::vector<double>& v) {
@@ -140,7 +142,7 @@ TEST(System3DTilesCuda, EveryPathAgreesWithTheCpuInDouble) {
       const Output3D<double> ref = evaluate_cpu_double(d, &rho);
       for (const Es3DPipelineLayout& l : {layout(false, false, false), layout(true, false, false),
                                           layout(true, true, false), layout(false, false, true),
-                                          layout(true, false, true)}) {
+                                          layout(true, false, true), layout(true, false, true, true)}) {
         const std::string what = shape(d) + (scale == GradientScale::Exact ? " exact, " : " dreamplace, ") + name(l);
         const Run3D r = evaluate_cuda(d, l);
         EXPECT_NEAR(r.out.result.energy, ref.result.energy, 2e-3 * ref.result.energy) << what;
@@ -199,13 +201,24 @@ TEST(System3DTilesCuda, BatchedInverseMatchesThreePlan3DRuns) {
         EXPECT_EQ(a.ex, b.ex) << what;
         EXPECT_EQ(a.out.gx, b.out.gx) << what;
       }
+      // The fused spectral pass makes the same transform inputs: the same fields and gradients; the
+      // energy's terms are summed in another order.
+      const Run3D f = evaluate_cuda(d, layout(tiles, false, true, true));
+      EXPECT_NEAR(f.out.result.energy, b.out.result.energy, 1e-6 * b.out.result.energy) << what;
+      EXPECT_EQ(f.out.result.overflow, b.out.result.overflow) << what;
+      EXPECT_EQ(f.ex, b.ex) << what;
+      EXPECT_EQ(f.ey, b.ey) << what;
+      EXPECT_EQ(f.ez, b.ez) << what;
+      EXPECT_EQ(f.out.gx, b.out.gx) << what;
+      EXPECT_EQ(f.out.gy, b.out.gy) << what;
+      EXPECT_EQ(f.out.gz, b.out.gz) << what;
     }
   }
 }
 
 TEST(System3DTilesCuda, BitwiseRerunsGraphsHostArraysAndAsync) {
   EFIELD_REQUIRE_GPU();
-  const ScopedLayout3D scoped(layout(true, false, true));
+  const ScopedLayout3D scoped(layout(true, false, true, true));
   Design3DCase d = random_design3d(4, 32, 24, 4, 3000, 500, 6, /*gap=*/7);
   d.options.backend = Backend::Cuda;
   d.options.precision = Precision::Float;
