@@ -12,7 +12,8 @@
 //      3D r2c / c2r with as many threads).
 // On CUDA each 3D row runs once per --paths entry (the layout hook, src/electrostatics3d/
 // pipeline3d_layout.hpp): today's stages, the tile rasterize, the batched field inverse, both,
-// and both with the spectral pass folded into the inverse (fused); the design column names the path. float, deterministic, device pointers on CUDA. GPU times: CUDA events around each call after
+// both with the spectral pass folded into the inverse (fused), and fused with the forward DCT
+// folded in too (forward); the design column names the path. float, deterministic, device pointers on CUDA. GPU times: CUDA events around each call after
 // warm-up, median of --reps runs; CPU: steady_clock, median. --backend cpu runs smaller sizes
 // (adaptec1's cells / 4 at 256 x 256 x L, 250k cells at 64^3 and 128^3, transforms at 128^3) so
 // that it finishes on a small machine. See --help.
@@ -183,13 +184,14 @@ std::vector<Path3D> parse_paths(const std::string& list) {
     const size_t end = std::min(list.find(',', at), list.size());
     const std::string name = list.substr(at, end - at);
     Path3D p{name, {}};
-    const bool fused = name == "fused", both = name == "both" || fused;
+    const bool forward = name == "forward", fused = name == "fused" || forward, both = name == "both" || fused;
     p.layout.tile_rasterize = name == "tiles" || both;
     p.layout.batched_field_inverse = name == "batched" || both;
     p.layout.fused_spectral_inverse = fused;
+    p.layout.fused_forward = forward;
     if (name != "today" && name != "tiles" && name != "batched" && !both)
       throw efield::Error("bench_electrostatics3d: --paths: unknown path '" + name +
-                          "' (today, tiles, batched, both, fused)");
+                          "' (today, tiles, batched, both, fused, forward)");
     out.push_back(p);
     at = end + 1;
   }
@@ -286,7 +288,7 @@ int main(int argc, char** argv) {
                "with the same cells, 1M / 4M cells at 128^3 and 256^3, and Plan3D at 256^3 against cuFFT's 3D "
                "R2C / C2R; float, deterministic, median of --reps runs (--backend cpu: smaller sizes).",
                "bench_electrostatics3d"};
-  std::string markdown, backend = efield::cuda_device_count() > 0 ? "cuda" : "cpu", paths = "today,tiles,batched,both,fused";
+  std::string markdown, backend = efield::cuda_device_count() > 0 ? "cuda" : "cpu", paths = "today,tiles,batched,both,fused,forward";
   int reps = 0, threads = 0;
   bool no_large = false;
   app.add_option("--backend", backend, "cuda or cpu (default: cuda when a device is present)")
@@ -298,7 +300,8 @@ int main(int argc, char** argv) {
   app.add_flag("--no-large", no_large, "skip the general grids (table 2)");
   app.add_option("--paths", paths,
                  "CUDA: the 3D stages to time, comma-separated: today, tiles (the tile rasterize), batched (the "
-                 "batched field inverse), both, fused (both, the spectral pass inside the inverse)")
+                 "batched field inverse), both, fused (both, the spectral pass inside the inverse), forward (fused, the forward DCT's "
+                 "reorder and postprocess folded in too)")
       ->capture_default_str();
   app.add_option("--markdown", markdown, "also write the tables to FILE")->type_name("FILE");
   CLI11_PARSE(app, argc, argv);

@@ -17,6 +17,13 @@
 // the same values), and sums the energy terms of the members it owns; the spectral pass then
 // neither writes the three input maps nor does the preprocess read them back. The energy's terms
 // are the same, summed in another (fixed) order.
+//
+// forward + execute_from_spectrum (the layout's fused_forward) take the forward DCT in too: the
+// density pass writes rho in the Makhoul order (Plan3D's reorder pass), a cuFFT R2C of the
+// pipeline's own, and the group kernel starts with the forward postprocess of its group, whose
+// outputs are exactly the eight coefficients it needs (dct3_group's groups are idct3_group's): the
+// coefficient map is neither written nor read. The same values, the same energy order as
+// execute_from_coefficients.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -61,12 +68,43 @@ __device__ __forceinline__ void write_field_quad(const T (&x)[2][2][2], const Co
         W[(static_cast<long long>(as[i]) * d.N + bs[j]) * Kh + c] = q.w[i][j];
 }
 
-// One thread per group (a, b, c) of mirrored indices (idct3_group's members a_i = a, M - a, ...):
-// the spectral inputs of the members inside the grid (0 for an index equal to its dimension, as
-// padded_3d reads), the three fields' C2R inputs, and the energy terms of the members the group
-// owns (dct3_group's rule: a mirror counts only when distinct). Per block the energy's sum.
+// The work of group (a, b, c) of mirrored indices (idct3_group's members a_i = a, M - a, ...) from
+// its eight coefficients x[i][j][k] = X[a_i, b_j, c_k] (0 where an index equals its dimension, as
+// padded_3d reads; a member's mirrors are members too): the spectral inputs of the members inside
+// the grid (spectral_inputs3d), the three fields' C2R inputs into W, W + half, W + 2 half, and the
+// sum of the energy terms of the members the group owns (a mirror only when distinct:
+// dct3_group's rule, so every coefficient counts once).
 template <typename T>
-__global__ void spectral_preprocess3d_kernel(const T* __restrict__ coef, SpectralGrid3D<T> s, Dims3 d,
+__device__ __forceinline__ double spectral_preprocess_group(const T (&x)[2][2][2], int a, int b, int c, Dims3 d,
+                                                            const SpectralGrid3D<T>& s, const Complex<T>* ta,
+                                                            const Complex<T>* tb, const Complex<T>* tc, long long half,
+                                                            Complex<T>* __restrict__ W) {
+  const int as[2] = {a, d.M - a}, bs[2] = {b, d.N - b}, cs[2] = {c, d.K - c};
+  const bool owns[3] = {has_distinct_mirror(a, d.M), has_distinct_mirror(b, d.N), has_distinct_mirror(c, d.K)};
+  double energy = 0;
+  T ex[2][2][2], ey[2][2][2], ez[2][2][2];
+  for (int i = 0; i < 2; ++i)
+    for (int j = 0; j < 2; ++j)
+      for (int k = 0; k < 2; ++k) {
+        ex[i][j][k] = ey[i][j][k] = ez[i][j][k] = T(0);
+        if (as[i] >= d.M || bs[j] >= d.N || cs[k] >= d.K) continue;
+        const SpectralCoefficients3D<T> at{x[i][j][k], x[i ^ 1][j][k], x[i][j ^ 1][k], x[i][j][k ^ 1]};
+        const SpectralInputs3D<T> in = spectral_inputs3d(at, s, as[i], bs[j], cs[k]);
+        ex[i][j][k] = in.ex, ey[i][j][k] = in.ey, ez[i][j][k] = in.ez;
+        if ((i == 0 || owns[0]) && (j == 0 || owns[1]) && (k == 0 || owns[2])) energy += in.energy;
+      }
+  const Complex<T> tai[2] = {ta[a], mirror_twiddle(ta, a, d.M)}, tbj[2] = {tb[b], mirror_twiddle(tb, b, d.N)};
+  const bool distinct[2] = {owns[0], owns[1]};
+  write_field_quad(ex, tai, tbj, tc[c], distinct, as, bs, c, d, W);
+  write_field_quad(ey, tai, tbj, tc[c], distinct, as, bs, c, d, W + half);
+  write_field_quad(ez, tai, tbj, tc[c], distinct, as, bs, c, d, W + 2 * half);
+  return energy;
+}
+
+// One thread per group, its coefficients read from X = dct3d(rho) [M][N][L]. Per block the
+// energy's sum.
+template <typename T>
+__global__ void spectral_preprocess3d_kernel(const T* __restrict__ X, SpectralGrid3D<T> s, Dims3 d,
                                              const Complex<T>* __restrict__ ta, const Complex<T>* __restrict__ tb,
                                              const Complex<T>* __restrict__ tc, unsigned groups, long long half,
                                              Complex<T>* __restrict__ W, double* partial_energy) {
@@ -76,22 +114,50 @@ __global__ void spectral_preprocess3d_kernel(const T* __restrict__ coef, Spectra
     int a, b, c;
     split_index(g, d.N / 2 + 1, d.K / 2 + 1, a, b, c);
     const int as[2] = {a, d.M - a}, bs[2] = {b, d.N - b}, cs[2] = {c, d.K - c};
+    T x[2][2][2];
+    for (int i = 0; i < 2; ++i)
+      for (int j = 0; j < 2; ++j)
+        for (int k = 0; k < 2; ++k) x[i][j][k] = padded_3d(X, as[i], bs[j], cs[k], d.M, d.N, d.K);
+    energy += spectral_preprocess_group(x, a, b, c, d, s, ta, tb, tc, half, W);
+  }
+  const double e = block_reduce3d<false>(energy, shared);
+  if (threadIdx.x == 0) partial_energy[blockIdx.x] = e;
+}
+
+// The same with the forward DCT's postprocess in front: the group's coefficients from the four
+// stored values of the forward R2C's half spectrum V (dct3_group's reads and dct3_post_octet, so
+// the values Plan3D's Dct writes; the pipeline's plans have no zero_below), a mirror that is no
+// distinct member taking its own member's value and one past the grid 0.
+template <typename T>
+__global__ void forward_spectral_preprocess3d_kernel(const Complex<T>* __restrict__ V, SpectralGrid3D<T> s, Dims3 d,
+                                                     const Complex<T>* __restrict__ ta,
+                                                     const Complex<T>* __restrict__ tb,
+                                                     const Complex<T>* __restrict__ tc, unsigned groups,
+                                                     long long half, Complex<T>* __restrict__ W,
+                                                     double* partial_energy) {
+  __shared__ double shared[kThreads3D];
+  double energy = 0;
+  const int Kh = d.K / 2 + 1;
+  for (unsigned g = first_index(); g < groups; g += index_stride()) {
+    int a, b, c;
+    split_index(g, d.N / 2 + 1, Kh, a, b, c);
+    const int ar[2] = {a, a == 0 ? 0 : d.M - a}, br[2] = {b, b == 0 ? 0 : d.N - b};
+    Complex<T> sp[2][2];
+    for (int i = 0; i < 2; ++i)
+      for (int j = 0; j < 2; ++j) sp[i][j] = V[(static_cast<long long>(ar[i]) * d.N + br[j]) * Kh + c];
+    const Complex<T> tai[2] = {ta[a], mirror_twiddle(ta, a, d.M)}, tbj[2] = {tb[b], mirror_twiddle(tb, b, d.N)},
+                     tck[2] = {tc[c], mirror_twiddle(tc, c, d.K)};
+    const Dct3Octet<T> out = dct3_post_octet(sp, tai, tbj, tck);
+    const int as[2] = {a, d.M - a}, bs[2] = {b, d.N - b}, cs[2] = {c, d.K - c};
     const bool owns[3] = {has_distinct_mirror(a, d.M), has_distinct_mirror(b, d.N), has_distinct_mirror(c, d.K)};
-    T ex[2][2][2], ey[2][2][2], ez[2][2][2];
+    T x[2][2][2];
     for (int i = 0; i < 2; ++i)
       for (int j = 0; j < 2; ++j)
         for (int k = 0; k < 2; ++k) {
-          ex[i][j][k] = ey[i][j][k] = ez[i][j][k] = T(0);
-          if (as[i] >= d.M || bs[j] >= d.N || cs[k] >= d.K) continue;
-          const SpectralInputs3D<T> in = spectral_inputs3d(coef, s, as[i], bs[j], cs[k]);
-          ex[i][j][k] = in.ex, ey[i][j][k] = in.ey, ez[i][j][k] = in.ez;
-          if ((i == 0 || owns[0]) && (j == 0 || owns[1]) && (k == 0 || owns[2])) energy += in.energy;
+          const bool inside = as[i] < d.M && bs[j] < d.N && cs[k] < d.K;
+          x[i][j][k] = inside ? out.x[owns[0] ? i : 0][owns[1] ? j : 0][owns[2] ? k : 0] : T(0);
         }
-    const Complex<T> tai[2] = {ta[a], mirror_twiddle(ta, a, d.M)}, tbj[2] = {tb[b], mirror_twiddle(tb, b, d.N)};
-    const bool distinct[2] = {owns[0], owns[1]};
-    write_field_quad(ex, tai, tbj, tc[c], distinct, as, bs, c, d, W);
-    write_field_quad(ey, tai, tbj, tc[c], distinct, as, bs, c, d, W + half);
-    write_field_quad(ez, tai, tbj, tc[c], distinct, as, bs, c, d, W + 2 * half);
+    energy += spectral_preprocess_group(x, a, b, c, d, s, ta, tb, tc, half, W);
   }
   const double e = block_reduce3d<false>(energy, shared);
   if (threadIdx.x == 0) partial_energy[blockIdx.x] = e;
@@ -103,12 +169,17 @@ class FieldInverse3D {
   FieldInverse3D() = default;
   // M, N, L >= 2 (Plan3D hands shapes with a dimension of 1 to a Plan2D; the pipeline keeps its
   // three Plan3D runs there).
-  FieldInverse3D(int M, int N, int L)
+  // with_forward: also the forward R2C and its spectrum (forward_and_inverse).
+  FieldInverse3D(int M, int N, int L, bool with_forward = false)
       : d_{M, N, L}, size_(static_cast<long long>(M) * N * L), half_(static_cast<long long>(M) * N * (L / 2 + 1)),
         real_(static_cast<std::size_t>(3 * size_)), spectrum_(static_cast<std::size_t>(3 * half_)),
         ta_(quarter_twiddles<T>(M)), tb_(quarter_twiddles<T>(N)), tc_(quarter_twiddles<T>(L)) {
     const int dims[3] = {M, N, L};
     fft_ = std::make_unique<cuda_nd::RealFft<T>>(dims, 3, false, 3);
+    if (with_forward) {
+      forward_fft_ = std::make_unique<cuda_nd::RealFft<T>>(dims, 3, true);
+      forward_spectrum_ = DeviceBuffer<Complex<T>>(static_cast<std::size_t>(half_));
+    }
   }
 
   // inputs: the spectral pass's three field inputs [3][M][N][L], one after another.
@@ -132,7 +203,21 @@ class FieldInverse3D {
     EFIELD_CUDA_CHECK_LAUNCH();
     transform_and_pack(out, s);
   }
-  // Blocks of execute_from_coefficients: one group per thread, at most max_blocks.
+  // The forward R2C of rho in the Makhoul order on every axis (Plan3D's reorder done by the density
+  // pass; the input is left as it is).
+  void forward(T* rho_reordered, cudaStream_t s) { forward_fft_->run(rho_reordered, forward_spectrum_.get(), s); }
+  // After forward: the forward postprocess, the spectral pass and the preprocess in one kernel,
+  // then as execute_from_coefficients.
+  void execute_from_spectrum(const SpectralGrid3D<T>& spectral, PackedField3D<T>* out, double* partial_energy,
+                             int blocks, cudaStream_t s) {
+    forward_spectral_preprocess3d_kernel<T><<<blocks, kThreads3D, 0, s>>>(
+        forward_spectrum_.get(), spectral, d_, ta_.get(), tb_.get(), tc_.get(), group_count(d_), half_,
+        spectrum_.get(), partial_energy);
+    EFIELD_CUDA_CHECK_LAUNCH();
+    transform_and_pack(out, s);
+  }
+  // Blocks of execute_from_coefficients and execute_from_spectrum: one group per thread, at most
+  // max_blocks.
   int energy_blocks(int max_blocks) const {
     const long long per = (static_cast<long long>(group_count(d_)) + kThreads3D - 1) / kThreads3D;
     return static_cast<int>(std::min<long long>(max_blocks, std::max<long long>(1, per)));
@@ -153,6 +238,8 @@ class FieldInverse3D {
   DeviceBuffer<Complex<T>> spectrum_;
   DeviceBuffer<Complex<T>> ta_, tb_, tc_;
   std::unique_ptr<cuda_nd::RealFft<T>> fft_;
+  std::unique_ptr<cuda_nd::RealFft<T>> forward_fft_;  // with_forward only
+  DeviceBuffer<Complex<T>> forward_spectrum_;
 };
 
 }  // namespace efield::detail

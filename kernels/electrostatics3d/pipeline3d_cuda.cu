@@ -118,9 +118,12 @@ class CudaPipeline3D final : public ElectrostaticBackend3D {
       always_wide_ = layout.wide_tiles;
       wide_next_ = always_wide_;
     }
-    if (layout.batched_field_inverse && !exact_ && o.num_bins_x >= 2 && o.num_bins_y >= 2 && o.num_bins_z >= 2)
-      batched_inverse_ = std::make_unique<FieldInverse3D<T>>(o.num_bins_x, o.num_bins_y, o.num_bins_z);
-    fused_spectral_ = batched_inverse_ && layout.fused_spectral_inverse;
+    if (layout.batched_field_inverse && !exact_ && o.num_bins_x >= 2 && o.num_bins_y >= 2 && o.num_bins_z >= 2) {
+      fused_spectral_ = layout.fused_spectral_inverse;
+      fused_forward_ = fused_spectral_ && layout.fused_forward && tiles_ != nullptr;
+      batched_inverse_ =
+          std::make_unique<FieldInverse3D<T>>(o.num_bins_x, o.num_bins_y, o.num_bins_z, fused_forward_);
+    }
     const std::int64_t n = design_.required_length();
     for (int a = 0; a < 3; ++a) {
       staged_pos_[a] = DeviceBuffer<T>(static_cast<std::size_t>(n));
@@ -195,7 +198,10 @@ class CudaPipeline3D final : public ElectrostaticBackend3D {
   void set_stream(Stream stream) override { stream_ = reinterpret_cast<cudaStream_t>(stream); }
   int device() const noexcept override { return device_; }
 
-  std::vector<double> density_map() override { return download(rho_.get(), -1); }
+  std::vector<double> density_map() override {
+    const std::vector<T> rho = natural_rho();
+    return host_map3d(rho.data(), grid_, -1);
+  }
   std::vector<double> field_map(int axis) override {
     if (batched_inverse_) return download_packed(axis);
     return download(field(axis), axis);
@@ -203,6 +209,12 @@ class CudaPipeline3D final : public ElectrostaticBackend3D {
   std::vector<double> potential_map() override {
     const DeviceScope scope(device_);
     if (!exact_) {  // GradientScale::Exact computed it in evaluate
+      if (fused_forward_) {  // evaluate made no coefficient map: the forward DCT of rho here
+        const std::vector<T> rho = natural_rho();
+        EFIELD_CUDA_CHECK(cudaMemcpyAsync(phi_.get(), rho.data(), rho.size() * sizeof(T), cudaMemcpyHostToDevice,
+                                          stream_));
+        dct_.execute(phi_.get(), coef_.get(), stream_);
+      }
       spectral3d_kernel<T><<<density_blocks_, kThreads3D, 0, stream_>>>(spectral_, coef_.get(), nullptr, nullptr,
                                                                         nullptr, phi_.get(), nullptr);
       EFIELD_CUDA_CHECK_LAUNCH();
@@ -270,6 +282,23 @@ class CudaPipeline3D final : public ElectrostaticBackend3D {
     EFIELD_CUDA_CHECK(cudaMemcpyAsync(host.data(), map, host.size() * sizeof(T), cudaMemcpyDeviceToHost, stream_));
     EFIELD_CUDA_CHECK(cudaStreamSynchronize(stream_));
     return host_map3d(host.data(), grid_, axis);
+  }
+
+  // rho of the latest evaluate in the natural layout (fused_forward_ keeps it in the Makhoul order).
+  std::vector<T> natural_rho() {
+    const DeviceScope scope(device_);
+    std::vector<T> host(static_cast<std::size_t>(bins_));
+    EFIELD_CUDA_CHECK(cudaMemcpyAsync(host.data(), rho_.get(), host.size() * sizeof(T), cudaMemcpyDeviceToHost, stream_));
+    EFIELD_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    if (!fused_forward_) return host;
+    std::vector<T> natural(host.size());
+    const int M = grid_.M, N = grid_.N, L = grid_.L;
+    for (int m = 0; m < M; ++m)
+      for (int n = 0; n < N; ++n)
+        for (int k = 0; k < L; ++k)
+          natural[static_cast<std::size_t>(index3d(m, n, k, N, L))] =
+              host[static_cast<std::size_t>(index3d(makhoul_position(m, M), makhoul_position(n, N), makhoul_position(k, L), N, L))];
+    return natural;
   }
 
   // Ex, Ey or Ez (signs applied) from the packed map the batched inverse wrote.
@@ -401,10 +430,12 @@ class CudaPipeline3D final : public ElectrostaticBackend3D {
       pass.partial_overflow = partial_overflow_.get();
       pass.partial_max = partial_max_.get();
       pass.flag = outside_.get() + 2;
+      pass.makhoul = fused_forward_;
       tiles_->enqueue(grid_, x, y, z, w_.get(), h_.get(), d_.get(), bins == Bins3D::WideTiles, pass, outside_.get(), s);
     }
     mark(0);
-    dct_.execute(rho_.get(), coef_.get(), s);
+    if (fused_forward_) batched_inverse_->forward(rho_.get(), s);
+    else dct_.execute(rho_.get(), coef_.get(), s);
     mark(1);
     const int energy_blocks = fused_spectral_ ? batched_inverse_->energy_blocks(density_blocks_) : density_blocks_;
     if (!fused_spectral_) {
@@ -413,7 +444,9 @@ class CudaPipeline3D final : public ElectrostaticBackend3D {
       EFIELD_CUDA_CHECK_LAUNCH();
     }
     mark(2);
-    if (fused_spectral_) {
+    if (fused_forward_) {
+      batched_inverse_->execute_from_spectrum(spectral_, packed_field_.get(), partial_energy_.get(), energy_blocks, s);
+    } else if (fused_spectral_) {
       batched_inverse_->execute_from_coefficients(coef_.get(), spectral_, packed_field_.get(), partial_energy_.get(),
                                                   energy_blocks, s);
     } else if (batched_inverse_) {
@@ -481,6 +514,7 @@ class CudaPipeline3D final : public ElectrostaticBackend3D {
   bool wide_next_ = false;                 // the next evaluate starts with 64-bit tiles
   std::unique_ptr<FieldInverse3D<T>> batched_inverse_;  // the batched field inverse (layout hook), else null
   bool fused_spectral_ = false;  // the spectral pass runs inside batched_inverse_ (layout hook)
+  bool fused_forward_ = false;   // and the forward DCT's postprocess; rho_ in the Makhoul order
   T* field(int axis) const { return field_inputs_.get() + axis * bins_; }
   OwnedStream capture_stream_;
   GraphSlots<Key> graphs_;

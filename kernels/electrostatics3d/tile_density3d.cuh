@@ -30,6 +30,7 @@
 #include "electrostatics/es_kernels.cuh"  // es_tiles_n, kEsExactFloatBits
 #include "electrostatics/tile_atomics.cuh"
 #include "electrostatics3d/kernels3d.cuh"
+#include "transforms/dct3d_kernels.cuh"  // reordered_index
 
 namespace efield::detail {
 
@@ -159,7 +160,8 @@ __device__ __forceinline__ void tile_counts(const unsigned long long* p, std::in
 struct TileDensityArgs3D {
   int M, N, L;
   const float* fixed_tiles;  // F / (bx by bz) in the tile layout
-  float* rho;                // natural layout [M][N][L]
+  float* rho;                // natural layout [M][N][L], or the Makhoul order (makhoul)
+  bool makhoul;              // rho in the Makhoul order on every axis (the forward R2C's input)
   float inv_scale;           // 2^-kTile3DBits
   float target_density;
   double* partial_overflow;
@@ -195,7 +197,8 @@ __global__ void density3d_tiles_kernel(TileDensityArgs3D a, Acc* movable, Acc* f
       if (m >= a.M || n >= a.N) continue;
       flagged |= mv[h] >= kTile3DExactLimit || fl[h] >= kTile3DExactLimit;
       const BinDensity<float> b = bin_density(mv[h], fl[h], fx[h], a.inv_scale);
-      a.rho[index3d(m, n, k, a.N, a.L)] = b.rho;
+      a.rho[a.makhoul ? static_cast<std::int64_t>(reordered_index(m, n, k, Dims3{a.M, a.N, a.L}))
+                      : index3d(m, n, k, a.N, a.L)] = b.rho;
       overflow += static_cast<double>(bin_overflow(b.movable_rho, a.target_density));
       mx = mx > static_cast<double>(b.movable_rho) ? mx : static_cast<double>(b.movable_rho);
     }

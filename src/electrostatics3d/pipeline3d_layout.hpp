@@ -25,6 +25,10 @@ struct Es3DPipelineLayout {
   // terms), so the three input maps are neither written nor read. The energy's bits may differ
   // from the spectral pass's (the same terms in another fixed order).
   bool fused_spectral_inverse = false;
+  // With all three above (float): the forward DCT folded in too: the density pass writes rho in
+  // the Makhoul order, the pipeline's own cuFFT R2C transforms it, and the group kernel starts
+  // with the forward postprocess; neither the reorder pass nor the coefficient map remain.
+  bool fused_forward = false;
 };
 
 // Systems constructed after the call use `layout` until the next call; returns the one before.

@@ -35,18 +35,20 @@ class ScopedLayout3D {
   Es3DPipelineLayout before_;
 };
 
-Es3DPipelineLayout layout(bool tiles, bool wide, bool batched, bool fused = false) {
+Es3DPipelineLayout layout(bool tiles, bool wide, bool batched, bool fused = false, bool forward = false) {
   Es3DPipelineLayout l;
   l.tile_rasterize = tiles;
   l.wide_tiles = wide;
   l.batched_field_inverse = batched;
   l.fused_spectral_inverse = fused;
+  l.fused_forward = forward;
   return l;
 }
 
 std::string name(const Es3DPipelineLayout& l) {
   return std::string(l.tile_rasterize ? (l.wide_tiles ? "wide tiles" : "float tiles") : "fixed bins") +
-         (l.batched_field_inverse ? ", batched inverse" : "") + (l.fused_spectral_inverse ? ", fused spectral" : "");
+         (l.batched_field_inverse ? ", batched inverse" : "") + (l.fused_spectral_inverse ? ", fused spectral" : "") +
+         (l.fused_forward ? ", fused forward" : "");
 }
 
 double max_abs(const std::vector<double>& v) {
@@ -66,7 +68,7 @@ void expect_close(const std::vector<A>& a, const std::vector<double>& b, double 
 // Everything one evaluate produces, on the host.
 struct Run3D {
   Output3D<float> out;
-  std::vector<double> rho, ex, ey, ez;
+  std::vector<double> rho, ex, ey, ez, phi;
 };
 
 Run3D evaluate_cuda(const Design3DCase& d, const Es3DPipelineLayout& l, const EvaluateOptions& eo = {},
@@ -83,6 +85,7 @@ Run3D evaluate_cuda(const Design3DCase& d, const Es3DPipelineLayout& l, const Ev
   r.out.result = es.evaluate(x.get(), y.get(), z.get(), gx.get(), gy.get(), gz.get(), eo);
   r.out.gx = gx.download(), r.out.gy = gy.download(), r.out.gz = gz.download();
   r.rho = es.density_map();
+  r.phi = es.potential_map();
   if (c.options.gradient_scale == GradientScale::DreamPlace) {
     r.ex = es.field_x_map(), r.ey = es.field_y_map(), r.ez = es.field_z_map();
   }
@@ -142,7 +145,8 @@ TEST(System3DTilesCuda, EveryPathAgreesWithTheCpuInDouble) {
       const Output3D<double> ref = evaluate_cpu_double(d, &rho);
       for (const Es3DPipelineLayout& l : {layout(false, false, false), layout(true, false, false),
                                           layout(true, true, false), layout(false, false, true),
-                                          layout(true, false, true), layout(true, false, true, true)}) {
+                                          layout(true, false, true), layout(true, false, true, true),
+                                          layout(true, false, true, true, true)}) {
         const std::string what = shape(d) + (scale == GradientScale::Exact ? " exact, " : " dreamplace, ") + name(l);
         const Run3D r = evaluate_cuda(d, l);
         EXPECT_NEAR(r.out.result.energy, ref.result.energy, 2e-3 * ref.result.energy) << what;
@@ -212,13 +216,21 @@ TEST(System3DTilesCuda, BatchedInverseMatchesThreePlan3DRuns) {
       EXPECT_EQ(f.out.gx, b.out.gx) << what;
       EXPECT_EQ(f.out.gy, b.out.gy) << what;
       EXPECT_EQ(f.out.gz, b.out.gz) << what;
+      if (!tiles) continue;
+      // The forward DCT folded in as well (tiles only): the same coefficients (dct3_group's
+      // arithmetic on the same R2C input), so every bit of the fused spectral path, the energy's too.
+      const Run3D g = evaluate_cuda(d, layout(true, false, true, true, true));
+      expect_same_bits(g, f, what + " fused forward");
+      EXPECT_EQ(g.ex, f.ex) << what;
+      EXPECT_EQ(g.ez, f.ez) << what;
+      expect_close(g.phi, a.phi, 1e-5, what + " phi (fused forward)");
     }
   }
 }
 
 TEST(System3DTilesCuda, BitwiseRerunsGraphsHostArraysAndAsync) {
   EFIELD_REQUIRE_GPU();
-  const ScopedLayout3D scoped(layout(true, false, true, true));
+  const ScopedLayout3D scoped(layout(true, false, true, true, true));
   Design3DCase d = random_design3d(4, 32, 24, 4, 3000, 500, 6, /*gap=*/7);
   d.options.backend = Backend::Cuda;
   d.options.precision = Precision::Float;
