@@ -26,7 +26,6 @@
 // execute_from_coefficients.
 #include <cuda_runtime.h>
 
-#include <algorithm>
 #include <cstdint>
 #include <memory>
 
@@ -216,12 +215,9 @@ class FieldInverse3D {
     EFIELD_CUDA_CHECK_LAUNCH();
     transform_and_pack(out, s);
   }
-  // Blocks of execute_from_coefficients and execute_from_spectrum: one group per thread, at most
-  // max_blocks.
-  int energy_blocks(int max_blocks) const {
-    const long long per = (static_cast<long long>(group_count(d_)) + kThreads3D - 1) / kThreads3D;
-    return static_cast<int>(std::min<long long>(max_blocks, std::max<long long>(1, per)));
-  }
+  // Groups of mirrored indices: the threads execute_from_coefficients and execute_from_spectrum
+  // need (their launches take any number of blocks of kThreads3D, one energy partial each).
+  unsigned groups() const { return group_count(d_); }
 
  private:
   void transform_and_pack(PackedField3D<T>* out, cudaStream_t s) {

@@ -113,8 +113,9 @@ class CudaPipeline3D final : public ElectrostaticBackend3D {
     const ElectrostaticOptions3D& o = design_.options;
     const Es3DPipelineLayout layout = es3d_pipeline_layout();
     if (layout.tile_rasterize && std::is_same_v<T, float>) {
+      const std::int64_t tile_layers = tile3d_map_size(o.num_bins_x, o.num_bins_y, o.num_bins_z) / 4;
       tiles_ = std::make_unique<TileDensity3D>(o.num_bins_x, o.num_bins_y, o.num_bins_z,
-                                               design_.bx * design_.by * design_.bz, kReduceBlocks3D);
+                                               design_.bx * design_.by * design_.bz, reduce_blocks(tile_layers));
       always_wide_ = layout.wide_tiles;
       wide_next_ = always_wide_;
     }
@@ -288,7 +289,8 @@ class CudaPipeline3D final : public ElectrostaticBackend3D {
   std::vector<T> natural_rho() {
     const DeviceScope scope(device_);
     std::vector<T> host(static_cast<std::size_t>(bins_));
-    EFIELD_CUDA_CHECK(cudaMemcpyAsync(host.data(), rho_.get(), host.size() * sizeof(T), cudaMemcpyDeviceToHost, stream_));
+    EFIELD_CUDA_CHECK(
+        cudaMemcpyAsync(host.data(), rho_.get(), host.size() * sizeof(T), cudaMemcpyDeviceToHost, stream_));
     EFIELD_CUDA_CHECK(cudaStreamSynchronize(stream_));
     if (!fused_forward_) return host;
     std::vector<T> natural(host.size());
@@ -296,8 +298,8 @@ class CudaPipeline3D final : public ElectrostaticBackend3D {
     for (int m = 0; m < M; ++m)
       for (int n = 0; n < N; ++n)
         for (int k = 0; k < L; ++k)
-          natural[static_cast<std::size_t>(index3d(m, n, k, N, L))] =
-              host[static_cast<std::size_t>(index3d(makhoul_position(m, M), makhoul_position(n, N), makhoul_position(k, L), N, L))];
+          natural[static_cast<std::size_t>(index3d(m, n, k, N, L))] = host[static_cast<std::size_t>(
+              index3d(makhoul_position(m, M), makhoul_position(n, N), makhoul_position(k, L), N, L))];
     return natural;
   }
 
@@ -309,7 +311,8 @@ class CudaPipeline3D final : public ElectrostaticBackend3D {
                                       cudaMemcpyDeviceToHost, stream_));
     EFIELD_CUDA_CHECK(cudaStreamSynchronize(stream_));
     std::vector<T> component(host.size());
-    for (std::size_t i = 0; i < host.size(); ++i) component[i] = axis == 0 ? host[i].x : axis == 1 ? host[i].y : host[i].z;
+    for (std::size_t i = 0; i < host.size(); ++i)
+      component[i] = axis == 0 ? host[i].x : axis == 1 ? host[i].y : host[i].z;
     return host_map3d(component.data(), grid_, -1);
   }
 
@@ -369,7 +372,8 @@ class CudaPipeline3D final : public ElectrostaticBackend3D {
     if (bins != Bins3D::FloatTiles) return;
     EFIELD_CUDA_CHECK(cudaStreamSynchronize(stream_));
     if (host_result_.get()[5] == 0.0) return;
-    log().debug("ElectrostaticSystem3D (CUDA): a float tile bin reached 2^24 units (pile-up); evaluating with 64-bit tiles");
+    log().debug(
+        "ElectrostaticSystem3D (CUDA): a float tile bin reached 2^24 units (pile-up); evaluating with 64-bit tiles");
     enqueue_evaluate(x, y, z, gx, gy, gz, eo, Bins3D::WideTiles);
   }
 
@@ -437,7 +441,7 @@ class CudaPipeline3D final : public ElectrostaticBackend3D {
     if (fused_forward_) batched_inverse_->forward(rho_.get(), s);
     else dct_.execute(rho_.get(), coef_.get(), s);
     mark(1);
-    const int energy_blocks = fused_spectral_ ? batched_inverse_->energy_blocks(density_blocks_) : density_blocks_;
+    const int energy_blocks = fused_spectral_ ? reduce_blocks(batched_inverse_->groups()) : density_blocks_;
     if (!fused_spectral_) {
       spectral3d_kernel<T><<<density_blocks_, kThreads3D, 0, s>>>(spectral_, coef_.get(), field(0), field(1), field(2),
                                                                   exact_ ? phi_.get() : nullptr, partial_energy_.get());

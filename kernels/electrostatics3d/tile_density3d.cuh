@@ -153,7 +153,8 @@ __device__ __forceinline__ void tile_counts(const float* p, std::int64_t (&u)[4]
   for (int h = 0; h < 4; ++h) u[h] = static_cast<std::int64_t>(v[h]);
 }
 __device__ __forceinline__ void tile_counts(const unsigned long long* p, std::int64_t (&u)[4]) {
-  const longlong2 a = __ldcs(reinterpret_cast<const longlong2*>(p)), b = __ldcs(reinterpret_cast<const longlong2*>(p) + 1);
+  const longlong2* q = reinterpret_cast<const longlong2*>(p);
+  const longlong2 a = __ldcs(q), b = __ldcs(q + 1);
   u[0] = a.x, u[1] = a.y, u[2] = b.x, u[3] = b.y;
 }
 
@@ -218,13 +219,12 @@ __global__ void density3d_tiles_kernel(TileDensityArgs3D a, Acc* movable, Acc* f
 class TileDensity3D {
  public:
   TileDensity3D() = default;
-  TileDensity3D(int M, int N, int L, double bin_volume, int max_blocks)
+  // blocks: of the density pass (one partial each), for tile3d_map_size / 4 tile layers.
+  TileDensity3D(int M, int N, int L, double bin_volume, int blocks)
       : M_(M), N_(N), L_(L), words_(tile3d_map_size(M, N, L)),
         movable_(static_cast<std::size_t>(words_)), filler_(static_cast<std::size_t>(words_)),
         fixed_tiles_(static_cast<std::size_t>(words_)),
-        to_units_(static_cast<float>(std::ldexp(1.0, kTile3DBits) / bin_volume)) {
-    const std::int64_t layers = words_ / 4;
-    blocks_ = static_cast<int>(std::min<std::int64_t>(max_blocks, std::max<std::int64_t>(1, (layers + kThreads3D - 1) / kThreads3D)));
+        to_units_(static_cast<float>(std::ldexp(1.0, kTile3DBits) / bin_volume)), blocks_(blocks) {
     EFIELD_CUDA_CHECK(cudaMemset(movable_.get(), 0, movable_.bytes()));
     EFIELD_CUDA_CHECK(cudaMemset(filler_.get(), 0, filler_.bytes()));
     EFIELD_CUDA_CHECK(cudaMemset(fixed_tiles_.get(), 0, fixed_tiles_.bytes()));
