@@ -30,6 +30,7 @@
 #include "electrostatics3d/backend3d.hpp"
 #include "electrostatics3d/field_inverse3d.cuh"
 #include "electrostatics3d/kernels3d.cuh"
+#include "electrostatics3d/map_download3d.cuh"
 #include "electrostatics3d/pipeline3d_layout.hpp"
 #include "electrostatics3d/tile_density3d.cuh"
 
@@ -279,41 +280,18 @@ class CudaPipeline3D final : public ElectrostaticBackend3D {
   // A natural-layout map on the host; axis >= 0 applies that sine axis' sign (field_sign3d).
   std::vector<double> download(const T* map, int axis) {
     const DeviceScope scope(device_);
-    std::vector<T> host(static_cast<std::size_t>(bins_));
-    EFIELD_CUDA_CHECK(cudaMemcpyAsync(host.data(), map, host.size() * sizeof(T), cudaMemcpyDeviceToHost, stream_));
-    EFIELD_CUDA_CHECK(cudaStreamSynchronize(stream_));
-    return host_map3d(host.data(), grid_, axis);
+    return host_map3d(download_map3d(map, bins_, stream_).data(), grid_, axis);
   }
-
   // rho of the latest evaluate in the natural layout (fused_forward_ keeps it in the Makhoul order).
   std::vector<T> natural_rho() {
     const DeviceScope scope(device_);
-    std::vector<T> host(static_cast<std::size_t>(bins_));
-    EFIELD_CUDA_CHECK(
-        cudaMemcpyAsync(host.data(), rho_.get(), host.size() * sizeof(T), cudaMemcpyDeviceToHost, stream_));
-    EFIELD_CUDA_CHECK(cudaStreamSynchronize(stream_));
-    if (!fused_forward_) return host;
-    std::vector<T> natural(host.size());
-    const int M = grid_.M, N = grid_.N, L = grid_.L;
-    for (int m = 0; m < M; ++m)
-      for (int n = 0; n < N; ++n)
-        for (int k = 0; k < L; ++k)
-          natural[static_cast<std::size_t>(index3d(m, n, k, N, L))] = host[static_cast<std::size_t>(
-              index3d(makhoul_position(m, M), makhoul_position(n, N), makhoul_position(k, L), N, L))];
-    return natural;
+    std::vector<T> rho = download_map3d(rho_.get(), bins_, stream_);
+    return fused_forward_ ? natural_from_makhoul3d(rho, grid_.M, grid_.N, grid_.L) : rho;
   }
-
   // Ex, Ey or Ez (signs applied) from the packed map the batched inverse wrote.
   std::vector<double> download_packed(int axis) {
     const DeviceScope scope(device_);
-    std::vector<PackedField3D<T>> host(static_cast<std::size_t>(bins_));
-    EFIELD_CUDA_CHECK(cudaMemcpyAsync(host.data(), packed_field_.get(), host.size() * sizeof(host[0]),
-                                      cudaMemcpyDeviceToHost, stream_));
-    EFIELD_CUDA_CHECK(cudaStreamSynchronize(stream_));
-    std::vector<T> component(host.size());
-    for (std::size_t i = 0; i < host.size(); ++i)
-      component[i] = axis == 0 ? host[i].x : axis == 1 ? host[i].y : host[i].z;
-    return host_map3d(component.data(), grid_, -1);
+    return host_map3d(packed_component3d(packed_field_.get(), bins_, axis, stream_).data(), grid_, -1);
   }
 
   // Host arrays: positions (and gradients when accumulating) into the staging buffers, the device
