@@ -8,7 +8,8 @@
 // The layout hook (pipeline3d_layout.hpp) swaps in, for float, the tile rasterize and its density
 // pass (tile_density3d.cuh; evaluate repeats a run whose float tiles flagged a bin, with 64-bit
 // tiles), and, with the DreamPlace scale, the batched field inverse that writes the packed map
-// itself (field_inverse3d.cuh).
+// itself, optionally with the spectral pass and then the forward DCT folded in
+// (field_inverse3d.cuh): density -> R2C -> one group kernel -> batched C2R -> pack.
 // Everything is enqueued on the system's stream and, with use_cuda_graph, captured once per
 // (pointers, accumulate, bins) and replayed. Host arrays go through staging buffers made at
 // construction. No call allocates.

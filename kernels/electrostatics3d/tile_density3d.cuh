@@ -1,7 +1,8 @@
 #pragma once
 // Internal: the tile rasterize of the CUDA 3D pipeline (float; the layout hook selects it,
 // src/electrostatics3d/pipeline3d_layout.hpp): cells -> movable and filler tile maps -> rho
-// (natural layout), the overflow and max-density partials, the area outside and the check flag.
+// (natural layout, or the forward R2C's Makhoul order), the overflow and max-density partials,
+// the volume outside and the check flag.
 //
 // The maps are 2 x 2-bin x-y tiles (es_kernels.cuh's 2D tiles), each tile a column of L z layers
 // of four bins: bin (m, n, k) at tile3d_index. A cell's footprint in one z layer is the 2D
@@ -11,13 +12,13 @@
 //
 // Exactness: each contribution r ox oy oz (footprint3d.hpp's weights, in that order of
 // multiplication, the gather's too) is rounded to a whole number of 2^-kTile3DBits bin volumes.
-// Positive whole numbers whose sum stays at or below 2^24 add exactly in float in any order (every
-// partial sum is at most the final one), so the float maps are bitwise deterministic; a movable or
-// filler bin at or above 2^24 units (64 bin volumes of one kind) may have rounded: the density pass sets
-// the check flag (kTile3DExactLimit), the gather writes nothing in that run, and evaluate runs again with 64-bit tiles
-// (the same kernel, Acc = 64-bit integers) holding the same whole numbers, exact up to 2^63. The
-// result is therefore a function of the input alone: both kinds of tiles give the same integers,
-// hence the same rho, wherever the float tiles hold.
+// Positive whole numbers whose sum stays below 2^24 add exactly in float in any order (every
+// partial sum is at most the final one), so the float maps are bitwise deterministic. A movable
+// or filler bin at or above 2^24 units (64 bin volumes of one kind) may have rounded: the density
+// pass sets the check flag (kTile3DExactLimit), the gather writes nothing in that run, and
+// evaluate runs again with 64-bit tiles (the same kernels, Acc = 64-bit integers) holding the
+// same whole numbers, exact up to 2^63. The result is therefore a function of the input alone:
+// both kinds of tiles give the same integers, hence the same rho, wherever the float tiles hold.
 #include <cuda_runtime.h>
 
 #include <algorithm>
