@@ -153,8 +153,8 @@ TEST(System3DTilesCuda, EveryPathAgreesWithTheCpuInDouble) {
         EXPECT_NEAR(r.out.result.overflow, ref.result.overflow, 2e-3 * ref.result.overflow + 1e-6) << what;
         EXPECT_NEAR(r.out.result.max_density, ref.result.max_density, 2e-3 * ref.result.max_density) << what;
         EXPECT_NEAR(r.out.result.movable_area_outside, ref.result.movable_area_outside,
-                    1e-5 * ref.result.movable_area_outside + 1e-6)
-            << what;
+                    1e-4 * ref.result.movable_area_outside + 1e-5)
+            << what;  // float positions against double ones
         expect_close(r.rho, rho, 2e-3, what + " rho");
         expect_close(r.out.gx, ref.gx, 2e-3, what + " gx");
         expect_close(r.out.gy, ref.gy, 2e-3, what + " gy");
