@@ -17,6 +17,7 @@
 #include "electrostatics/block_window.cuh"
 #include "electrostatics/density_pass.cuh"
 #include "electrostatics/es_kernels.cuh"
+#include "electrostatics/tile_atomics.cuh"
 
 namespace efield::detail {
 namespace {
@@ -45,51 +46,6 @@ __device__ __forceinline__ void add_charge(const RasterizeArgs<T>& a, EsAccum* a
   if (q > 0) atomicAdd(acc + static_cast<std::int64_t>(m) * a.g.N + n, static_cast<EsAccum>(q));
 }
 
-// Entry (r, c) of a 3 x 3 footprint, 0 outside (r and c are constants once the callers' loops
-// are unrolled, so the entries stay in registers).
-template <typename T>
-__device__ __forceinline__ T footprint_entry(const T (&w)[3][3], int r, int c) {
-  return r >= 0 && r < 3 && c >= 0 && c < 3 ? w[r][c] : T(0);
-}
-
-// Float maps: a footprint of up to 3 x 3 bins (w = 0 where it ends) as float4 atomics on the up
-// to 2 x 2 tiles it touches. Tile (i0 + dt, j0 + du) holds footprint entries
-// (2 dt + a - (m0 & 1), 2 du + b - (n0 & 1)); the parities pick between constant indices.
-template <typename T>
-__device__ __forceinline__ void add_float_tiles(T* map, int m0, int n0, int N, const T (&w)[3][3]) {
-  const bool om = (m0 & 1) != 0, on = (n0 & 1) != 0;
-  const int tiles_n = es_tiles_n(N);
-  const std::int64_t first = static_cast<std::int64_t>(m0 >> 1) * tiles_n + (n0 >> 1);
-#pragma unroll
-  for (int dt = 0; dt < 2; ++dt)
-#pragma unroll
-    for (int du = 0; du < 2; ++du) {
-      T v[4];
-#pragma unroll
-      for (int a = 0; a < 2; ++a)
-#pragma unroll
-        for (int b = 0; b < 2; ++b) {
-          const int r = 2 * dt + a, c = 2 * du + b;
-          const T even_row = on ? footprint_entry(w, r, c - 1) : footprint_entry(w, r, c);
-          const T odd_row = on ? footprint_entry(w, r - 1, c - 1) : footprint_entry(w, r - 1, c);
-          v[2 * a + b] = om ? odd_row : even_row;
-        }
-      if (v[0] == T(0) && v[1] == T(0) && v[2] == T(0) && v[3] == T(0)) continue;  // also tiles past the grid
-      T* tile = map + 4 * (first + dt * tiles_n + du);
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900  // float4 atomics exist from sm_90 on
-      constexpr bool vector = std::is_same_v<T, float>;
-#else
-      constexpr bool vector = false;
-#endif
-      if constexpr (vector) {
-        atomicAdd(reinterpret_cast<float4*>(tile), make_float4(v[0], v[1], v[2], v[3]));
-      } else {  // double, or before sm_90: one atomic per bin
-        for (int k = 0; k < 4; ++k)
-          if (v[k] != T(0)) atomicAdd(tile + k, v[k]);
-      }
-    }
-}
-
 // Two maps: fillers (cell indices from num_movable on) have their own map.
 template <typename T>
 __device__ __forceinline__ EsAccum* map_of(const RasterizeArgs<T>& a, std::int64_t c) {
@@ -116,7 +72,7 @@ __device__ __forceinline__ void rasterize_small(const RasterizeArgs<T>& a, int b
       for (int p = 0; p < 3; ++p)
 #pragma unroll
         for (int q = 0; q < 3; ++q) w[p][q] = exact_float_weight(a, s.weight(p, q));
-      add_float_tiles(charge_map_of(a, c), f.m0, f.n0, a.g.N, w);
+      add_tile_atomics(charge_map_of(a, c), f.m0, f.n0, es_tiles_n(a.g.N), 1, w);
       return;
     }
 #pragma unroll
