@@ -317,11 +317,11 @@ __global__ void density_float(DensityPassArgs<T> a, int N) {
           BinDensity<T> b;
           if constexpr (kWideMovable) {
             const long long counts[4] = {wide[i][0].x, wide[i][0].y, wide[i][1].x, wide[i][1].y};
-            flagged += fl[h] > kEsExactFloatLimit ? 1u : 0u;
+            flagged += fl[h] >= kEsExactFloatLimit ? 1u : 0u;
             b = bin_density(static_cast<std::int64_t>(counts[h]), static_cast<std::int64_t>(fl[h]), fx[h],
                             a.inv_scale);
           } else if (a.exact) {
-            flagged += (mv[h] > kEsExactFloatLimit || fl[h] > kEsExactFloatLimit) ? 1u : 0u;
+            flagged += (mv[h] >= kEsExactFloatLimit || fl[h] >= kEsExactFloatLimit) ? 1u : 0u;
             b = bin_density(static_cast<std::int64_t>(mv[h]), static_cast<std::int64_t>(fl[h]), fx[h],
                             a.inv_scale);
           } else {
