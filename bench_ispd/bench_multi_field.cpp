@@ -11,8 +11,9 @@
 //       bins), each at its own random positions: one evaluate of the batch (make_batch_fields)
 //       against one ElectrostaticSystem per placement evaluated in a loop; evaluates (of one
 //       placement) per second.
-// On CUDA both parts also time MultiFieldPipeline::Batched (one pipeline over all fields) beside
-// the default per-field pipeline, in the same turns.
+// "batched" is MultiFieldPipeline::PerField (each field's pipeline, the fields on forked streams);
+// on CUDA both parts also time MultiFieldPipeline::Batched ("one pipeline" over all fields, what
+// Auto picks there) in the same turns.
 // Positions and gradients are device arrays on CUDA, host arrays on the CPU backend.
 #include <CLI/CLI.hpp>
 #include <algorithm>
@@ -163,6 +164,7 @@ FenceRow run_fences(const Context& c, int num_fences, double scale, int bins) {
   efield::MultiFieldOptions mo;
   mo.system = c.options(r, bins);
   mo.num_entries = entries;
+  mo.pipeline = efield::MultiFieldPipeline::PerField;
   efield::MultiFieldSystem mf(mo, fields);
   const std::unique_ptr<efield::MultiFieldSystem> one = batched_pipeline(mo, fields);
   // DREAMPlace 3.0's way: one system per field over the field's own contiguous arrays.
@@ -242,6 +244,7 @@ BatchRow run_batch(const Context& c, int count, int bins) {
   efield::MultiFieldOptions mo;
   mo.system = c.options(r, bins);
   mo.num_entries = count * stride;
+  mo.pipeline = efield::MultiFieldPipeline::PerField;
   const std::vector<efield::FieldSpec> fields = efield::make_batch_fields(count, in.movable, fillers, in.fixed, 1.0);
   efield::MultiFieldSystem mf(mo, fields);
   const std::unique_ptr<efield::MultiFieldSystem> one = batched_pipeline(mo, fields);
@@ -367,9 +370,9 @@ int main(int argc, char** argv) {
     if (!fence_rows.empty()) {
       std::snprintf(buf, sizeof buf,
                     "(a) Fence regions: synthetic design, %.3g x adaptec1's cells, %d x %d bins. batched: one "
-                    "MultiFieldSystem::evaluate of the K + 1 fields (per-field pipeline, the default); separate: K + 1 "
+                    "MultiFieldSystem::evaluate of the K + 1 fields (MultiFieldPipeline::PerField); separate: K + 1 "
                     "ElectrostaticSystems evaluated one after the other; single: one field, no fences; one pipeline: "
-                    "the same evaluate with MultiFieldPipeline::Batched (CUDA only).\n\n"
+                    "the same evaluate with MultiFieldPipeline::Batched (CUDA only; what Auto, the default, picks there).\n\n"
                     "| K | movable | fillers | blockage rects | batched ms | separate ms | single field ms | "
                     "batched / single | separate / single | separate / batched | one pipeline ms | "
                     "one pipeline / single |\n"
@@ -396,8 +399,8 @@ int main(int argc, char** argv) {
       const double per_s_one = one ? 1000.0 * r.count / r.pipelined.median_ms : 0.0;
       std::snprintf(buf, sizeof buf,
                     "(b) A batch of %d placements of one synthetic design (%lld movable cells, ibm01's count; %lld "
-                    "fillers; %d x %d bins), each at its own random positions. one pipeline: "
-                    "MultiFieldPipeline::Batched (CUDA only).\n\n"
+                    "fillers; %d x %d bins), each at its own random positions. batched: MultiFieldPipeline::PerField; one "
+                    "pipeline: MultiFieldPipeline::Batched (CUDA only; what Auto, the default, picks there).\n\n"
                     "| placements | batched ms | loop of systems ms | batched evaluates/s | loop evaluates/s | "
                     "speed-up | one pipeline ms | one pipeline evaluates/s | one pipeline speed-up |\n"
                     "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n"

@@ -38,6 +38,10 @@ struct FieldSpec {
 
 // How the CUDA backend runs the fields (docs/design.md, "Many fields: fence regions and batches").
 enum class MultiFieldPipeline {
+  // The default: Batched where it runs (the CUDA backend, two or more fields, GradientScale
+  // DreamPlace), PerField otherwise; options() tells which one a system got. Batched is the faster
+  // on every fence count and batch measured (bench_multi_field).
+  Auto,
   // Each field's own ElectrostaticSystem pipeline, the fields concurrently on streams forked from
   // the system's stream. The CPU backend always runs the fields this way.
   PerField,
@@ -56,9 +60,10 @@ struct MultiFieldOptions {
   ElectrostaticOptions system;
   std::int64_t num_entries = 0;     // length of x, y, grad_x, grad_y; every index < num_entries
   bool zero_other_entries = false;  // write 0 at entries no field owns (DREAMPlace's terminals) when not accumulating
-  // CUDA: PerField or Batched (Batched with Backend::Cpu is an efield::Error; with Backend::Auto
-  // on a machine without a GPU the CPU backend runs as always).
-  MultiFieldPipeline pipeline = MultiFieldPipeline::PerField;
+  // Auto, PerField or Batched (Batched with Backend::Cpu is an efield::Error; with Backend::Auto
+  // on a machine without a GPU the CPU backend runs as always). PerField gives every field's
+  // energy and gradient bitwise as its own ElectrostaticSystem would, and field(k).
+  MultiFieldPipeline pipeline = MultiFieldPipeline::Auto;
 };
 
 struct MultiEvaluateOptions {
@@ -101,13 +106,13 @@ class MultiFieldSystem {
 
   int num_fields() const noexcept;
   // The field's own system: maps (density_map(), ...), bin sizes, counts of the latest evaluate.
-  // The batched pipeline keeps none: efield::Error.
+  // The batched pipeline keeps none: efield::Error (build with MultiFieldPipeline::PerField).
   const ElectrostaticSystem& field(int k) const;
   // Field k's density map rho of the latest evaluate, natural layout [M][N] (either pipeline).
   std::vector<double> density_map(int k) const;
   const FieldSpec& field_spec(int k) const;
   std::int64_t num_entries() const noexcept;
-  const MultiFieldOptions& options() const noexcept;
+  const MultiFieldOptions& options() const noexcept;  // pipeline: the one this system runs (never Auto)
   Backend backend() const noexcept;
   int device() const noexcept;  // -1 on the CPU
 

@@ -15,13 +15,13 @@ def native_available():
     return hasattr(_efield, "MultiFieldSystem")
 
 
-def make_backend(fields, num_nodes, grid, options, dtype, device, use_native, pipeline="per_field"):
+def make_backend(fields, num_nodes, grid, options, dtype, device, use_native, pipeline="auto"):
     if use_native and not native_available():
         raise RuntimeError("use_native=True but this efield extension has no MultiFieldSystem")
     if use_native is None:
         use_native = native_available()
     if not use_native:
-        if pipeline != "per_field":
+        if pipeline not in ("auto", "per_field"):
             raise ValueError(f"pipeline={pipeline!r} needs efield.MultiFieldSystem (use_native=False takes one "
                              "system per field)")
         return _SeparateFields(fields, num_nodes, grid, options, dtype, device)

@@ -93,11 +93,11 @@ class MultiFieldElectricPotential(torch.nn.Module):
     cpu_threads, gradient_scale: as efield.ElectricPotential. pos: builds the systems now (dtype,
     device); else the first forward does. use_native: None picks efield.MultiFieldSystem when the
     extension has it, False always takes one system per field. pipeline: efield.MultiFieldSystem's
-    ("per_field" or "batched", CUDA only; "batched" needs the native system).
+    ("auto", "per_field" or "batched"; "batched" needs the native system and CUDA).
     """
 
     def __init__(self, fields, *, num_nodes, xl, yl, xh, yh, num_bins_x, num_bins_y, deterministic=True,
-                 cpu_threads=0, gradient_scale="dreamplace", pos=None, use_native=None, pipeline="per_field"):
+                 cpu_threads=0, gradient_scale="dreamplace", pos=None, use_native=None, pipeline="auto"):
         super().__init__()
         self.num_nodes = _arrays.to_int(num_nodes, "num_nodes", 0)
         fields = list(fields)

@@ -71,9 +71,11 @@ class MultiSystem {
     s.plan_effort = parse_plan_effort(plan_effort);
     o.num_entries = num_entries;
     o.zero_other_entries = zero_other_entries;
-    if (pipeline != "per_field" && pipeline != "batched")
-      throw py::value_error("pipeline must be 'per_field' or 'batched' (got '" + pipeline + "')");
-    o.pipeline = pipeline == "batched" ? MultiFieldPipeline::Batched : MultiFieldPipeline::PerField;
+    if (pipeline != "auto" && pipeline != "per_field" && pipeline != "batched")
+      throw py::value_error("pipeline must be 'auto', 'per_field' or 'batched' (got '" + pipeline + "')");
+    o.pipeline = pipeline == "batched"     ? MultiFieldPipeline::Batched
+                 : pipeline == "per_field" ? MultiFieldPipeline::PerField
+                                           : MultiFieldPipeline::Auto;
     stream_ = s.stream;
     py::gil_scoped_release release;
     DeviceGuard guard(device_);
@@ -195,7 +197,7 @@ void bind_multi_field(py::module_& m) {
            py::arg("fields"), py::arg("xl"), py::arg("yl"), py::arg("xh"), py::arg("yh"), py::arg("num_bins_x"),
            py::arg("num_bins_y"), py::arg("dtype"), py::arg("device"), py::arg("deterministic"), py::arg("stream"),
            py::arg("cpu_threads"), py::arg("use_cuda_graph"), py::arg("gradient_scale"), py::arg("num_entries"),
-           py::arg("zero_other_entries"), py::arg("plan_effort") = "estimate", py::arg("pipeline") = "per_field")
+           py::arg("zero_other_entries"), py::arg("plan_effort") = "estimate", py::arg("pipeline") = "auto")
       .def("evaluate", &MultiSystem::evaluate, py::arg("x"), py::arg("y"), py::arg("grad_x"), py::arg("grad_y"),
            py::arg("stream") = 0, py::arg("weights") = std::vector<double>{}, py::arg("accumulate") = false)
       .def("density_map", &MultiSystem::density_map, py::arg("k"))
@@ -206,6 +208,12 @@ void bind_multi_field(py::module_& m) {
       .def("field_info", &MultiSystem::field_info, py::arg("k"))
       .def_property_readonly("num_fields", [](const MultiSystem& s) { return s.system().num_fields(); })
       .def_property_readonly("num_entries", [](const MultiSystem& s) { return s.system().num_entries(); })
+      .def_property_readonly("pipeline",
+                             [](const MultiSystem& s) {
+                               return std::string(s.system().options().pipeline == MultiFieldPipeline::Batched
+                                                      ? "batched"
+                                                      : "per_field");
+                             })
       .def_property_readonly("device", &MultiSystem::device)
       .def_property_readonly("dtype", &MultiSystem::dtype)
       .def_property_readonly("backend", [](const MultiSystem& s) { return std::string(to_string(s.system().backend())); });

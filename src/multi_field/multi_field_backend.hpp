@@ -29,6 +29,9 @@ struct MultiFieldLayout {
 // the slots. The fields' own inputs are validated by their systems.
 MultiFieldLayout make_multi_field_layout(const MultiFieldOptions& options, std::vector<FieldSpec> fields);
 
+// The pipeline a system runs: options.pipeline, Auto resolved for the backend and field count.
+MultiFieldPipeline resolve_pipeline(const MultiFieldOptions& options, Backend backend, int num_fields);
+
 // Field k's own ElectrostaticOptions: the shared ones with td_k, the given stream, and graphs of
 // its own or not (the CUDA backend captures all fields into one graph itself).
 ElectrostaticOptions field_options(const MultiFieldLayout& layout, int k, Stream stream, bool own_graphs);

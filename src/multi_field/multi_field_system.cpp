@@ -37,9 +37,10 @@ void check_options(const MultiFieldOptions& options) {
   if (s.zero_gap_gradient != defaults.zero_gap_gradient)
     throw Error(std::string(kWho) + ": options.system.zero_gap_gradient must stay false (use "
                 "MultiFieldOptions::zero_other_entries)");
-  if (options.pipeline != MultiFieldPipeline::PerField && options.pipeline != MultiFieldPipeline::Batched)
+  if (options.pipeline != MultiFieldPipeline::Auto && options.pipeline != MultiFieldPipeline::PerField &&
+      options.pipeline != MultiFieldPipeline::Batched)
     throw Error(std::string(kWho) + ": options.pipeline " + std::to_string(static_cast<int>(options.pipeline)) +
-                " is not a MultiFieldPipeline (PerField or Batched)");
+                " is not a MultiFieldPipeline (Auto, PerField or Batched)");
   if (options.pipeline == MultiFieldPipeline::Batched) {
     if (s.backend == Backend::Cpu)
       throw Error(std::string(kWho) + ": options.pipeline = Batched runs on the CUDA backend only, but "
@@ -171,9 +172,19 @@ const std::vector<double>& resolve_weights(const MultiEvaluateOptions& options, 
 
 }  // namespace detail
 
+namespace detail {
+MultiFieldPipeline resolve_pipeline(const MultiFieldOptions& options, Backend backend, int num_fields) {
+  if (options.pipeline != MultiFieldPipeline::Auto) return options.pipeline;
+  const bool batched = backend == Backend::Cuda && num_fields >= 2 &&
+                       options.system.gradient_scale != GradientScale::Exact;
+  return batched ? MultiFieldPipeline::Batched : MultiFieldPipeline::PerField;
+}
+}  // namespace detail
+
 MultiFieldSystem::MultiFieldSystem(const MultiFieldOptions& options, std::vector<FieldSpec> fields) {
   detail::MultiFieldLayout layout = detail::make_multi_field_layout(options, std::move(fields));
   const Backend backend = resolve_backend(options.system.backend);
+  layout.options.pipeline = detail::resolve_pipeline(options, backend, layout.num_fields());
   detail::log().debug("MultiFieldSystem: {} fields, {} cells, {} entries, backend {}", layout.num_fields(),
                       layout.num_slots(), options.num_entries, to_string(backend));
   impl_ = backend == Backend::Cuda ? detail::make_cuda_multi_field(std::move(layout))

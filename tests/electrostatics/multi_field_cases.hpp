@@ -72,6 +72,7 @@ inline MultiCase fence_case(int K, std::int64_t num_movable, int bins, Precision
   c.options.system.precision = p;
   c.options.system.backend = b;
   c.options.system.cpu_threads = 2;
+  c.options.pipeline = MultiFieldPipeline::PerField;  // bitwise as separate systems; the batched tests set theirs
   const size_t extra = static_cast<size_t>(c.options.num_entries - n);
   const auto fx = random_vector<double>(extra, seed + 11, r.xl, r.xh - 20);
   const auto fy = random_vector<double>(extra, seed + 12, r.yl, r.yh - 20);
@@ -95,6 +96,7 @@ inline MultiCase batch_case(int count, Precision p, Backend b, std::uint64_t see
   c.options.system.precision = p;
   c.options.system.backend = b;
   c.options.system.cpu_threads = 2;
+  c.options.pipeline = MultiFieldPipeline::PerField;  // bitwise as separate systems; the batched tests set theirs
   c.x = random_vector<double>(static_cast<size_t>(c.options.num_entries), seed + 2, -5, 195);
   c.y = random_vector<double>(static_cast<size_t>(c.options.num_entries), seed + 3, -5, 155);
   return c;

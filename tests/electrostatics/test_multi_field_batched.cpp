@@ -177,6 +177,29 @@ TEST(MultiFieldBatchedOptions, BadChoicesAreErrors) {
   EXPECT_THROW(MultiFieldSystem(c.options, c.fields), Error);
 }
 
+// Auto (the default) resolves at construction: the CPU backend always runs per field; CUDA runs
+// batched for two or more fields with the DREAMPlace scale, per field for one field or Exact.
+TEST(MultiFieldBatchedOptions, AutoResolvesToThePipelineThatRuns) {
+  MultiCase c = fence_case(2, 200, 16, Precision::Float, Backend::Cpu);
+  c.options.pipeline = MultiFieldPipeline::Auto;
+  EXPECT_EQ(MultiFieldSystem(c.options, c.fields).options().pipeline, MultiFieldPipeline::PerField);
+  EXPECT_EQ(MultiFieldOptions{}.pipeline, MultiFieldPipeline::Auto);
+}
+
+TEST(MultiFieldBatchedCuda, AutoIsBatchedForManyFields) {
+  EFIELD_REQUIRE_GPU();
+  MultiCase c = fence_case(2, 200, 16, Precision::Float, Backend::Cuda);
+  c.options.pipeline = MultiFieldPipeline::Auto;
+  const MultiFieldSystem many(c.options, c.fields);
+  EXPECT_EQ(many.options().pipeline, MultiFieldPipeline::Batched);
+  EXPECT_THROW(many.field(0), Error);
+  c.options.system.gradient_scale = GradientScale::Exact;
+  EXPECT_EQ(MultiFieldSystem(c.options, c.fields).options().pipeline, MultiFieldPipeline::PerField);
+  c.options.system.gradient_scale = GradientScale::DreamPlace;
+  c.fields.resize(1);
+  EXPECT_EQ(MultiFieldSystem(c.options, c.fields).options().pipeline, MultiFieldPipeline::PerField);
+}
+
 // density_map(k) of the per-field pipeline is its field's system's map; k is checked.
 TEST(MultiFieldBatchedOptions, DensityMapOfEachField) {
   const MultiCase c = fence_case(2, 300, 16, Precision::Double, Backend::Cpu);

@@ -205,17 +205,19 @@ TEST(System3DTilesCuda, BatchedInverseMatchesThreePlan3DRuns) {
         EXPECT_EQ(a.ex, b.ex) << what;
         EXPECT_EQ(a.out.gx, b.out.gx) << what;
       }
-      // The fused spectral pass makes the same transform inputs: the same fields and gradients; the
-      // energy's terms are summed in another order.
+      // The fused spectral pass computes the same transform inputs with the same functions, but in
+      // one kernel the compiler may contract a spectral product into the preprocess's twiddle
+      // multiply-adds (one rounding fewer): the fields and gradients agree to round-off (the H100
+      // showed 1-ulp differences in Ey and Ez); the energy's terms are summed in another order.
       const Run3D f = evaluate_cuda(d, layout(tiles, false, true, true));
       EXPECT_NEAR(f.out.result.energy, b.out.result.energy, 1e-6 * b.out.result.energy) << what;
       EXPECT_EQ(f.out.result.overflow, b.out.result.overflow) << what;
-      EXPECT_EQ(f.ex, b.ex) << what;
-      EXPECT_EQ(f.ey, b.ey) << what;
-      EXPECT_EQ(f.ez, b.ez) << what;
-      EXPECT_EQ(f.out.gx, b.out.gx) << what;
-      EXPECT_EQ(f.out.gy, b.out.gy) << what;
-      EXPECT_EQ(f.out.gz, b.out.gz) << what;
+      expect_close(f.ex, b.ex, 1e-5, what + " fused Ex");
+      expect_close(f.ey, b.ey, 1e-5, what + " fused Ey");
+      expect_close(f.ez, b.ez, 1e-5, what + " fused Ez");
+      expect_close(f.out.gx, as_double(b.out.gx), 1e-5, what + " fused gx");
+      expect_close(f.out.gy, as_double(b.out.gy), 1e-5, what + " fused gy");
+      expect_close(f.out.gz, as_double(b.out.gz), 1e-5, what + " fused gz");
       if (!tiles) continue;
       // The forward DCT folded in as well (tiles only): the same coefficients (dct3_group's
       // arithmetic on the same R2C input), so every bit of the fused spectral path, the energy's too.

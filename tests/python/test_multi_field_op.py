@@ -23,6 +23,8 @@ BACKENDS = [True, False]  # efield.MultiFieldSystem, one efield.ElectrostaticSys
 
 
 def merged_op(p, **options):
+    """The per-field pipeline unless the test names one: the per-region ops' bits (bitwise())."""
+    options.setdefault("pipeline", "per_field")
     d = p.d
     xl, yl, xh, yh = d.region
     return MultiFieldElectricPotential.from_dreamplace(

@@ -31,6 +31,8 @@ def _fence_case(num_fences=2, n=1200, seed=1):
 
 
 def _system(case, dtype="float64", device="cpu", bins=32, **kw):
+    """The per-field pipeline unless the test names one: every field bitwise its own system's."""
+    kw.setdefault("pipeline", "per_field")
     xl, yl, xh, yh = case["region"]
     return efield.MultiFieldSystem(case["fields"], xl=xl, yl=yl, xh=xh, yh=yh, num_bins_x=bins, num_bins_y=bins,
                                    num_entries=case["entries"], dtype=dtype, device=device, **kw)
@@ -221,6 +223,22 @@ def test_pipeline_option():
     view = mf.field(1)
     assert view.num_movable == len(case["fields"][1].movable_index)
     np.testing.assert_array_equal(view.density_map(), mf._system.density_map(1))
+    assert mf.pipeline == "per_field"
+    assert _system(case, pipeline="auto").pipeline == "per_field"  # the CPU backend runs each field's system
+
+
+@requires_cuda
+def test_cuda_auto_pipeline():
+    """pipeline="auto" (the default) on CUDA: batched for two or more fields with the DREAMPlace
+    gradient scale, per-field for one field or the exact gradient."""
+    case = _fence_case(num_fences=2, n=400)
+    xl, yl, xh, yh = case["region"]
+    default = efield.MultiFieldSystem(case["fields"], xl=xl, yl=yl, xh=xh, yh=yh, num_bins_x=32, num_bins_y=32,
+                                      num_entries=case["entries"], device="cuda")
+    assert default.pipeline == "batched"
+    assert _system(case, device="cuda", pipeline="auto", gradient_scale="exact").pipeline == "per_field"
+    one = dict(case, fields=case["fields"][:1])
+    assert _system(one, device="cuda", pipeline="auto").pipeline == "per_field"
 
 
 @requires_cuda
