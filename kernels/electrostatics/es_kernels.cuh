@@ -112,6 +112,14 @@ __device__ __forceinline__ EsNativePair<T> es_load_pair_last_use(const T* pair) 
 
 using EsAccum = unsigned long long;
 
+// The outside-area slot of cell c: one of kEsTotalSlots pairs [movable, filler] picked by the
+// cell's index. Cells partly outside the region (along its edges; most of a shallow 3D region's
+// cells stick out in z once stretched) spread their integer atomics over 2 kEsTotalSlots
+// addresses instead of contending on one; finalize sums the pairs (integers: order-free).
+__host__ __device__ __forceinline__ std::int64_t outside_slot(std::int64_t c, bool filler) {
+  return 2 * (c & (kEsTotalSlots - 1)) + (filler ? 1 : 0);
+}
+
 // Maximum for CUB block reductions (no dependence on CUB's operator names across versions).
 struct EsMax {
   template <typename U>

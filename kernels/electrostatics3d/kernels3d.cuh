@@ -10,6 +10,7 @@
 
 #include <cstdint>
 
+#include "electrostatics/es_kernels.cuh"  // outside_slot, kEsTotalSlots
 #include "electrostatics3d/footprint3d.hpp"
 
 namespace efield::detail {
@@ -48,7 +49,7 @@ __global__ void rasterize3d_kernel(Grid3D<T> g, const T* __restrict__ x, const T
       atomicAdd(acc + b, static_cast<unsigned long long>(to_fixed_point(v, g.fixed_scale)));
     });
     const std::int64_t out = outside_fixed_point3d(f, g);
-    if (out != 0) atomicAdd(outside + (movable ? 0 : 1), static_cast<unsigned long long>(out));
+    if (out != 0) atomicAdd(outside + outside_slot(c, !movable), static_cast<unsigned long long>(out));
   }
 }
 
@@ -175,9 +176,12 @@ struct ResultScales3D {
   double outside;         // bx by bz 2^-kOutsideFractionBits
 };
 
+// outside: the kEsTotalSlots [movable, filler] pairs of outside volumes (outside_slot), then the
+// tile rasterize's check flag at kOutsideFlag3D.
+inline constexpr int kOutsideFlag3D = 2 * kEsTotalSlots;
 // One block: sums the partials in a fixed order into result = {energy, overflow, max_density,
-// movable_area_outside, filler_area_outside} (device_result), then result[5] = the tile
-// rasterize's check flag (outside[2]) as 0 or 1; resets outside[0..2].
+// movable_area_outside, filler_area_outside} (device_result), then result[5] = the check flag as
+// 0 or 1; resets the outside slots and the flag.
 __global__ void finalize3d_kernel(const double* partial_overflow, const double* partial_max, int density_blocks,
                                   const double* partial_energy, int spectral_blocks, unsigned long long* outside,
                                   ResultScales3D scales, double* result);

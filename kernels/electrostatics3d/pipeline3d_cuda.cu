@@ -57,12 +57,15 @@ __global__ void finalize3d_kernel(const double* partial_overflow, const double* 
     result[0] = e * scales.energy;
     result[1] = scales.movable_volume > 0 ? o * scales.volume / scales.movable_volume : 0.0;
     result[2] = m;
-    result[3] = static_cast<double>(static_cast<long long>(outside[0])) * scales.outside;
-    result[4] = static_cast<double>(static_cast<long long>(outside[1])) * scales.outside;
-    result[5] = outside[2] != 0 ? 1.0 : 0.0;
-    outside[0] = 0;
-    outside[1] = 0;
-    outside[2] = 0;
+    unsigned long long kind[2] = {0, 0};
+    for (int slot = 0; slot < 2 * kEsTotalSlots; ++slot) {
+      kind[slot & 1] += outside[slot];
+      outside[slot] = 0;
+    }
+    result[3] = static_cast<double>(static_cast<long long>(kind[0])) * scales.outside;
+    result[4] = static_cast<double>(static_cast<long long>(kind[1])) * scales.outside;
+    result[5] = outside[kOutsideFlag3D] != 0 ? 1.0 : 0.0;
+    outside[kOutsideFlag3D] = 0;
   }
 }
 
@@ -104,7 +107,7 @@ class CudaPipeline3D final : public ElectrostaticBackend3D {
         partial_overflow_(density_blocks_),
         partial_max_(density_blocks_),
         partial_energy_(density_blocks_),
-        outside_(3),
+        outside_(kOutsideFlag3D + 1),
         result_(6),
         host_result_(6),
         weight_(1) {
@@ -412,7 +415,7 @@ class CudaPipeline3D final : public ElectrostaticBackend3D {
       pass.target_density = static_cast<float>(design_.options.target_density);
       pass.partial_overflow = partial_overflow_.get();
       pass.partial_max = partial_max_.get();
-      pass.flag = outside_.get() + 2;
+      pass.flag = outside_.get() + kOutsideFlag3D;
       pass.makhoul = fused_forward_;
       tiles_->enqueue(grid_, x, y, z, w_.get(), h_.get(), d_.get(), bins == Bins3D::WideTiles, pass, outside_.get(), s);
     }
@@ -448,7 +451,7 @@ class CudaPipeline3D final : public ElectrostaticBackend3D {
       gather3d_kernel<T><<<cell_blocks, kThreads3D, 0, s>>>(grid_, x, y, z, w_.get(), h_.get(), d_.get(),
                                                             packed_field_.get(), exact_ ? phi_.get() : nullptr,
                                                             weight_.get(), accumulate,
-                                                            bins == Bins3D::FloatTiles ? outside_.get() + 2 : nullptr,
+                                                            bins == Bins3D::FloatTiles ? outside_.get() + kOutsideFlag3D : nullptr,
                                                             gx, gy, gz);
       EFIELD_CUDA_CHECK_LAUNCH();
     }
@@ -479,7 +482,7 @@ class CudaPipeline3D final : public ElectrostaticBackend3D {
   DeviceBuffer<PackedField3D<T>> packed_field_;  // the gather's {Ex, Ey, Ez, 0} (not with Exact)
   int density_blocks_ = 1;
   DeviceBuffer<double> partial_overflow_, partial_max_, partial_energy_;
-  DeviceBuffer<unsigned long long> outside_;  // [movable, filler] outside volumes, the tiles' check flag
+  DeviceBuffer<unsigned long long> outside_;  // outside volumes (outside_slot's pairs), the tiles' check flag
   DeviceBuffer<double> result_;
   PinnedBuffer<double> host_result_;
   DeviceBuffer<T> weight_;

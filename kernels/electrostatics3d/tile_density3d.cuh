@@ -57,7 +57,7 @@ struct TileRasterize3D {
   const float *x, *y, *z, *w, *h, *d;
   Acc* movable;                    // tile maps (tile3d_index)
   Acc* filler;
-  unsigned long long* outside;     // [movable, filler] outside volumes (fixed point)
+  unsigned long long* outside;     // outside volumes (fixed point) in outside_slot's pairs
   float to_units;                  // 2^kTile3DBits / (bx by bz): volume -> units
 };
 
@@ -76,7 +76,7 @@ __device__ __forceinline__ bool rasterize3d_thread_cell(const TileRasterize3D<Ac
   const Footprint3D<float> f = cell_footprint3d(g, c, a.x[i], a.y[i], a.z[i], a.w[c], a.h[c], a.d[c]);
   const std::int64_t out = outside_fixed_point3d(f, g);
   const bool movable = c < g.num_movable;
-  if (out != 0) atomicAdd(a.outside + (movable ? 0 : 1), static_cast<unsigned long long>(out));
+  if (out != 0) atomicAdd(a.outside + outside_slot(c, !movable), static_cast<unsigned long long>(out));
   if (f.x.last - f.x.first > 2 || f.y.last - f.y.first > 2 || f.z.last - f.z.first >= kTile3DThreadLayers)
     return false;
   float cx[3], oy[3];
@@ -242,7 +242,7 @@ class TileDensity3D {
     fixed_tiles_.upload(tiles.data(), tiles.size());
   }
 
-  // wide: the 64-bit tiles (the rerun's bins). flag: outside + 2 (finalize3d reads and clears it).
+  // wide: the 64-bit tiles (the rerun's bins). flag: outside + kOutsideFlag3D (finalize3d reads and clears it).
   void enqueue(const Grid3D<float>& g, const float* x, const float* y, const float* z, const float* w,
                const float* h, const float* d, bool wide, TileDensityArgs3D pass, unsigned long long* outside,
                cudaStream_t s) const {

@@ -57,8 +57,7 @@ template <typename T>
 __device__ __forceinline__ void add_slot_outside(const BatchedRasterizeArgs<T>& a, const SlotCell<T>& s) {
   const std::int64_t q = outside_fixed_point(s.f, s.g);
   if (q != 0)
-    atomicAdd(a.outside + 2 * (static_cast<std::int64_t>(s.k) * kEsTotalSlots + (s.c & (kEsTotalSlots - 1))) +
-                  (s.c >= s.g.num_movable ? 1 : 0),
+    atomicAdd(a.outside + 2 * static_cast<std::int64_t>(s.k) * kEsTotalSlots + outside_slot(s.c, s.c >= s.g.num_movable),
               static_cast<EsAccum>(q));
 }
 
