@@ -56,7 +56,7 @@ commit=$(git -C "$root/root/efield" rev-parse --short HEAD)
 
 log=$work/quickstart-$(date -u +%Y%m%dT%H%M%S).log
 packages_before=$(chroot "$root" dpkg-query -W -f='${Package}\n' | sort)
-used_before=$(du -sm --exclude="*/root/efield" --exclude="*/var/cache/apt/archives" "$root" | cut -f1)
+used_before=$(du -smx --exclude="*/root/efield" --exclude="*/var/cache/apt/archives" "$root" | cut -f1)
 {
   echo "commit $commit, $(nproc) cores, $(date -u)"
   echo "load before: $(uptime)"
@@ -69,8 +69,8 @@ packages_after=$(chroot "$root" dpkg-query -W -f='${Package}\n' | sort)
 {
   echo "load after: $(uptime)"
   echo "packages installed: $(comm -13 <(echo "$packages_before") <(echo "$packages_after") | wc -l)"
-  echo "downloaded: $(du -sm "$root/var/cache/apt/archives" | cut -f1) MB of .deb files"
-  echo "disk used by the installation: $(( $(du -sm --exclude="*/root/efield" --exclude="*/var/cache/apt/archives" "$root" | cut -f1) - used_before )) MB"
+  echo "downloaded: $(du -smx "$root/var/cache/apt/archives" | cut -f1) MB of .deb files"
+  echo "disk used by the installation: $(( $(du -smx --exclude="*/root/efield" --exclude="*/var/cache/apt/archives" "$root" | cut -f1) - used_before )) MB"
   echo "exit status: $status"
 } | tee -a "$log"
 echo "log: $log"
