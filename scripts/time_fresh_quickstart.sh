@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Times the README's first command, `bash scripts/quickstart.sh bench`, on a fresh Debian 12 root
-# made with debootstrap (packages included), as a new user meets it: a fresh clone, root, no
-# ccache, a clean environment. Every output line is time-stamped in seconds from the start (ts,
-# from moreutils). Run as root on a Debian machine with network access to deb.debian.org:
+# made with debootstrap (packages included), as a new user meets it: a fresh clone (of this
+# repository's committed HEAD), root, no ccache, a clean environment. Every output line is
+# time-stamped in seconds from the start (ts, from moreutils). Run as root on a Debian machine
+# with network access to deb.debian.org:
 #   bash scripts/time_fresh_quickstart.sh <work-dir> [quickstart mode and arguments, default: bench]
 # <work-dir> keeps a pristine tarball of the debootstrap root (made on the first run, reused
 # after), a fresh copy of it in <work-dir>/root for each run (deleted at the end) and the logs.
