@@ -10,7 +10,11 @@
 //      128^3 and 256^3 bins.
 //   3. Plan3D Dct / Idct at 256^3 against cuFFT's 3D R2C / C2R of the same size (CPU: FFTW's
 //      3D r2c / c2r with as many threads).
-// float, deterministic, device pointers on CUDA. GPU times: CUDA events around each call after
+// On CUDA each 3D row runs once per --paths entry (the layout hook, src/electrostatics3d/
+// pipeline3d_layout.hpp): the default (every option on: the tile rasterize, the batched field
+// inverse, the spectral pass and the forward DCT folded in), plain (none: a 64-bit atomic per bin,
+// three Plan3D inverses), tiles, batched, both, and fused (both with the spectral pass folded into
+// the inverse); the design column names the path (the default's rows carry no tag). float, deterministic, device pointers on CUDA. GPU times: CUDA events around each call after
 // warm-up, median of --reps runs; CPU: steady_clock, median. --backend cpu runs smaller sizes
 // (adaptec1's cells / 4 at 256 x 256 x L, 250k cells at 64^3 and 128^3, transforms at 128^3) so
 // that it finishes on a small machine. See --help.
@@ -32,6 +36,7 @@
 #include "common/ispd_stand_ins.hpp"
 #include "common/timing.hpp"
 #include "efield/efield.hpp"
+#include "electrostatics3d/pipeline3d_layout.hpp"
 #include "support/device_array.hpp"
 
 #if EFIELD_HAS_CUDA
@@ -167,9 +172,43 @@ double plan3d_ms(efield::Transform3D kind, int M, int N, int L, const Runner& ru
   return time_plan(plan, run, static_cast<size_t>(M) * N * L);
 }
 
-Row time_3d(const Design3D& d, const Runner& run) {
+// A stage choice of the CUDA 3D pipeline, by its --paths name.
+struct Path3D {
+  std::string name;  // "default" leaves the design's name as it is
+  efield::detail::Es3DPipelineLayout layout;
+};
+
+std::vector<Path3D> parse_paths(const std::string& list) {
+  std::vector<Path3D> out;
+  size_t at = 0;
+  while (at <= list.size()) {
+    const size_t end = std::min(list.find(',', at), list.size());
+    const std::string name = list.substr(at, end - at);
+    Path3D p{name, {}};  // the default layout
+    if (name != "default") {
+      const bool fused = name == "fused", both = name == "both" || fused;
+      p.layout.tile_rasterize = name == "tiles" || both;
+      p.layout.batched_field_inverse = name == "batched" || both;
+      p.layout.fused_spectral_inverse = fused;
+      p.layout.fused_forward = false;
+      if (name != "plain" && name != "tiles" && name != "batched" && !both)
+        throw efield::Error("bench_electrostatics3d: --paths: unknown path '" + name +
+                            "' (default, plain, tiles, batched, both, fused)");
+    }
+    out.push_back(p);
+    at = end + 1;
+  }
+  return out;
+}
+
+Row time_3d(const Design3D& d, const Runner& run, const Path3D& path = {"default", {}}) {
+  const efield::detail::Es3DPipelineLayout before = efield::detail::set_es3d_pipeline_layout(path.layout);
+  struct Restore {
+    efield::detail::Es3DPipelineLayout layout;
+    ~Restore() { efield::detail::set_es3d_pipeline_layout(layout); }
+  } restore{before};
   Row r;
-  r.design = d.name;
+  r.design = path.name == "default" ? d.name : d.name + " [" + path.name + "]";
   r.cells = static_cast<long long>(d.x.size());
   r.M = d.options.num_bins_x;
   r.N = d.options.num_bins_y;
@@ -252,7 +291,7 @@ int main(int argc, char** argv) {
                "with the same cells, 1M / 4M cells at 128^3 and 256^3, and Plan3D at 256^3 against cuFFT's 3D "
                "R2C / C2R; float, deterministic, median of --reps runs (--backend cpu: smaller sizes).",
                "bench_electrostatics3d"};
-  std::string markdown, backend = efield::cuda_device_count() > 0 ? "cuda" : "cpu";
+  std::string markdown, backend = efield::cuda_device_count() > 0 ? "cuda" : "cpu", paths = "default,plain,batched,fused";
   int reps = 0, threads = 0;
   bool no_large = false;
   app.add_option("--backend", backend, "cuda or cpu (default: cuda when a device is present)")
@@ -262,6 +301,11 @@ int main(int argc, char** argv) {
       ->check(bench::at_least(1));
   app.add_option("--threads", threads, "CPU threads of the CPU backend and FFTW (0: all)")->check(bench::at_least(0));
   app.add_flag("--no-large", no_large, "skip the general grids (table 2)");
+  app.add_option("--paths", paths,
+                 "CUDA: the 3D stages to time, comma-separated: default (every option on), plain (none), tiles (the "
+                 "tile rasterize alone), batched (the batched field inverse alone), both, fused (both, the spectral "
+                 "pass inside the inverse)")
+      ->capture_default_str();
   app.add_option("--markdown", markdown, "also write the tables to FILE")->type_name("FILE");
   CLI11_PARSE(app, argc, argv);
 
@@ -286,6 +330,7 @@ int main(int argc, char** argv) {
   std::string md;
   try {
     const bool gpu = run.cuda();
+    const std::vector<Path3D> path_list = gpu ? parse_paths(paths) : parse_paths("default");
     const bench::StandInDesign d2 =
         gpu ? bench::make_ispd_stand_in("adaptec1", bench::StandInPlacement::Random)
             : bench::make_stand_in("adaptec1-like / 4", 210904 / 4, 63 / 4, 256, 1, bench::StandInPlacement::Random);
@@ -327,7 +372,8 @@ int main(int argc, char** argv) {
     };
     const Row r2 = time_2d(d2, run);
     md += row_md(r2, r2.evaluate.median_ms);
-    for (int L : {2, 4, 8}) md += row_md(time_3d(stacked(d2, L, run), run), r2.evaluate.median_ms);
+    for (int L : {2, 4, 8})
+      for (const Path3D& p : path_list) md += row_md(time_3d(stacked(d2, L, run), run, p), r2.evaluate.median_ms);
 
     if (!no_large) {
       const std::string head =
@@ -339,7 +385,8 @@ int main(int argc, char** argv) {
                                                 : std::vector<long long>{250000};
       const std::vector<int> grids = gpu ? std::vector<int>{128, 256} : std::vector<int>{64, 128};
       for (long long c : counts)
-        for (int g : grids) md += row_md(time_3d(cube(c, g, run), run), 0);
+        for (int g : grids)
+          for (const Path3D& p : path_list) md += row_md(time_3d(cube(c, g, run), run, p), 0);
     }
 
     const int n = gpu ? 256 : 128;

@@ -11,11 +11,15 @@
 //       bins), each at its own random positions: one evaluate of the batch (make_batch_fields)
 //       against one ElectrostaticSystem per placement evaluated in a loop; evaluates (of one
 //       placement) per second.
+// "batched" is MultiFieldPipeline::PerField (each field's pipeline, the fields on forked streams);
+// on CUDA both parts also time MultiFieldPipeline::Batched ("one pipeline" over all fields, what
+// Auto picks there) in the same turns.
 // Positions and gradients are device arrays on CUDA, host arrays on the CPU backend.
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>
 #include <functional>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -58,6 +62,19 @@ struct Arrays {
 #endif
   }
 };
+
+// The same fields in MultiFieldPipeline::Batched (CUDA only; nullptr on the CPU backend).
+std::unique_ptr<efield::MultiFieldSystem> batched_pipeline(efield::MultiFieldOptions o,
+                                                           const std::vector<efield::FieldSpec>& fields) {
+  if (o.system.backend != efield::Backend::Cuda) return nullptr;
+  o.pipeline = efield::MultiFieldPipeline::Batched;
+  return std::make_unique<efield::MultiFieldSystem>(o, fields);
+}
+
+// The variants' timings, the batched pipeline's last when it exists.
+void add_pipelined(std::vector<std::function<void()>>& variants, efield::MultiFieldSystem* one, const Arrays& a) {
+  if (one) variants.push_back([one, &a] { one->evaluate(a.x, a.y, a.gx, a.gy); });
+}
 
 struct Context {
   efield::Backend backend = efield::Backend::Cpu;
@@ -102,6 +119,7 @@ struct FenceRow {
   int fences = 0;
   long long movable = 0, fillers = 0, blockages = 0;
   TimingResult batched, separate, single;
+  TimingResult pipelined;  // MultiFieldPipeline::Batched (CUDA; else not timed: median_ms 0)
 };
 
 FenceRow run_fences(const Context& c, int num_fences, double scale, int bins) {
@@ -146,7 +164,9 @@ FenceRow run_fences(const Context& c, int num_fences, double scale, int bins) {
   efield::MultiFieldOptions mo;
   mo.system = c.options(r, bins);
   mo.num_entries = entries;
+  mo.pipeline = efield::MultiFieldPipeline::PerField;
   efield::MultiFieldSystem mf(mo, fields);
+  const std::unique_ptr<efield::MultiFieldSystem> one = batched_pipeline(mo, fields);
   // DREAMPlace 3.0's way: one system per field over the field's own contiguous arrays.
   std::vector<efield::ElectrostaticSystem> systems;
   std::vector<std::unique_ptr<Arrays>> per_field;
@@ -167,7 +187,7 @@ FenceRow run_fences(const Context& c, int num_fences, double scale, int bins) {
     sx.push_back(uniform_in(rng, r.xl, r.xh - fs.width)), sy.push_back(uniform_in(rng, r.yl, r.yh - fs.height));
   Arrays s(sx, sy, c.backend == efield::Backend::Cuda);
 
-  const std::vector<TimingResult> t = c.time_in_turns({
+  std::vector<std::function<void()>> variants = {
       [&] { mf.evaluate(a.x, a.y, a.gx, a.gy); },
       [&] {
         for (std::size_t k = 0; k < systems.size(); ++k) {
@@ -176,8 +196,11 @@ FenceRow run_fences(const Context& c, int num_fences, double scale, int bins) {
         }
       },
       [&] { single.evaluate(s.x, s.y, s.gx, s.gy); },
-  });
+  };
+  add_pipelined(variants, one.get(), a);
+  const std::vector<TimingResult> t = c.time_in_turns(variants);
   row.batched = t[0], row.separate = t[1], row.single = t[2];
+  if (one) row.pipelined = t[3];
   return row;
 }
 
@@ -187,6 +210,7 @@ struct BatchRow {
   int count = 0;
   long long movable = 0, fillers = 0;
   TimingResult batched, loop;
+  TimingResult pipelined;  // MultiFieldPipeline::Batched (CUDA; else not timed: median_ms 0)
 };
 
 BatchRow run_batch(const Context& c, int count, int bins) {
@@ -220,10 +244,13 @@ BatchRow run_batch(const Context& c, int count, int bins) {
   efield::MultiFieldOptions mo;
   mo.system = c.options(r, bins);
   mo.num_entries = count * stride;
-  efield::MultiFieldSystem mf(mo, efield::make_batch_fields(count, in.movable, fillers, in.fixed, 1.0));
+  mo.pipeline = efield::MultiFieldPipeline::PerField;
+  const std::vector<efield::FieldSpec> fields = efield::make_batch_fields(count, in.movable, fillers, in.fixed, 1.0);
+  efield::MultiFieldSystem mf(mo, fields);
+  const std::unique_ptr<efield::MultiFieldSystem> one = batched_pipeline(mo, fields);
   std::vector<efield::ElectrostaticSystem> systems;
   for (int k = 0; k < count; ++k) systems.emplace_back(c.options(r, bins), in.movable, fillers, in.fixed);
-  const std::vector<TimingResult> t = c.time_in_turns({
+  std::vector<std::function<void()>> variants = {
       [&] { mf.evaluate(a.x, a.y, a.gx, a.gy); },
       [&] {
         for (int k = 0; k < count; ++k) {
@@ -231,9 +258,18 @@ BatchRow run_batch(const Context& c, int count, int bins) {
           systems[k].evaluate(a.x + b, a.y + b, a.gx + b, a.gy + b);
         }
       },
-  });
+  };
+  add_pipelined(variants, one.get(), a);
+  const std::vector<TimingResult> t = c.time_in_turns(variants);
   row.batched = t[0], row.loop = t[1];
+  if (one) row.pipelined = t[2];
   return row;
+}
+
+std::string number(double v, const char* format) {
+  char text[64];
+  std::snprintf(text, sizeof text, format, v);
+  return text;
 }
 
 std::vector<int> parse_list(const std::string& text) {
@@ -334,18 +370,24 @@ int main(int argc, char** argv) {
     if (!fence_rows.empty()) {
       std::snprintf(buf, sizeof buf,
                     "(a) Fence regions: synthetic design, %.3g x adaptec1's cells, %d x %d bins. batched: one "
-                    "MultiFieldSystem::evaluate of the K + 1 fields; separate: K + 1 ElectrostaticSystems evaluated "
-                    "one after the other; single: one field, no fences.\n\n"
+                    "MultiFieldSystem::evaluate of the K + 1 fields (MultiFieldPipeline::PerField); separate: K + 1 "
+                    "ElectrostaticSystems evaluated one after the other; single: one field, no fences; one pipeline: "
+                    "the same evaluate with MultiFieldPipeline::Batched (CUDA only; what Auto, the default, picks there).\n\n"
                     "| K | movable | fillers | blockage rects | batched ms | separate ms | single field ms | "
-                    "batched / single | separate / single | separate / batched |\n"
-                    "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n",
+                    "batched / single | separate / single | separate / batched | one pipeline ms | "
+                    "one pipeline / single |\n"
+                    "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n",
                     scale, fence_bins, fence_bins);
       md += buf;
       for (const FenceRow& r : fence_rows) {
-        std::snprintf(buf, sizeof buf, "| %d | %lld | %lld | %lld | %.4f | %.4f | %.4f | %.2f | %.2f | %.2f |\n",
-                      r.fences, r.movable, r.fillers, r.blockages, r.batched.median_ms, r.separate.median_ms,
+        const bool one = r.pipelined.median_ms > 0;
+        std::snprintf(buf, sizeof buf,
+                      "| %d | %lld | %lld | %lld | %.4f | %.4f | %.4f | %.2f | %.2f | %.2f | %s | %s |\n", r.fences,
+                      r.movable, r.fillers, r.blockages, r.batched.median_ms, r.separate.median_ms,
                       r.single.median_ms, r.batched.median_ms / r.single.median_ms,
-                      r.separate.median_ms / r.single.median_ms, r.separate.median_ms / r.batched.median_ms);
+                      r.separate.median_ms / r.single.median_ms, r.separate.median_ms / r.batched.median_ms,
+                      one ? number(r.pipelined.median_ms, "%.4f").c_str() : "-",
+                      one ? number(r.pipelined.median_ms / r.single.median_ms, "%.2f").c_str() : "-");
         md += buf;
       }
       md += "\n";
@@ -353,14 +395,21 @@ int main(int argc, char** argv) {
     for (const BatchRow& r : batch_rows) {
       const double per_s_batched = 1000.0 * r.count / r.batched.median_ms;
       const double per_s_loop = 1000.0 * r.count / r.loop.median_ms;
+      const bool one = r.pipelined.median_ms > 0;
+      const double per_s_one = one ? 1000.0 * r.count / r.pipelined.median_ms : 0.0;
       std::snprintf(buf, sizeof buf,
                     "(b) A batch of %d placements of one synthetic design (%lld movable cells, ibm01's count; %lld "
-                    "fillers; %d x %d bins), each at its own random positions.\n\n"
+                    "fillers; %d x %d bins), each at its own random positions. batched: MultiFieldPipeline::PerField; one "
+                    "pipeline: MultiFieldPipeline::Batched (CUDA only; what Auto, the default, picks there).\n\n"
                     "| placements | batched ms | loop of systems ms | batched evaluates/s | loop evaluates/s | "
-                    "speed-up |\n| ---: | ---: | ---: | ---: | ---: | ---: |\n"
-                    "| %d | %.4f | %.4f | %.0f | %.0f | %.2f |\n\n",
+                    "speed-up | one pipeline ms | one pipeline evaluates/s | one pipeline speed-up |\n"
+                    "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n"
+                    "| %d | %.4f | %.4f | %.0f | %.0f | %.2f | %s | %s | %s |\n\n",
                     r.count, r.movable, r.fillers, batch_bins, batch_bins, r.count, r.batched.median_ms,
-                    r.loop.median_ms, per_s_batched, per_s_loop, per_s_batched / per_s_loop);
+                    r.loop.median_ms, per_s_batched, per_s_loop, per_s_batched / per_s_loop,
+                    one ? number(r.pipelined.median_ms, "%.4f").c_str() : "-",
+                    one ? number(per_s_one, "%.0f").c_str() : "-",
+                    one ? number(per_s_one / per_s_loop, "%.2f").c_str() : "-");
       md += buf;
     }
     std::printf("%s", md.c_str());

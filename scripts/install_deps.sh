@@ -8,14 +8,17 @@ set -euo pipefail
 
 group=${1:-all}
 # The library and bench_ispd: compiler, build tools, the C++ libraries (stb: PNG heat maps).
-bench=(build-essential cmake ninja-build pkg-config libeigen3-dev libspdlog-dev libfmt-dev
-       libfftw3-dev libstb-dev libcli11-dev nlohmann-json3-dev)
-rest=(libgtest-dev
+bench=(build-essential cmake ninja-build pkg-config libspdlog-dev libfmt-dev libfftw3-dev libstb-dev
+       libcli11-dev nlohmann-json3-dev)
+rest=(# the tests: GoogleTest, and Eigen for their dense float64 references
+      libgtest-dev libeigen3-dev
       # clang + libFuzzer: the Bookshelf fuzz test (fuzz/)
       clang-14 libclang-rt-14-dev
       # the Python package (python/) and its tests
       python3-dev pybind11-dev libdlpack-dev python3-numpy python3-scipy python3-pytest
       python3-torch python3-matplotlib python3-pip python3-setuptools python3-wheel python3-venv
+      # the compiled PyTorch op (efield._torch_ops): PyTorch's C++ side, matching python3-torch
+      libtorch-dev
       # efield.sweep: placement sweeps on Dask (an embedded local cluster or an existing one)
       python3-dask python3-distributed)
 case "$group" in

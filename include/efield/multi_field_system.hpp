@@ -36,6 +36,23 @@ struct FieldSpec {
   double target_density = 1.0;              // td_k
 };
 
+// How the CUDA backend runs the fields (docs/design.md, "Many fields: fence regions and batches").
+enum class MultiFieldPipeline {
+  // The default: Batched where it runs (the CUDA backend, two or more fields, GradientScale
+  // DreamPlace), PerField otherwise; options() tells which one a system got. Batched is the faster
+  // on every fence count and batch measured (bench_multi_field).
+  Auto,
+  // Each field's own ElectrostaticSystem pipeline, the fields concurrently on streams forked from
+  // the system's stream. The CPU backend always runs the fields this way.
+  PerField,
+  // CUDA only: one pipeline over all fields at once: one rasterize launch over every field's cells
+  // into the fields' maps (64-bit fixed-point bins), one density pass, batched cuFFT plans, one
+  // spectral pass, one field-tiles pass, one gather writing w_k g at each cell's entry, one
+  // finalize. Keeps no per-field systems (field(k) throws; density_map(k) works). Not with
+  // GradientScale::Exact.
+  Batched,
+};
+
 struct MultiFieldOptions {
   // Region, bins, precision, backend, deterministic, stream, cpu_threads, use_cuda_graph,
   // gradient_scale: shared by all fields. target_density, filler_offset and zero_gap_gradient are
@@ -43,6 +60,10 @@ struct MultiFieldOptions {
   ElectrostaticOptions system;
   std::int64_t num_entries = 0;     // length of x, y, grad_x, grad_y; every index < num_entries
   bool zero_other_entries = false;  // write 0 at entries no field owns (DREAMPlace's terminals) when not accumulating
+  // Auto, PerField or Batched (Batched with Backend::Cpu is an efield::Error; with Backend::Auto
+  // on a machine without a GPU the CPU backend runs as always). PerField gives every field's
+  // energy and gradient bitwise as its own ElectrostaticSystem would, and field(k).
+  MultiFieldPipeline pipeline = MultiFieldPipeline::Auto;
 };
 
 struct MultiEvaluateOptions {
@@ -85,10 +106,13 @@ class MultiFieldSystem {
 
   int num_fields() const noexcept;
   // The field's own system: maps (density_map(), ...), bin sizes, counts of the latest evaluate.
+  // The batched pipeline keeps none: efield::Error (build with MultiFieldPipeline::PerField).
   const ElectrostaticSystem& field(int k) const;
+  // Field k's density map rho of the latest evaluate, natural layout [M][N] (either pipeline).
+  std::vector<double> density_map(int k) const;
   const FieldSpec& field_spec(int k) const;
   std::int64_t num_entries() const noexcept;
-  const MultiFieldOptions& options() const noexcept;
+  const MultiFieldOptions& options() const noexcept;  // pipeline: the one this system runs (never Auto)
   Backend backend() const noexcept;
   int device() const noexcept;  // -1 on the CPU
 

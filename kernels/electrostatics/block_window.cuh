@@ -24,7 +24,7 @@ template <typename T>
 __device__ __forceinline__ void add_outside(const RasterizeArgs<T>& a, const Footprint<T>& f, std::int64_t c) {
   const std::int64_t q = outside_fixed_point(f, a.g);
   if (q != 0)
-    atomicAdd(a.outside + 2 * (c & (kEsTotalSlots - 1)) + (c >= a.g.num_movable ? 1 : 0), static_cast<EsAccum>(q));
+    atomicAdd(a.outside + outside_slot(c, c >= a.g.num_movable), static_cast<EsAccum>(q));
 }
 
 // The bin range [m0, m1] x [n0, n1] of a block's footprints and the sums of their first bins

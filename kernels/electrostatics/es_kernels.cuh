@@ -57,10 +57,11 @@ inline constexpr int kEsTotalSlots = 64;
 // 2^-kEsExactFloatBits bin areas (resolution 3.8e-6 bin areas). Sums of whole numbers up to 2^24
 // are exact in float, so the atomics' order cannot change a bit: as deterministic as integer
 // atomics, with float4 atomics on 2 x 2-bin tiles. A bin holds 2^(24 - kEsExactFloatBits) = 64
-// bin areas of movable or of filler charge exactly; the density pass flags any bin above 2^24 and
+// bin areas of movable or of filler charge exactly; the density pass flags any bin at or above 2^24 and
 // evaluate then runs again on the same input with wider bins (pipeline_cuda.cu).
 inline constexpr int kEsExactFloatBits = 18;
-inline constexpr float kEsExactFloatLimit = 16777216.0f;  // 2^24: larger sums may have rounded
+// 2^24: a sum at or above it may have rounded (2^24 + 1 rounds down to 2^24, so equality is flagged too).
+inline constexpr float kEsExactFloatLimit = 16777216.0f;
 
 // Piled movable cells (a placer's first iterations: thousands of bin areas in a few bins) take
 // the same whole numbers of 2^-kEsExactFloatBits bin areas into 64-bit tiles (es_tile_index),
@@ -110,6 +111,14 @@ __device__ __forceinline__ EsNativePair<T> es_load_pair_last_use(const T* pair) 
 }
 
 using EsAccum = unsigned long long;
+
+// The outside-area slot of cell c: one of kEsTotalSlots pairs [movable, filler] picked by the
+// cell's index. Cells partly outside the region (along its edges; most of a shallow 3D region's
+// cells stick out in z once stretched) spread their integer atomics over 2 kEsTotalSlots
+// addresses instead of contending on one; finalize sums the pairs (integers: order-free).
+__host__ __device__ __forceinline__ std::int64_t outside_slot(std::int64_t c, bool filler) {
+  return 2 * (c & (kEsTotalSlots - 1)) + (filler ? 1 : 0);
+}
 
 // Maximum for CUB block reductions (no dependence on CUB's operator names across versions).
 struct EsMax {
@@ -167,7 +176,7 @@ struct DensityPassArgs {
   T target_density;
   double* part_overflow;  // [blocks]
   T* part_max;            // [blocks]
-  EsAccum* part_held;     // density_float with exact maps: [blocks] bins above kEsExactFloatLimit
+  EsAccum* part_held;     // density_float with exact maps: [blocks] bins at or above kEsExactFloatLimit
   T* charge;              // density_float: the float maps (RasterizeArgs), cleared after reading
   T* charge_filler;
   bool exact;             // density_float: exact float maps (whole numbers, inv_scale applies)

@@ -77,7 +77,7 @@ template <typename T>
 __device__ __forceinline__ void add_movable_outside(EsAccum* outside, const Footprint<T>& f, const CellGeometry<T>& g,
                                                     int c) {
   const std::int64_t q = outside_fixed_point(f, g);
-  if (q != 0) atomicAdd(outside + 2 * (c & (kEsTotalSlots - 1)), static_cast<EsAccum>(q));
+  if (q != 0) atomicAdd(outside + outside_slot(c, false), static_cast<EsAccum>(q));
 }
 
 }  // namespace efield::detail

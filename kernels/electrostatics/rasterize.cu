@@ -15,7 +15,9 @@
 #include "common/cuda_check.cuh"
 #include "common/dependent_launch.cuh"
 #include "electrostatics/block_window.cuh"
+#include "electrostatics/density_pass.cuh"
 #include "electrostatics/es_kernels.cuh"
+#include "electrostatics/tile_atomics.cuh"
 
 namespace efield::detail {
 namespace {
@@ -44,51 +46,6 @@ __device__ __forceinline__ void add_charge(const RasterizeArgs<T>& a, EsAccum* a
   if (q > 0) atomicAdd(acc + static_cast<std::int64_t>(m) * a.g.N + n, static_cast<EsAccum>(q));
 }
 
-// Entry (r, c) of a 3 x 3 footprint, 0 outside (r and c are constants once the callers' loops
-// are unrolled, so the entries stay in registers).
-template <typename T>
-__device__ __forceinline__ T footprint_entry(const T (&w)[3][3], int r, int c) {
-  return r >= 0 && r < 3 && c >= 0 && c < 3 ? w[r][c] : T(0);
-}
-
-// Float maps: a footprint of up to 3 x 3 bins (w = 0 where it ends) as float4 atomics on the up
-// to 2 x 2 tiles it touches. Tile (i0 + dt, j0 + du) holds footprint entries
-// (2 dt + a - (m0 & 1), 2 du + b - (n0 & 1)); the parities pick between constant indices.
-template <typename T>
-__device__ __forceinline__ void add_float_tiles(T* map, int m0, int n0, int N, const T (&w)[3][3]) {
-  const bool om = (m0 & 1) != 0, on = (n0 & 1) != 0;
-  const int tiles_n = es_tiles_n(N);
-  const std::int64_t first = static_cast<std::int64_t>(m0 >> 1) * tiles_n + (n0 >> 1);
-#pragma unroll
-  for (int dt = 0; dt < 2; ++dt)
-#pragma unroll
-    for (int du = 0; du < 2; ++du) {
-      T v[4];
-#pragma unroll
-      for (int a = 0; a < 2; ++a)
-#pragma unroll
-        for (int b = 0; b < 2; ++b) {
-          const int r = 2 * dt + a, c = 2 * du + b;
-          const T even_row = on ? footprint_entry(w, r, c - 1) : footprint_entry(w, r, c);
-          const T odd_row = on ? footprint_entry(w, r - 1, c - 1) : footprint_entry(w, r - 1, c);
-          v[2 * a + b] = om ? odd_row : even_row;
-        }
-      if (v[0] == T(0) && v[1] == T(0) && v[2] == T(0) && v[3] == T(0)) continue;  // also tiles past the grid
-      T* tile = map + 4 * (first + dt * tiles_n + du);
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900  // float4 atomics exist from sm_90 on
-      constexpr bool vector = std::is_same_v<T, float>;
-#else
-      constexpr bool vector = false;
-#endif
-      if constexpr (vector) {
-        atomicAdd(reinterpret_cast<float4*>(tile), make_float4(v[0], v[1], v[2], v[3]));
-      } else {  // double, or before sm_90: one atomic per bin
-        for (int k = 0; k < 4; ++k)
-          if (v[k] != T(0)) atomicAdd(tile + k, v[k]);
-      }
-    }
-}
-
 // Two maps: fillers (cell indices from num_movable on) have their own map.
 template <typename T>
 __device__ __forceinline__ EsAccum* map_of(const RasterizeArgs<T>& a, std::int64_t c) {
@@ -115,7 +72,7 @@ __device__ __forceinline__ void rasterize_small(const RasterizeArgs<T>& a, int b
       for (int p = 0; p < 3; ++p)
 #pragma unroll
         for (int q = 0; q < 3; ++q) w[p][q] = exact_float_weight(a, s.weight(p, q));
-      add_float_tiles(charge_map_of(a, c), f.m0, f.n0, a.g.N, w);
+      add_tile_atomics(charge_map_of(a, c), f.m0, f.n0, es_tiles_n(a.g.N), 1, w);
       return;
     }
 #pragma unroll
@@ -263,20 +220,6 @@ __global__ void __launch_bounds__(kEsThreads, kEsCellKernelMinBlocks<T>) rasteri
   else rasterize_large<T, true>(a, b - piled_blocks - small_blocks - warp_blocks);
 }
 
-template <typename T>
-__device__ __forceinline__ void write_partials(const DensityPassArgs<T>& a, double overflow, T mx) {
-  using ReduceD = cub::BlockReduce<double, kEsThreads>;
-  using ReduceT = cub::BlockReduce<T, kEsThreads>;
-  __shared__ typename ReduceD::TempStorage sd;
-  __shared__ typename ReduceT::TempStorage st;
-  const double block_overflow = ReduceD(sd).Sum(overflow);
-  const T block_max = ReduceT(st).Reduce(mx, EsMax());
-  if (threadIdx.x == 0) {
-    a.part_overflow[blockIdx.x] = block_overflow;
-    a.part_max[blockIdx.x] = block_max;
-  }
-}
-
 // Movable + fixed density per bin (docs/math.md 2.10): overflow and max-density partials per block.
 template <typename T>
 __global__ void movable_stats(DensityPassArgs<T> a) {
@@ -289,13 +232,6 @@ __global__ void movable_stats(DensityPassArgs<T> a) {
     mx = b.movable_rho > mx ? b.movable_rho : mx;
   }
   write_partials(a, overflow, mx);
-}
-
-// Where bin k of the (natural) accumulator goes in rho (the permuted R2C input).
-template <typename T>
-__device__ __forceinline__ std::int64_t rho_index(const DensityPassArgs<T>& a, std::int64_t k, int N) {
-  const int m = static_cast<int>(k / N), n = static_cast<int>(k - static_cast<std::int64_t>(m) * N);
-  return permuted_index(m, n, static_cast<int>(a.bins / N), N);
 }
 
 // rho = all charge + F / (bx by); the map is cleared for the next evaluate.
@@ -312,19 +248,7 @@ __global__ void density_finish(DensityPassArgs<T> a, int N) {
 // Two maps: stats and rho in one pass over the movable and filler maps, both cleared.
 template <typename T>
 __global__ void density_combined(DensityPassArgs<T> a, int N) {
-  double overflow = 0;
-  T mx = T(0);
-  for (std::int64_t k = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < a.bins;
-       k += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
-    const BinDensity<T> b = bin_density(static_cast<std::int64_t>(a.acc[k]), static_cast<std::int64_t>(a.acc_filler[k]),
-                                        a.fixed_rho[k], a.inv_scale);
-    overflow += static_cast<double>(bin_overflow(b.movable_rho, a.target_density));
-    mx = b.movable_rho > mx ? b.movable_rho : mx;
-    a.rho[rho_index(a, k, N)] = b.rho;
-    a.acc[k] = 0;
-    a.acc_filler[k] = 0;
-  }
-  write_partials(a, overflow, mx);
+  density_combined_pass(a, N);
 }
 
 // Float maps (float only): one thread per 2 x 2-bin tile of both float maps and of F, kept in the
@@ -393,11 +317,11 @@ __global__ void density_float(DensityPassArgs<T> a, int N) {
           BinDensity<T> b;
           if constexpr (kWideMovable) {
             const long long counts[4] = {wide[i][0].x, wide[i][0].y, wide[i][1].x, wide[i][1].y};
-            flagged += fl[h] > kEsExactFloatLimit ? 1u : 0u;
+            flagged += fl[h] >= kEsExactFloatLimit ? 1u : 0u;
             b = bin_density(static_cast<std::int64_t>(counts[h]), static_cast<std::int64_t>(fl[h]), fx[h],
                             a.inv_scale);
           } else if (a.exact) {
-            flagged += (mv[h] > kEsExactFloatLimit || fl[h] > kEsExactFloatLimit) ? 1u : 0u;
+            flagged += (mv[h] >= kEsExactFloatLimit || fl[h] >= kEsExactFloatLimit) ? 1u : 0u;
             b = bin_density(static_cast<std::int64_t>(mv[h]), static_cast<std::int64_t>(fl[h]), fx[h],
                             a.inv_scale);
           } else {

@@ -4,11 +4,13 @@
 // that the CPU pipeline runs too. Reductions are deterministic: a fixed grid of kReduceBlocks
 // blocks (for a given size) walks the array in grid-stride order, each block reduces its threads
 // in a fixed tree, and finalize3d sums the blocks' partials in a fixed order. The density maps
-// take 64-bit fixed-point atomics (integer sums do not depend on the order).
+// take 64-bit fixed-point atomics (integer sums do not depend on the order); the tile rasterize
+// (tile_density3d.cuh) takes whole numbers in float or 64-bit tiles.
 #include <cuda_runtime.h>
 
 #include <cstdint>
 
+#include "electrostatics/es_kernels.cuh"  // outside_slot, kEsTotalSlots
 #include "electrostatics3d/footprint3d.hpp"
 
 namespace efield::detail {
@@ -47,7 +49,7 @@ __global__ void rasterize3d_kernel(Grid3D<T> g, const T* __restrict__ x, const T
       atomicAdd(acc + b, static_cast<unsigned long long>(to_fixed_point(v, g.fixed_scale)));
     });
     const std::int64_t out = outside_fixed_point3d(f, g);
-    if (out != 0) atomicAdd(outside + (movable ? 0 : 1), static_cast<unsigned long long>(out));
+    if (out != 0) atomicAdd(outside + outside_slot(c, !movable), static_cast<unsigned long long>(out));
   }
 }
 
@@ -144,12 +146,15 @@ __global__ void pack_fields3d_kernel(int N, int L, std::int64_t bins, const T* _
 }
 
 // One thread per cell: DreamPlace's field estimate from the interleaved map or (phi not null) the
-// Exact gradient.
+// Exact gradient. skip (not null): the tile rasterize's check flag; when set, this run is repeated
+// with wider bins and writes nothing (an accumulating evaluate adds once).
 template <typename T>
 __global__ void gather3d_kernel(Grid3D<T> g, const T* __restrict__ x, const T* __restrict__ y, const T* __restrict__ z,
                                 const T* __restrict__ w, const T* __restrict__ h, const T* __restrict__ d,
                                 const PackedField3D<T>* __restrict__ field, const T* __restrict__ phi,
-                                const T* __restrict__ weight, bool accumulate, T* gx, T* gy, T* gz) {
+                                const T* __restrict__ weight, bool accumulate, const unsigned long long* skip, T* gx,
+                                T* gy, T* gz) {
+  if (skip != nullptr && *skip != 0) return;
   const GradientWrite<T> write{*weight, accumulate};
   const auto sample = [field](int, int, int, std::int64_t i) { return load_field3d(field, i); };
   for (std::int64_t c = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; c < g.num_cells;
@@ -171,8 +176,12 @@ struct ResultScales3D {
   double outside;         // bx by bz 2^-kOutsideFractionBits
 };
 
+// outside: the kEsTotalSlots [movable, filler] pairs of outside volumes (outside_slot), then the
+// tile rasterize's check flag at kOutsideFlag3D.
+inline constexpr int kOutsideFlag3D = 2 * kEsTotalSlots;
 // One block: sums the partials in a fixed order into result = {energy, overflow, max_density,
-// movable_area_outside, filler_area_outside} (device_result); resets the outside counters.
+// movable_area_outside, filler_area_outside} (device_result), then result[5] = the check flag as
+// 0 or 1; resets the outside slots and the flag.
 __global__ void finalize3d_kernel(const double* partial_overflow, const double* partial_max, int density_blocks,
                                   const double* partial_energy, int spectral_blocks, unsigned long long* outside,
                                   ResultScales3D scales, double* result);

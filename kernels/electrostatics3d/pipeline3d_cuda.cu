@@ -5,11 +5,18 @@
 //   pack (the three fields, signed, into one {Ex, Ey, Ez, 0} map; not with Exact) -> gather (a
 //   thread per cell, one vector load per bin) -> finalize (fixed-order sums into device_result)
 //   -> result copy.
+// The layout hook (pipeline3d_layout.hpp) swaps in, for float, the tile rasterize and its density
+// pass (tile_density3d.cuh; evaluate repeats a run whose float tiles flagged a bin, with 64-bit
+// tiles), and, with the DreamPlace scale, the batched field inverse that writes the packed map
+// itself, optionally with the spectral pass and then the forward DCT folded in
+// (field_inverse3d.cuh): density -> R2C -> one group kernel -> batched C2R -> pack.
 // Everything is enqueued on the system's stream and, with use_cuda_graph, captured once per
-// (pointers, accumulate) and replayed. Host arrays go through staging buffers made at
+// (pointers, accumulate, bins) and replayed. Host arrays go through staging buffers made at
 // construction. No call allocates.
 #include <cmath>
 #include <cstring>
+#include <memory>
+#include <type_traits>
 #include <vector>
 
 #include "common/cuda_check.cuh"
@@ -17,11 +24,16 @@
 #include "common/device_scope.hpp"
 #include "common/grid_stride.cuh"
 #include "common/host_staging.cuh"
+#include "common/log.hpp"
 #include "efield/transforms.hpp"
 #include "electrostatics3d/graph_slots.cuh"
 #include "electrostatics3d/stage_events.cuh"
 #include "electrostatics3d/backend3d.hpp"
+#include "electrostatics3d/field_inverse3d.cuh"
 #include "electrostatics3d/kernels3d.cuh"
+#include "electrostatics3d/map_download3d.cuh"
+#include "electrostatics3d/pipeline3d_layout.hpp"
+#include "electrostatics3d/tile_density3d.cuh"
 
 namespace efield::detail {
 
@@ -45,10 +57,15 @@ __global__ void finalize3d_kernel(const double* partial_overflow, const double* 
     result[0] = e * scales.energy;
     result[1] = scales.movable_volume > 0 ? o * scales.volume / scales.movable_volume : 0.0;
     result[2] = m;
-    result[3] = static_cast<double>(static_cast<long long>(outside[0])) * scales.outside;
-    result[4] = static_cast<double>(static_cast<long long>(outside[1])) * scales.outside;
-    outside[0] = 0;
-    outside[1] = 0;
+    unsigned long long kind[2] = {0, 0};
+    for (int slot = 0; slot < 2 * kEsTotalSlots; ++slot) {
+      kind[slot & 1] += outside[slot];
+      outside[slot] = 0;
+    }
+    result[3] = static_cast<double>(static_cast<long long>(kind[0])) * scales.outside;
+    result[4] = static_cast<double>(static_cast<long long>(kind[1])) * scales.outside;
+    result[5] = outside[kOutsideFlag3D] != 0 ? 1.0 : 0.0;
+    outside[kOutsideFlag3D] = 0;
   }
 }
 
@@ -90,14 +107,29 @@ class CudaPipeline3D final : public ElectrostaticBackend3D {
         partial_overflow_(density_blocks_),
         partial_max_(density_blocks_),
         partial_energy_(density_blocks_),
-        outside_(2),
-        result_(5),
-        host_result_(5),
+        outside_(kOutsideFlag3D + 1),
+        result_(6),
+        host_result_(6),
         weight_(1) {
-    for (auto& f : fields_) f = DeviceBuffer<T>(bins_);
+    field_inputs_ = DeviceBuffer<T>(static_cast<std::size_t>(3 * bins_));
     spectral_ = make_spectral_grid3d<T>(design_);
     exact_ = design_.options.gradient_scale == GradientScale::Exact;
     if (!exact_) packed_field_ = DeviceBuffer<PackedField3D<T>>(static_cast<std::size_t>(bins_));
+    const ElectrostaticOptions3D& o = design_.options;
+    const Es3DPipelineLayout layout = es3d_pipeline_layout();
+    if (layout.tile_rasterize && std::is_same_v<T, float>) {
+      const std::int64_t tile_layers = tile3d_map_size(o.num_bins_x, o.num_bins_y, o.num_bins_z) / 4;
+      tiles_ = std::make_unique<TileDensity3D>(o.num_bins_x, o.num_bins_y, o.num_bins_z,
+                                               design_.bx * design_.by * design_.bz, reduce_blocks(tile_layers));
+      always_wide_ = layout.wide_tiles;
+      wide_next_ = always_wide_;
+    }
+    if (layout.batched_field_inverse && !exact_ && o.num_bins_x >= 2 && o.num_bins_y >= 2 && o.num_bins_z >= 2) {
+      fused_spectral_ = layout.fused_spectral_inverse;
+      fused_forward_ = fused_spectral_ && layout.fused_forward && tiles_ != nullptr;
+      batched_inverse_ =
+          std::make_unique<FieldInverse3D<T>>(o.num_bins_x, o.num_bins_y, o.num_bins_z, fused_forward_);
+    }
     const std::int64_t n = design_.required_length();
     for (int a = 0; a < 3; ++a) {
       staged_pos_[a] = DeviceBuffer<T>(static_cast<std::size_t>(n));
@@ -124,14 +156,17 @@ class CudaPipeline3D final : public ElectrostaticBackend3D {
     if (design_.num_cells() > 0 && !is_device_pointer(x)) {
       evaluate_host(x, y, z, gx, gy, gz, eo);
     } else {
-      enqueue_evaluate(x, y, z, gx, gy, gz, eo);
+      run_checked(x, y, z, gx, gy, gz, eo);
     }
     EFIELD_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    record_check();
     return host_result();
   }
+  // Never bins that check (their rerun would need the host): the 64-bit tiles with the tile
+  // rasterize, which give the same bits as evaluate.
   void evaluate_async(const T* x, const T* y, const T* z, T* gx, T* gy, T* gz, const EvaluateOptions& eo) override {
     const DeviceScope scope(device_);
-    enqueue_evaluate(x, y, z, gx, gy, gz, eo);
+    enqueue_evaluate(x, y, z, gx, gy, gz, eo, tiles_ ? Bins3D::WideTiles : Bins3D::Fixed);
   }
   EvaluateResult wait_result() override {
     const DeviceScope scope(device_);
@@ -147,15 +182,17 @@ class CudaPipeline3D final : public ElectrostaticBackend3D {
       x = staged_pos_[0].get(), y = staged_pos_[1].get(), z = staged_pos_[2].get();
       gx = staged_grad_[0].get(), gy = staged_grad_[1].get(), gz = staged_grad_[2].get();
     }
-    enqueue_evaluate(x, y, z, gx, gy, gz, {});  // warm-up (and the graph's capture)
+    run_checked(x, y, z, gx, gy, gz, {});  // warm-up (and the graph's capture)
     EFIELD_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    record_check();
+    const Bins3D bins = first_bins();  // a run that checks and fails is timed without its rerun
     StageEvents events;
     std::vector<double> t[6];
     for (int r = 0; r < reps; ++r) {
       EFIELD_CUDA_CHECK(cudaEventRecord(events.e[6], stream_));
-      enqueue_stages(x, y, z, gx, gy, gz, false, stream_, events.e);
+      enqueue_stages(x, y, z, gx, gy, gz, false, bins, stream_, events.e);
       EFIELD_CUDA_CHECK(cudaEventRecord(events.e[5], stream_));
-      enqueue_evaluate(x, y, z, gx, gy, gz, {});
+      enqueue_evaluate(x, y, z, gx, gy, gz, {}, bins);
       EFIELD_CUDA_CHECK(cudaEventRecord(events.e[7], stream_));
       EFIELD_CUDA_CHECK(cudaEventSynchronize(events.e[7]));
       const cudaEvent_t start[5] = {events.e[6], events.e[0], events.e[1], events.e[2], events.e[3]};
@@ -167,11 +204,23 @@ class CudaPipeline3D final : public ElectrostaticBackend3D {
   void set_stream(Stream stream) override { stream_ = reinterpret_cast<cudaStream_t>(stream); }
   int device() const noexcept override { return device_; }
 
-  std::vector<double> density_map() override { return download(rho_.get(), -1); }
-  std::vector<double> field_map(int axis) override { return download(fields_[axis].get(), axis); }
+  std::vector<double> density_map() override {
+    const std::vector<T> rho = natural_rho();
+    return host_map3d(rho.data(), grid_, -1);
+  }
+  std::vector<double> field_map(int axis) override {
+    if (batched_inverse_) return download_packed(axis);
+    return download(field(axis), axis);
+  }
   std::vector<double> potential_map() override {
     const DeviceScope scope(device_);
     if (!exact_) {  // GradientScale::Exact computed it in evaluate
+      if (fused_forward_) {  // evaluate made no coefficient map: the forward DCT of rho here
+        const std::vector<T> rho = natural_rho();
+        EFIELD_CUDA_CHECK(cudaMemcpyAsync(phi_.get(), rho.data(), rho.size() * sizeof(T), cudaMemcpyHostToDevice,
+                                          stream_));
+        dct_.execute(phi_.get(), coef_.get(), stream_);
+      }
       spectral3d_kernel<T><<<density_blocks_, kThreads3D, 0, stream_>>>(spectral_, coef_.get(), nullptr, nullptr,
                                                                         nullptr, phi_.get(), nullptr);
       EFIELD_CUDA_CHECK_LAUNCH();
@@ -219,6 +268,9 @@ class CudaPipeline3D final : public ElectrostaticBackend3D {
     for (std::size_t i = 0; i < rho.size(); ++i) rho[i] = static_cast<T>(fixed_natural_[i] * inv_vol);
     EFIELD_CUDA_CHECK(cudaStreamSynchronize(stream_));
     fixed_rho_.upload(rho.data(), rho.size());
+    if constexpr (std::is_same_v<T, float>) {
+      if (tiles_) tiles_->upload_fixed(rho);
+    }
   }
 
   EvaluateResult host_result() const {
@@ -232,10 +284,18 @@ class CudaPipeline3D final : public ElectrostaticBackend3D {
   // A natural-layout map on the host; axis >= 0 applies that sine axis' sign (field_sign3d).
   std::vector<double> download(const T* map, int axis) {
     const DeviceScope scope(device_);
-    std::vector<T> host(static_cast<std::size_t>(bins_));
-    EFIELD_CUDA_CHECK(cudaMemcpyAsync(host.data(), map, host.size() * sizeof(T), cudaMemcpyDeviceToHost, stream_));
-    EFIELD_CUDA_CHECK(cudaStreamSynchronize(stream_));
-    return host_map3d(host.data(), grid_, axis);
+    return host_map3d(download_map3d(map, bins_, stream_).data(), grid_, axis);
+  }
+  // rho of the latest evaluate in the natural layout (fused_forward_ keeps it in the Makhoul order).
+  std::vector<T> natural_rho() {
+    const DeviceScope scope(device_);
+    std::vector<T> rho = download_map3d(rho_.get(), bins_, stream_);
+    return fused_forward_ ? natural_from_makhoul3d(rho, grid_.M, grid_.N, grid_.L) : rho;
+  }
+  // Ex, Ey or Ez (signs applied) from the packed map the batched inverse wrote.
+  std::vector<double> download_packed(int axis) {
+    const DeviceScope scope(device_);
+    return host_map3d(packed_component3d(packed_field_.get(), bins_, axis, stream_).data(), grid_, -1);
   }
 
   // Host arrays: positions (and gradients when accumulating) into the staging buffers, the device
@@ -258,8 +318,8 @@ class CudaPipeline3D final : public ElectrostaticBackend3D {
         copy(staged_grad_[a].get(), grad[a], fo, nf, cudaMemcpyHostToDevice);
       }
     }
-    enqueue_evaluate(staged_pos_[0].get(), staged_pos_[1].get(), staged_pos_[2].get(), staged_grad_[0].get(),
-                     staged_grad_[1].get(), staged_grad_[2].get(), eo);
+    run_checked(staged_pos_[0].get(), staged_pos_[1].get(), staged_pos_[2].get(), staged_grad_[0].get(),
+                staged_grad_[1].get(), staged_grad_[2].get(), eo);
     const bool gap = design_.options.zero_gap_gradient && !eo.accumulate;
     for (int a = 0; a < 3; ++a) {
       if (gap) {
@@ -271,72 +331,128 @@ class CudaPipeline3D final : public ElectrostaticBackend3D {
     }
   }
 
+  // The density bins of one run: today's 64-bit fixed-point bins (natural layout), or the tile
+  // rasterize's float tiles (checked: a flagged run is repeated) or 64-bit tiles (tile_density3d.cuh).
+  enum class Bins3D { Fixed, FloatTiles, WideTiles };
+
+  // The bins evaluate starts with: the float tiles unless the latest evaluate's sums (either kind
+  // of tiles flags alike) would not fit them or the layout asks for 64-bit tiles.
+  Bins3D first_bins() const {
+    if (!tiles_) return Bins3D::Fixed;
+    return wide_next_ ? Bins3D::WideTiles : Bins3D::FloatTiles;
+  }
+  // The latest evaluate's check (after its stream synchronized): its sums choose the next bins.
+  void record_check() {
+    if (tiles_) wide_next_ = always_wide_ || host_result_.get()[5] != 0.0;
+  }
+
+  // One evaluate on device arrays: with float tiles, waits for the run and repeats it with 64-bit
+  // tiles when a bin was flagged (its gather wrote nothing).
+  void run_checked(const T* x, const T* y, const T* z, T* gx, T* gy, T* gz, const EvaluateOptions& eo) {
+    const Bins3D bins = first_bins();
+    enqueue_evaluate(x, y, z, gx, gy, gz, eo, bins);
+    if (bins != Bins3D::FloatTiles) return;
+    EFIELD_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    if (host_result_.get()[5] == 0.0) return;
+    log().debug(
+        "ElectrostaticSystem3D (CUDA): a float tile bin reached 2^24 units (pile-up); evaluating with 64-bit tiles");
+    enqueue_evaluate(x, y, z, gx, gy, gz, eo, Bins3D::WideTiles);
+  }
+
   struct Key {
     const void* p[6] = {nullptr, nullptr, nullptr, nullptr, nullptr, nullptr};
     bool accumulate = false;
+    Bins3D bins = Bins3D::Fixed;
     bool operator==(const Key& o) const {
       for (int a = 0; a < 6; ++a)
         if (p[a] != o.p[a]) return false;
-      return accumulate == o.accumulate;
+      return accumulate == o.accumulate && bins == o.bins;
     }
   };
 
-  void enqueue_evaluate(const T* x, const T* y, const T* z, T* gx, T* gy, T* gz, const EvaluateOptions& eo) {
+  void enqueue_evaluate(const T* x, const T* y, const T* z, T* gx, T* gy, T* gz, const EvaluateOptions& eo,
+                        Bins3D bins) {
     // The weight lives in device memory (outside the graph), so replays take the current one.
     set_weight3d_kernel<T><<<1, 1, 0, stream_>>>(weight_.get(), static_cast<T>(eo.weight));
     EFIELD_CUDA_CHECK_LAUNCH();
     if (!design_.options.use_cuda_graph) {
-      enqueue_stages(x, y, z, gx, gy, gz, eo.accumulate, stream_);
+      enqueue_stages(x, y, z, gx, gy, gz, eo.accumulate, bins, stream_);
       return;
     }
     // Captured on a stream of our own (the legacy default stream cannot be captured), replayed on
     // the system's.
-    const auto enqueue = [&] { enqueue_stages(x, y, z, gx, gy, gz, eo.accumulate, capture_stream_.get()); };
+    const auto enqueue = [&] { enqueue_stages(x, y, z, gx, gy, gz, eo.accumulate, bins, capture_stream_.get()); };
     Key key;
     const void* p[6] = {x, y, z, gx, gy, gz};
     for (int a = 0; a < 6; ++a) key.p[a] = p[a];
     key.accumulate = eo.accumulate;
+    key.bins = bins;
     graphs_.launch(key, capture_stream_.get(), stream_, enqueue);
   }
 
   // events (profile only): recorded after the density, forward, spectral, inverse and gather stages.
-  void enqueue_stages(const T* x, const T* y, const T* z, T* gx, T* gy, T* gz, bool accumulate, cudaStream_t s,
-                      cudaEvent_t* events = nullptr) {
+  void enqueue_stages(const T* x, const T* y, const T* z, T* gx, T* gy, T* gz, bool accumulate, Bins3D bins,
+                      cudaStream_t s, cudaEvent_t* events = nullptr) {
     const auto mark = [&](int stage) {
       if (events) EFIELD_CUDA_CHECK(cudaEventRecord(events[stage], s));
     };
     const std::int64_t nc = design_.num_cells();
     const unsigned cell_blocks = grid_stride_blocks(nc, kThreads3D);
-    if (nc > 0) {
-      rasterize3d_kernel<T><<<cell_blocks, kThreads3D, 0, s>>>(
-          grid_, x, y, z, w_.get(), h_.get(), d_.get(), acc_movable_.get(), acc_filler_.get(), outside_.get());
+    const int density_blocks = bins == Bins3D::Fixed ? density_blocks_ : tiles_->blocks();
+    if (bins == Bins3D::Fixed) {
+      if (nc > 0) {
+        rasterize3d_kernel<T><<<cell_blocks, kThreads3D, 0, s>>>(
+            grid_, x, y, z, w_.get(), h_.get(), d_.get(), acc_movable_.get(), acc_filler_.get(), outside_.get());
+        EFIELD_CUDA_CHECK_LAUNCH();
+      }
+      density3d_kernel<T><<<density_blocks_, kThreads3D, 0, s>>>(
+          bins_, acc_movable_.get(), acc_filler_.get(), fixed_rho_.get(), rho_.get(), inv_scale_,
+          static_cast<T>(design_.options.target_density), partial_overflow_.get(), partial_max_.get());
+      EFIELD_CUDA_CHECK_LAUNCH();
+    } else if constexpr (std::is_same_v<T, float>) {
+      TileDensityArgs3D pass{};
+      pass.rho = rho_.get();
+      pass.target_density = static_cast<float>(design_.options.target_density);
+      pass.partial_overflow = partial_overflow_.get();
+      pass.partial_max = partial_max_.get();
+      pass.flag = outside_.get() + kOutsideFlag3D;
+      pass.makhoul = fused_forward_;
+      tiles_->enqueue(grid_, x, y, z, w_.get(), h_.get(), d_.get(), bins == Bins3D::WideTiles, pass, outside_.get(), s);
+    }
+    mark(0);
+    if (fused_forward_) batched_inverse_->forward(rho_.get(), s);
+    else dct_.execute(rho_.get(), coef_.get(), s);
+    mark(1);
+    const int energy_blocks = fused_spectral_ ? reduce_blocks(batched_inverse_->groups()) : density_blocks_;
+    if (!fused_spectral_) {
+      spectral3d_kernel<T><<<density_blocks_, kThreads3D, 0, s>>>(spectral_, coef_.get(), field(0), field(1), field(2),
+                                                                  exact_ ? phi_.get() : nullptr, partial_energy_.get());
       EFIELD_CUDA_CHECK_LAUNCH();
     }
-    density3d_kernel<T><<<density_blocks_, kThreads3D, 0, s>>>(
-        bins_, acc_movable_.get(), acc_filler_.get(), fixed_rho_.get(), rho_.get(), inv_scale_,
-        static_cast<T>(design_.options.target_density), partial_overflow_.get(), partial_max_.get());
-    EFIELD_CUDA_CHECK_LAUNCH();
-    mark(0);
-    dct_.execute(rho_.get(), coef_.get(), s);
-    mark(1);
-    spectral3d_kernel<T><<<density_blocks_, kThreads3D, 0, s>>>(spectral_, coef_.get(), fields_[0].get(),
-                                                                      fields_[1].get(), fields_[2].get(),
-                                                                      exact_ ? phi_.get() : nullptr,
-                                                                      partial_energy_.get());
-    EFIELD_CUDA_CHECK_LAUNCH();
     mark(2);
-    for (auto& f : fields_) idct_.execute(f.get(), f.get(), s);
-    if (exact_) idct_.execute(phi_.get(), phi_.get(), s);
+    if (fused_forward_) {
+      batched_inverse_->execute_from_spectrum(spectral_, packed_field_.get(), partial_energy_.get(), energy_blocks, s);
+    } else if (fused_spectral_) {
+      batched_inverse_->execute_from_coefficients(coef_.get(), spectral_, packed_field_.get(), partial_energy_.get(),
+                                                  energy_blocks, s);
+    } else if (batched_inverse_) {
+      batched_inverse_->execute(field_inputs_.get(), packed_field_.get(), s);  // writes the packed map too
+    } else {
+      for (int a = 0; a < 3; ++a) idct_.execute(field(a), field(a), s);
+      if (exact_) idct_.execute(phi_.get(), phi_.get(), s);
+    }
     mark(3);
     if (nc > 0) {
-      if (!exact_) {
+      if (!exact_ && !batched_inverse_) {
         pack_fields3d_kernel<T><<<grid_stride_blocks(bins_, kThreads3D), kThreads3D, 0, s>>>(
-            grid_.N, grid_.L, bins_, fields_[0].get(), fields_[1].get(), fields_[2].get(), packed_field_.get());
+            grid_.N, grid_.L, bins_, field(0), field(1), field(2), packed_field_.get());
         EFIELD_CUDA_CHECK_LAUNCH();
       }
       gather3d_kernel<T><<<cell_blocks, kThreads3D, 0, s>>>(grid_, x, y, z, w_.get(), h_.get(), d_.get(),
                                                             packed_field_.get(), exact_ ? phi_.get() : nullptr,
-                                                            weight_.get(), accumulate, gx, gy, gz);
+                                                            weight_.get(), accumulate,
+                                                            bins == Bins3D::FloatTiles ? outside_.get() + kOutsideFlag3D : nullptr,
+                                                            gx, gy, gz);
       EFIELD_CUDA_CHECK_LAUNCH();
     }
     const std::int64_t gap = design_.options.filler_offset - design_.num_movable();
@@ -345,8 +461,8 @@ class CudaPipeline3D final : public ElectrostaticBackend3D {
         EFIELD_CUDA_CHECK(cudaMemsetAsync(g + design_.num_movable(), 0, static_cast<std::size_t>(gap) * sizeof(T),
                                           s));
     }
-    finalize3d_kernel<<<1, kThreads3D, 0, s>>>(partial_overflow_.get(), partial_max_.get(), density_blocks_,
-                                                     partial_energy_.get(), density_blocks_, outside_.get(), scales_,
+    finalize3d_kernel<<<1, kThreads3D, 0, s>>>(partial_overflow_.get(), partial_max_.get(), density_blocks,
+                                                     partial_energy_.get(), energy_blocks, outside_.get(), scales_,
                                                      result_.get());
     EFIELD_CUDA_CHECK_LAUNCH();
     EFIELD_CUDA_CHECK(
@@ -360,11 +476,13 @@ class CudaPipeline3D final : public ElectrostaticBackend3D {
   Plan3D<T> dct_, idct_;
   DeviceBuffer<unsigned long long> acc_movable_, acc_filler_;
   DeviceBuffer<T> fixed_rho_, rho_, coef_, phi_;
-  DeviceBuffer<T> fields_[3];  // idct3d outputs y_x, y_y, y_z (sine axes' signs not applied)
+  // [3][bins]: the spectral pass's field inputs, which the Plan3D runs turn in place into the
+  // idct3d outputs y_x, y_y, y_z (sine axes' signs not applied); the batched inverse leaves them.
+  DeviceBuffer<T> field_inputs_;
   DeviceBuffer<PackedField3D<T>> packed_field_;  // the gather's {Ex, Ey, Ez, 0} (not with Exact)
   int density_blocks_ = 1;
   DeviceBuffer<double> partial_overflow_, partial_max_, partial_energy_;
-  DeviceBuffer<unsigned long long> outside_;
+  DeviceBuffer<unsigned long long> outside_;  // outside volumes (outside_slot's pairs), the tiles' check flag
   DeviceBuffer<double> result_;
   PinnedBuffer<double> host_result_;
   DeviceBuffer<T> weight_;
@@ -377,6 +495,13 @@ class CudaPipeline3D final : public ElectrostaticBackend3D {
   bool exact_ = false;
   T inv_scale_ = 0;
   std::vector<double> fixed_natural_;
+  std::unique_ptr<TileDensity3D> tiles_;  // the tile rasterize (layout hook, float), else null
+  bool always_wide_ = false;               // the layout's wide_tiles
+  bool wide_next_ = false;                 // the next evaluate starts with 64-bit tiles
+  std::unique_ptr<FieldInverse3D<T>> batched_inverse_;  // the batched field inverse (layout hook), else null
+  bool fused_spectral_ = false;  // the spectral pass runs inside batched_inverse_ (layout hook)
+  bool fused_forward_ = false;   // and the forward DCT's postprocess; rho_ in the Makhoul order
+  T* field(int axis) const { return field_inputs_.get() + axis * bins_; }
   OwnedStream capture_stream_;
   GraphSlots<Key> graphs_;
 };

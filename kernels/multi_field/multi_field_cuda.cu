@@ -1,45 +1,44 @@
-// The CUDA backend of MultiFieldSystem. Per evaluate, on the system's stream:
-//   parameters (weights, accumulate) from pinned memory -> one gather kernel over all fields'
-//   cells -> each field's evaluate_async on its own stream, forked from the system's stream and
-//   joined back (the fields' pipelines run concurrently) -> one scatter kernel (and the zeroing
-//   of unowned entries) -> the fields' result blocks into one pinned array -> one sync.
-// With use_cuda_graph the whole sequence is captured once into one graph (again when the
-// caller's pointers change) and replayed: one launch runs all fields. Host arrays are staged
-// through device copies made at construction.
+// The per-field CUDA pipeline of MultiFieldSystem (MultiFieldPipeline::PerField). Per evaluate,
+// on the system's stream (the parts common to both pipelines: multi_field_cuda_base.cuh):
+//   one gather kernel over all fields' cells into the fields' contiguous slices -> each field's
+//   evaluate_async on its own stream, forked from the system's stream and joined back (the
+//   fields' pipelines run concurrently) -> one scatter kernel -> the fields' result blocks into
+//   the pinned results.
+// make_cuda_multi_field picks this one or the batched pipeline (batched_multi_field.cu).
 #include <cuda_runtime.h>
 
-#include <cmath>
-#include <string>
-#include <type_traits>
 #include <vector>
 
 #include "common/cuda_check.cuh"
 #include "common/device_buffer.cuh"
 #include "common/device_scope.hpp"
 #include "common/grid_stride.cuh"
-#include "efield/error.hpp"
-#include "electrostatics/graph_cache.cuh"
+#include "multi_field/batched_multi_field.hpp"
 #include "multi_field/multi_field_backend.hpp"
+#include "multi_field/multi_field_cuda_base.cuh"
 #include "multi_field/multi_field_kernels.cuh"
 
 namespace efield::detail {
 namespace {
 
-constexpr int kThreads = 256;
 constexpr int kResultDoubles = 5;  // device_result(): energy, overflow, max density, areas outside
 
 template <typename T>
-class CudaMultiField final : public TypedMultiFieldBackend<T> {
+class CudaMultiField final : public CudaMultiFieldBase<T> {
+  using Base = CudaMultiFieldBase<T>;
+  using Base::kThreads;
+  using Base::main_;
+  using Base::params_;
+  using Base::results_host_;
   using MultiFieldBackend::layout_;
   using MultiFieldBackend::systems_;
 
  public:
-  explicit CudaMultiField(MultiFieldLayout layout) : TypedMultiFieldBackend<T>(std::move(layout)), device_(current_cuda_device()) {
+  explicit CudaMultiField(MultiFieldLayout layout) : Base(std::move(layout)) {
     const MultiFieldLayout& l = layout_;
     const int K = l.num_fields();
     try {
-      use_stream(reinterpret_cast<cudaStream_t>(l.options.system.stream));
-      EFIELD_CUDA_CHECK(cudaEventCreateWithFlags(&caller_done_, cudaEventDisableTiming));
+      this->init();
       EFIELD_CUDA_CHECK(cudaEventCreateWithFlags(&fork_, cudaEventDisableTiming));
       streams_.assign(static_cast<size_t>(K), nullptr);
       joins_.assign(static_cast<size_t>(K), nullptr);
@@ -50,13 +49,8 @@ class CudaMultiField final : public TypedMultiFieldBackend<T> {
       }
       if (!l.slot_entry.empty()) entry_ = DeviceBuffer<std::int64_t>(l.slot_entry);
       if (!l.slot_field.empty()) field_ = DeviceBuffer<std::int32_t>(l.slot_field);
-      if (!l.unowned.empty()) unowned_ = DeviceBuffer<std::int64_t>(l.unowned);
-      const size_t slots = static_cast<size_t>(l.num_slots()), entries = static_cast<size_t>(l.options.num_entries);
+      const size_t slots = static_cast<size_t>(l.num_slots());
       for (DeviceBuffer<T>* b : {&sx_, &sy_, &sgx_, &sgy_}) *b = DeviceBuffer<T>(slots);
-      for (DeviceBuffer<T>* b : {&hx_, &hy_, &hgx_, &hgy_}) *b = DeviceBuffer<T>(entries);
-      params_ = DeviceBuffer<double>(static_cast<size_t>(K) + 1);
-      params_host_ = PinnedBuffer<double>(static_cast<size_t>(K) + 1);
-      results_host_ = PinnedBuffer<double>(static_cast<size_t>(K) * kResultDoubles);
       EFIELD_CUDA_CHECK(cudaDeviceSynchronize());
     } catch (...) {
       release();
@@ -65,123 +59,25 @@ class CudaMultiField final : public TypedMultiFieldBackend<T> {
   }
   ~CudaMultiField() override { release(); }
 
-  Backend backend() const noexcept override { return Backend::Cuda; }
-  int device() const noexcept override { return device_; }
-  // evaluate leaves nothing of ours running, so the next one may start on any stream; the graph
-  // is launched there as it is.
-  void set_stream(Stream stream) override {
-    const DeviceScope scope(device_);
-    use_stream(reinterpret_cast<cudaStream_t>(stream));
-  }
-
  private:
-  void use_stream(cudaStream_t stream) {
-    if (stream == nullptr && own_main_ == nullptr)  // the legacy default stream cannot be captured: an own one
-      EFIELD_CUDA_CHECK(cudaStreamCreateWithFlags(&own_main_, cudaStreamNonBlocking));
-    main_ = stream != nullptr ? stream : own_main_;
-    uses_own_ = stream == nullptr;
-  }
-
   void release() noexcept {
-    const DeviceScope scope(device_);
+    this->release_base();
+    const DeviceScope scope(this->device_);
     // evaluate waits for its work; only a call that failed midway can leave some, on our streams.
     for (cudaStream_t s : streams_)
       if (s) cudaStreamSynchronize(s);
-    if (own_main_) cudaStreamSynchronize(own_main_);
-    graph_.reset();
     systems_.clear();  // before their streams
     for (cudaStream_t& s : streams_)
       if (s) cudaStreamDestroy(s), s = nullptr;
     for (cudaEvent_t& e : joins_)
       if (e) cudaEventDestroy(e), e = nullptr;
-    for (cudaEvent_t* e : {&caller_done_, &fork_})
-      if (*e) cudaEventDestroy(*e), *e = nullptr;
-    if (own_main_) cudaStreamDestroy(own_main_), own_main_ = nullptr;
-    main_ = nullptr;
+    if (fork_) cudaEventDestroy(fork_), fork_ = nullptr;
   }
 
-  // All four on the device or all on the host; remembered for the same pointers.
-  bool on_device(const T* x, const T* y, T* gx, T* gy) {
-    if (known_valid_ && known_[0] == x && known_[1] == y && known_[2] == gx && known_[3] == gy) return known_device_;
-    const bool dx = is_device_pointer(x), dy = is_device_pointer(y), dgx = is_device_pointer(gx),
-               dgy = is_device_pointer(gy);
-    if (!(dx == dy && dx == dgx && dx == dgy))
-      throw Error("MultiFieldSystem::evaluate: x, y, grad_x and grad_y must all be host memory or all be device memory");
-    known_[0] = x, known_[1] = y, known_[2] = gx, known_[3] = gy;
-    known_device_ = dx;
-    known_valid_ = true;
-    return dx;
-  }
-
-  void check_host_positions(const T* x, const T* y) const {
-    const MultiFieldLayout& l = layout_;
-    for (std::int64_t s = 0; s < l.num_slots(); ++s) {
-      const std::int64_t e = l.slot_entry[s];
-      if (!std::isfinite(x[e]) || !std::isfinite(y[e]))
-        throw Error("MultiFieldSystem::evaluate: entry " + std::to_string(e) + " (a cell of field " +
-                    std::to_string(l.slot_field[s]) + ") has a non-finite position (" + std::to_string(x[e]) + ", " +
-                    std::to_string(y[e]) + ")");
-    }
-  }
-
-  void run(const T* x, const T* y, T* gx, T* gy, const std::vector<double>& weights, bool accumulate,
-           std::vector<EvaluateResult>& results) override {
-    const DeviceScope scope(device_);
-    const MultiFieldLayout& l = layout_;
-    const int K = l.num_fields();
-    const size_t bytes = static_cast<size_t>(l.options.num_entries) * sizeof(T);
-    const bool device_arrays = bytes == 0 || on_device(x, y, gx, gy);
-    if (!device_arrays) {
-      check_host_positions(x, y);
-      // The gradients go up too: entries the call does not write must come back unchanged.
-      EFIELD_CUDA_CHECK(cudaMemcpyAsync(hx_.get(), x, bytes, cudaMemcpyHostToDevice, main_));
-      EFIELD_CUDA_CHECK(cudaMemcpyAsync(hy_.get(), y, bytes, cudaMemcpyHostToDevice, main_));
-      EFIELD_CUDA_CHECK(cudaMemcpyAsync(hgx_.get(), gx, bytes, cudaMemcpyHostToDevice, main_));
-      EFIELD_CUDA_CHECK(cudaMemcpyAsync(hgy_.get(), gy, bytes, cudaMemcpyHostToDevice, main_));
-    }
-    const T* px = device_arrays ? x : hx_.get();
-    const T* py = device_arrays ? y : hy_.get();
-    T* pgx = device_arrays ? gx : hgx_.get();
-    T* pgy = device_arrays ? gy : hgy_.get();
-    for (int k = 0; k < K; ++k) params_host_.get()[k] = weights[static_cast<size_t>(k)];
-    params_host_.get()[K] = accumulate ? 1.0 : 0.0;
-    if (uses_own_) {  // ordered after the caller's work on the legacy default stream
-      EFIELD_CUDA_CHECK(cudaEventRecord(caller_done_, nullptr));
-      EFIELD_CUDA_CHECK(cudaStreamWaitEvent(main_, caller_done_, 0));
-    }
-    const auto enqueue = [&] { enqueue_all(px, py, pgx, pgy); };
-    // The first call runs without a graph: the fields' systems learn their pointers' kind outside
-    // a capture.
-    if (l.options.system.use_cuda_graph && warmed_) {
-      const bool same = graph_.ready() && captured_[0] == px && captured_[1] == py && captured_[2] == pgx &&
-                        captured_[3] == pgy;
-      if (!same) {
-        graph_.capture(main_, enqueue);
-        captured_[0] = px, captured_[1] = py, captured_[2] = pgx, captured_[3] = pgy;
-      }
-      graph_.launch(main_);
-    } else {
-      enqueue();
-      warmed_ = true;
-    }
-    if (!device_arrays) {
-      EFIELD_CUDA_CHECK(cudaMemcpyAsync(gx, hgx_.get(), bytes, cudaMemcpyDeviceToHost, main_));
-      EFIELD_CUDA_CHECK(cudaMemcpyAsync(gy, hgy_.get(), bytes, cudaMemcpyDeviceToHost, main_));
-    }
-    EFIELD_CUDA_CHECK(cudaStreamSynchronize(main_));
-    for (int k = 0; k < K; ++k) {
-      const double* r = results_host_.get() + static_cast<size_t>(k) * kResultDoubles;
-      EvaluateResult& out = results[static_cast<size_t>(k)];
-      out.energy = r[0], out.overflow = r[1], out.max_density = r[2];
-      out.movable_area_outside = r[3], out.filler_area_outside = r[4];
-    }
-  }
-
-  void enqueue_all(const T* x, const T* y, T* gx, T* gy) {
+  void enqueue_fields(const T* x, const T* y, T* gx, T* gy) override {
     const MultiFieldLayout& l = layout_;
     const int K = l.num_fields();
     const std::int64_t slots = l.num_slots();
-    EFIELD_CUDA_CHECK(cudaMemcpyAsync(params_.get(), params_host_.get(), params_.bytes(), cudaMemcpyHostToDevice, main_));
     if (slots > 0) {
       multi_field_gather<T><<<grid_stride_blocks(slots, kThreads), kThreads, 0, main_>>>(entry_.get(), slots, x, y,
                                                                                         sx_.get(), sy_.get());
@@ -200,40 +96,24 @@ class CudaMultiField final : public TypedMultiFieldBackend<T> {
           entry_.get(), field_.get(), slots, params_.get(), K, sgx_.get(), sgy_.get(), gx, gy);
       EFIELD_CUDA_CHECK_LAUNCH();
     }
-    const std::int64_t unowned = static_cast<std::int64_t>(l.unowned.size());
-    if (unowned > 0) {
-      multi_field_zero<T><<<grid_stride_blocks(unowned, kThreads), kThreads, 0, main_>>>(unowned_.get(), unowned,
-                                                                                        params_.get(), K, gx, gy);
-      EFIELD_CUDA_CHECK_LAUNCH();
-    }
     for (int k = 0; k < K; ++k)
-      EFIELD_CUDA_CHECK(cudaMemcpyAsync(results_host_.get() + static_cast<size_t>(k) * kResultDoubles,
+      EFIELD_CUDA_CHECK(cudaMemcpyAsync(results_host_.get() + static_cast<size_t>(k) * kEsResultSlots,
                                         systems_[k].device_result(), kResultDoubles * sizeof(double),
                                         cudaMemcpyDeviceToHost, main_));
   }
 
-  int device_ = -1;
-  cudaStream_t main_ = nullptr, own_main_ = nullptr;
-  bool uses_own_ = false;
-  cudaEvent_t caller_done_ = nullptr, fork_ = nullptr;
+  cudaEvent_t fork_ = nullptr;
   std::vector<cudaStream_t> streams_;
   std::vector<cudaEvent_t> joins_;
-  DeviceBuffer<std::int64_t> entry_, unowned_;
+  DeviceBuffer<std::int64_t> entry_;
   DeviceBuffer<std::int32_t> field_;
   DeviceBuffer<T> sx_, sy_, sgx_, sgy_;  // the fields' slices
-  DeviceBuffer<T> hx_, hy_, hgx_, hgy_;  // device copies of host arrays
-  DeviceBuffer<double> params_;
-  PinnedBuffer<double> params_host_, results_host_;
-  GraphExec graph_;
-  const void* captured_[4] = {nullptr, nullptr, nullptr, nullptr};
-  bool warmed_ = false;
-  const void* known_[4] = {nullptr, nullptr, nullptr, nullptr};
-  bool known_device_ = false, known_valid_ = false;
 };
 
 }  // namespace
 
 std::unique_ptr<MultiFieldBackend> make_cuda_multi_field(MultiFieldLayout layout) {
+  if (layout.options.pipeline == MultiFieldPipeline::Batched) return make_batched_multi_field(std::move(layout));
   if (layout.options.system.precision == Precision::Double)
     return std::make_unique<CudaMultiField<double>>(std::move(layout));
   return std::make_unique<CudaMultiField<float>>(std::move(layout));

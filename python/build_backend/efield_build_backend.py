@@ -42,8 +42,8 @@ def _require():
     if missing:
         sys.stderr.write(
             f"efield: cannot build with {sys.executable} (Python {sys.version.split()[0]}): it lacks "
-            + "; ".join(missing) + ".\nInstall them for this interpreter, or build with one that has "
-            "them (on Debian 12: /usr/bin/python3 after `bash scripts/install_deps.sh`).\n")
+            + "; ".join(missing) + ".\nInstall what is missing for this interpreter, or build with one "
+            "that has it all (on Debian 12: /usr/bin/python3 after `bash scripts/install_deps.sh`).\n")
         raise SystemExit(1)
 
 

@@ -15,13 +15,17 @@ def native_available():
     return hasattr(_efield, "MultiFieldSystem")
 
 
-def make_backend(fields, num_nodes, grid, options, dtype, device, use_native):
+def make_backend(fields, num_nodes, grid, options, dtype, device, use_native, pipeline="auto"):
     if use_native and not native_available():
         raise RuntimeError("use_native=True but this efield extension has no MultiFieldSystem")
     if use_native is None:
         use_native = native_available()
-    cls = _NativeFields if use_native else _SeparateFields
-    return cls(fields, num_nodes, grid, options, dtype, device)
+    if not use_native:
+        if pipeline not in ("auto", "per_field"):
+            raise ValueError(f"pipeline={pipeline!r} needs efield.MultiFieldSystem (use_native=False takes one "
+                             "system per field)")
+        return _SeparateFields(fields, num_nodes, grid, options, dtype, device)
+    return _NativeFields(fields, num_nodes, grid, dict(options, pipeline=pipeline), dtype, device)
 
 
 class _Field:

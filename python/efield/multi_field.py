@@ -110,11 +110,15 @@ class MultiFieldSystem:
     [target_density]). Options (keyword only) as ElectrostaticSystem's, target_density and
     filler_offset excepted (per field); num_entries: the length of x, y and the gradients, every
     index below it; zero_other_entries: write 0 at entries no field owns on evaluates that do not
-    accumulate."""
+    accumulate; pipeline: "auto" (the default: "batched" on CUDA with two or more fields and the
+    DREAMPlace gradient scale, else "per_field"), "per_field" (each field its own system: every
+    field bitwise as its own ElectrostaticSystem) or "batched" (CUDA only: all fields in one
+    pipeline, docs/design.md; field(k) then gives density_map() and the counts only). The
+    attribute `pipeline` says which one runs."""
 
     def __init__(self, fields, *, xl, yl, xh, yh, num_bins_x, num_bins_y, num_entries, dtype="float32", device="cpu",
                  deterministic=True, cpu_threads=0, use_cuda_graph=True, gradient_scale="dreamplace",
-                 zero_other_entries=False, stream=None, plan_effort="estimate"):
+                 zero_other_entries=False, stream=None, plan_effort="estimate", pipeline="auto"):
         specs = [_field(f, k) for k, f in enumerate(fields)]
         self.dtype = _arrays.dtype_name(dtype)
         self.device = _arrays.parse_device(device)
@@ -127,8 +131,9 @@ class MultiFieldSystem:
             deterministic=bool(deterministic), stream=int(stream), cpu_threads=_arrays.to_int(cpu_threads, "cpu_threads", 0),
             use_cuda_graph=bool(use_cuda_graph), gradient_scale=str(gradient_scale),
             num_entries=_arrays.to_int(num_entries, "num_entries", 0), zero_other_entries=bool(zero_other_entries),
-            plan_effort=str(plan_effort))
+            plan_effort=str(plan_effort), pipeline=str(pipeline))
         self.fields = specs
+        self.pipeline = self._system.pipeline
 
     def evaluate(self, x, y, grad_x=None, grad_y=None, weights=None, accumulate=False):
         """One iteration of every field: reads x, y (1-D, >= num_entries) and writes (adds, with

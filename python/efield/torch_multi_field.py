@@ -92,11 +92,12 @@ class MultiFieldElectricPotential(torch.nn.Module):
     xl, yl, xh, yh, num_bins_x, num_bins_y: the region and bins, shared. deterministic,
     cpu_threads, gradient_scale: as efield.ElectricPotential. pos: builds the systems now (dtype,
     device); else the first forward does. use_native: None picks efield.MultiFieldSystem when the
-    extension has it, False always takes one system per field.
+    extension has it, False always takes one system per field. pipeline: efield.MultiFieldSystem's
+    ("auto", "per_field" or "batched"; "batched" needs the native system and CUDA).
     """
 
     def __init__(self, fields, *, num_nodes, xl, yl, xh, yh, num_bins_x, num_bins_y, deterministic=True,
-                 cpu_threads=0, gradient_scale="dreamplace", pos=None, use_native=None):
+                 cpu_threads=0, gradient_scale="dreamplace", pos=None, use_native=None, pipeline="auto"):
         super().__init__()
         self.num_nodes = _arrays.to_int(num_nodes, "num_nodes", 0)
         fields = list(fields)
@@ -122,6 +123,7 @@ class MultiFieldElectricPotential(torch.nn.Module):
                             cpu_threads=_arrays.to_int(cpu_threads, "cpu_threads", 0),
                             gradient_scale=str(gradient_scale))
         self.use_native = use_native
+        self.pipeline = str(pipeline)
         self._backend = None
         self._results = None
         self.dtype = self.device = None
@@ -155,7 +157,7 @@ class MultiFieldElectricPotential(torch.nn.Module):
         self._check(pos)
         self.dtype, self.device = pos.dtype, pos.device
         self._backend = make_backend(self.fields, self.num_nodes, self.grid, self.options,
-                                     _arrays.dtype_name(pos.dtype), pos.get_device(), self.use_native)
+                                     _arrays.dtype_name(pos.dtype), pos.get_device(), self.use_native, self.pipeline)
         self._owner = torch.from_numpy(self._owner_host).to(pos.device)
 
     def _evaluate(self, pos, grad=None):

@@ -52,7 +52,7 @@ class MultiSystem {
   MultiSystem(const std::vector<FieldSpec>& fields, double xl, double yl, double xh, double yh, int num_bins_x,
               int num_bins_y, const std::string& dtype, int device, bool deterministic, std::uintptr_t stream,
               int cpu_threads, bool use_cuda_graph, const std::string& gradient_scale, std::int64_t num_entries,
-              bool zero_other_entries, const std::string& plan_effort)
+              bool zero_other_entries, const std::string& plan_effort, const std::string& pipeline)
       : device_(device) {
     if (dtype != "float32" && dtype != "float64")
       throw py::type_error("dtype must be float32 or float64 (got " + dtype + ")");
@@ -71,6 +71,11 @@ class MultiSystem {
     s.plan_effort = parse_plan_effort(plan_effort);
     o.num_entries = num_entries;
     o.zero_other_entries = zero_other_entries;
+    if (pipeline != "auto" && pipeline != "per_field" && pipeline != "batched")
+      throw py::value_error("pipeline must be 'auto', 'per_field' or 'batched' (got '" + pipeline + "')");
+    o.pipeline = pipeline == "batched"     ? MultiFieldPipeline::Batched
+                 : pipeline == "per_field" ? MultiFieldPipeline::PerField
+                                           : MultiFieldPipeline::Auto;
     stream_ = s.stream;
     py::gil_scoped_release release;
     DeviceGuard guard(device_);
@@ -111,13 +116,27 @@ class MultiSystem {
     }
     return to_numpy(v, f.options().num_bins_x, f.options().num_bins_y);
   }
+  // Either pipeline (the batched one keeps no per-field systems for map()).
+  py::array_t<double> density_map(int k) {
+    std::vector<double> v;
+    {
+      py::gil_scoped_release release;
+      std::lock_guard<std::mutex> lock(mutex_);
+      v = system_->density_map(k);
+    }
+    const ElectrostaticOptions& o = system_->options().system;
+    return to_numpy(v, o.num_bins_x, o.num_bins_y);
+  }
 
+  // From the field's spec and the shared options (either pipeline).
   py::dict field_info(int k) const {
-    const ElectrostaticSystem& f = system_->field(k);
+    const FieldSpec& f = system_->field_spec(k);
+    const ElectrostaticOptions& o = system_->options().system;
     py::dict d;
-    d["num_movable"] = f.num_movable(), d["num_fillers"] = f.num_fillers(), d["num_fixed"] = f.num_fixed();
-    d["bin_width"] = f.bin_width(), d["bin_height"] = f.bin_height();
-    d["target_density"] = f.options().target_density;
+    d["num_movable"] = f.movable_index.size(), d["num_fillers"] = f.filler_index.size();
+    d["num_fixed"] = f.fixed.widths.size();
+    d["bin_width"] = (o.xh - o.xl) / o.num_bins_x, d["bin_height"] = (o.yh - o.yl) / o.num_bins_y;
+    d["target_density"] = f.target_density;
     return d;
   }
 
@@ -173,14 +192,15 @@ void bind_multi_field(py::module_& m) {
 
   py::class_<MultiSystem, std::shared_ptr<MultiSystem>>(m, "MultiFieldSystem")
       .def(py::init<const std::vector<FieldSpec>&, double, double, double, double, int, int, const std::string&, int,
-                    bool, std::uintptr_t, int, bool, const std::string&, std::int64_t, bool, const std::string&>(),
+                    bool, std::uintptr_t, int, bool, const std::string&, std::int64_t, bool, const std::string&,
+                    const std::string&>(),
            py::arg("fields"), py::arg("xl"), py::arg("yl"), py::arg("xh"), py::arg("yh"), py::arg("num_bins_x"),
            py::arg("num_bins_y"), py::arg("dtype"), py::arg("device"), py::arg("deterministic"), py::arg("stream"),
            py::arg("cpu_threads"), py::arg("use_cuda_graph"), py::arg("gradient_scale"), py::arg("num_entries"),
-           py::arg("zero_other_entries"), py::arg("plan_effort") = "estimate")
+           py::arg("zero_other_entries"), py::arg("plan_effort") = "estimate", py::arg("pipeline") = "auto")
       .def("evaluate", &MultiSystem::evaluate, py::arg("x"), py::arg("y"), py::arg("grad_x"), py::arg("grad_y"),
            py::arg("stream") = 0, py::arg("weights") = std::vector<double>{}, py::arg("accumulate") = false)
-      .def("density_map", [](MultiSystem& s, int k) { return s.map(k, &ElectrostaticSystem::density_map); })
+      .def("density_map", &MultiSystem::density_map, py::arg("k"))
       .def("field_x_map", [](MultiSystem& s, int k) { return s.map(k, &ElectrostaticSystem::field_x_map); })
       .def("field_y_map", [](MultiSystem& s, int k) { return s.map(k, &ElectrostaticSystem::field_y_map); })
       .def("potential_map", [](MultiSystem& s, int k) { return s.map(k, &ElectrostaticSystem::potential_map); })
@@ -188,6 +208,12 @@ void bind_multi_field(py::module_& m) {
       .def("field_info", &MultiSystem::field_info, py::arg("k"))
       .def_property_readonly("num_fields", [](const MultiSystem& s) { return s.system().num_fields(); })
       .def_property_readonly("num_entries", [](const MultiSystem& s) { return s.system().num_entries(); })
+      .def_property_readonly("pipeline",
+                             [](const MultiSystem& s) {
+                               return std::string(s.system().options().pipeline == MultiFieldPipeline::Batched
+                                                      ? "batched"
+                                                      : "per_field");
+                             })
       .def_property_readonly("device", &MultiSystem::device)
       .def_property_readonly("dtype", &MultiSystem::dtype)
       .def_property_readonly("backend", [](const MultiSystem& s) { return std::string(to_string(s.system().backend())); });

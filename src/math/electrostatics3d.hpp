@@ -43,28 +43,47 @@ struct SpectralInputs3D {
   double energy;  // g_u g_v g_l a^2 inv at (u, v, l)
 };
 
-// (a w_axis inv / 2) at (u, v, l) for the frequency of `axis`.
+// (a w_axis inv / 2) at (u, v, l) for the frequency of `axis`, x = X[u, v, l].
 template <typename T>
-EFIELD_HD T field_coefficient(const T* X, const SpectralGrid3D<T>& g, int u, int v, int l, int axis) {
+EFIELD_HD T field_coefficient(T x, const SpectralGrid3D<T>& g, int u, int v, int l, int axis) {
   const T wu = g.wu_step * static_cast<T>(u), wv = g.wv_step * static_cast<T>(v), wl = g.wl_step * static_cast<T>(l);
   const T w = axis == 0 ? wu : axis == 1 ? wv : wl;
-  const T a = g.coef_scale * X[index3d(u, v, l, g.N, g.L)];
+  const T a = g.coef_scale * x;
   return a * w * inverse_wavenumber_sq3(wu, wv, wl) * T(0.5);
 }
 
+// The coefficients one call reads: X at (u, v, l) and at its mirrors (M-u, v, l), (u, N-v, l),
+// (u, v, L-l) (each read only where that index is not 0).
 template <typename T>
-EFIELD_HD SpectralInputs3D<T> spectral_inputs3d(const T* X, const SpectralGrid3D<T>& g, int u, int v, int l) {
+struct SpectralCoefficients3D {
+  T here, mirror_x, mirror_y, mirror_z;
+};
+
+template <typename T>
+EFIELD_HD SpectralInputs3D<T> spectral_inputs3d(const SpectralCoefficients3D<T>& x, const SpectralGrid3D<T>& g,
+                                                int u, int v, int l) {
   SpectralInputs3D<T> s;
   const T wu = g.wu_step * static_cast<T>(u), wv = g.wv_step * static_cast<T>(v), wl = g.wl_step * static_cast<T>(l);
   const T inv = inverse_wavenumber_sq3(wu, wv, wl);
-  const T a = g.coef_scale * X[index3d(u, v, l, g.N, g.L)];
+  const T a = g.coef_scale * x.here;
   s.phi = a * inv;
   const double gw = (u == 0 ? 1.0 : 2.0) * (v == 0 ? 1.0 : 2.0) * (l == 0 ? 1.0 : 2.0);
   s.energy = gw * static_cast<double>(a) * a * inv;
-  s.ex = u == 0 ? T(0) : field_coefficient(X, g, g.M - u, v, l, 0);
-  s.ey = v == 0 ? T(0) : field_coefficient(X, g, u, g.N - v, l, 1);
-  s.ez = l == 0 ? T(0) : field_coefficient(X, g, u, v, g.L - l, 2);
+  s.ex = u == 0 ? T(0) : field_coefficient(x.mirror_x, g, g.M - u, v, l, 0);
+  s.ey = v == 0 ? T(0) : field_coefficient(x.mirror_y, g, u, g.N - v, l, 1);
+  s.ez = l == 0 ? T(0) : field_coefficient(x.mirror_z, g, u, v, g.L - l, 2);
   return s;
+}
+
+// The same reading X [M][N][L].
+template <typename T>
+EFIELD_HD SpectralInputs3D<T> spectral_inputs3d(const T* X, const SpectralGrid3D<T>& g, int u, int v, int l) {
+  SpectralCoefficients3D<T> x;
+  x.here = X[index3d(u, v, l, g.N, g.L)];
+  x.mirror_x = u == 0 ? T(0) : X[index3d(g.M - u, v, l, g.N, g.L)];
+  x.mirror_y = v == 0 ? T(0) : X[index3d(u, g.N - v, l, g.N, g.L)];
+  x.mirror_z = l == 0 ? T(0) : X[index3d(u, v, g.L - l, g.N, g.L)];
+  return spectral_inputs3d(x, g, u, v, l);
 }
 
 // The sign of a sine axis' output sample: Ex[m,n,k] = (-1)^m y_x[m,n,k] (likewise n for Ey, k for Ez).

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "efield/multi_field_system.hpp"
+#include "electrostatics/backend.hpp"
 
 namespace efield::detail {
 
@@ -28,12 +29,18 @@ struct MultiFieldLayout {
 // the slots. The fields' own inputs are validated by their systems.
 MultiFieldLayout make_multi_field_layout(const MultiFieldOptions& options, std::vector<FieldSpec> fields);
 
+// The pipeline a system runs: options.pipeline, Auto resolved for the backend and field count.
+MultiFieldPipeline resolve_pipeline(const MultiFieldOptions& options, Backend backend, int num_fields);
+
 // Field k's own ElectrostaticOptions: the shared ones with td_k, the given stream, and graphs of
 // its own or not (the CUDA backend captures all fields into one graph itself).
 ElectrostaticOptions field_options(const MultiFieldLayout& layout, int k, Stream stream, bool own_graphs);
 
 // Builds field k's system; an efield::Error from it is rethrown naming the field.
 ElectrostaticSystem make_field_system(const MultiFieldLayout& layout, int k, Stream stream, bool own_graphs);
+// Field k's validated inputs as its system would hold them (the batched pipeline builds no
+// system); an efield::Error is rethrown naming the field.
+ElectrostaticDesign make_field_design(const MultiFieldLayout& layout, int k);
 
 // The weights of a call: one per field (empty -> all 1), each finite in the precision.
 // The weights evaluate applies: options.weights, checked (count, finite, within the precision's
@@ -54,7 +61,11 @@ class MultiFieldBackend {
   virtual void set_stream(Stream stream) { (void)stream; }
   virtual Backend backend() const noexcept = 0;
   virtual int device() const noexcept { return -1; }
+  // Whether the fields are ElectrostaticSystems of their own (not in the batched pipeline).
+  bool has_field_systems() const noexcept { return !systems_.empty(); }
   const ElectrostaticSystem& field(int k) const { return systems_[static_cast<size_t>(k)]; }
+  // Field k's rho of the latest evaluate, natural layout (k checked by the caller).
+  virtual std::vector<double> density_map(int k) const { return field(k).density_map(); }
   const MultiFieldLayout& layout() const noexcept { return layout_; }
   const std::vector<double>& unit_weights() const noexcept { return ones_; }
 

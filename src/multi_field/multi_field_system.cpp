@@ -37,6 +37,18 @@ void check_options(const MultiFieldOptions& options) {
   if (s.zero_gap_gradient != defaults.zero_gap_gradient)
     throw Error(std::string(kWho) + ": options.system.zero_gap_gradient must stay false (use "
                 "MultiFieldOptions::zero_other_entries)");
+  if (options.pipeline != MultiFieldPipeline::Auto && options.pipeline != MultiFieldPipeline::PerField &&
+      options.pipeline != MultiFieldPipeline::Batched)
+    throw Error(std::string(kWho) + ": options.pipeline " + std::to_string(static_cast<int>(options.pipeline)) +
+                " is not a MultiFieldPipeline (Auto, PerField or Batched)");
+  if (options.pipeline == MultiFieldPipeline::Batched) {
+    if (s.backend == Backend::Cpu)
+      throw Error(std::string(kWho) + ": options.pipeline = Batched runs on the CUDA backend only, but "
+                  "options.system.backend is Cpu (use PerField, or Backend::Cuda or Auto)");
+    if (s.gradient_scale == GradientScale::Exact)
+      throw Error(std::string(kWho) + ": options.pipeline = Batched has no GradientScale::Exact (use PerField for "
+                  "the exact gradient)");
+  }
   if (options.num_entries < 0 || options.num_entries > kMaxEntries)
     throw Error(std::string(kWho) + ": num_entries " + std::to_string(options.num_entries) + " is outside 0.." +
                 std::to_string(kMaxEntries));
@@ -112,13 +124,29 @@ ElectrostaticOptions field_options(const MultiFieldLayout& layout, int k, Stream
   return o;
 }
 
-ElectrostaticSystem make_field_system(const MultiFieldLayout& layout, int k, Stream stream, bool own_graphs) {
-  const FieldSpec& f = layout.fields[static_cast<size_t>(k)];
+namespace {
+// make(): field k's system or design; an efield::Error from it names the field.
+template <typename Make>
+auto naming_the_field(int k, Make make) {
   try {
-    return ElectrostaticSystem(field_options(layout, k, stream, own_graphs), f.movable, f.fillers, f.fixed);
+    return make();
   } catch (const Error& e) {
     throw Error(field_name(static_cast<size_t>(k)) + ": " + e.what());
   }
+}
+}  // namespace
+
+ElectrostaticSystem make_field_system(const MultiFieldLayout& layout, int k, Stream stream, bool own_graphs) {
+  const FieldSpec& f = layout.fields[static_cast<size_t>(k)];
+  return naming_the_field(k, [&] {
+    return ElectrostaticSystem(field_options(layout, k, stream, own_graphs), f.movable, f.fillers, f.fixed);
+  });
+}
+
+ElectrostaticDesign make_field_design(const MultiFieldLayout& layout, int k) {
+  const FieldSpec& f = layout.fields[static_cast<size_t>(k)];
+  return naming_the_field(
+      k, [&] { return make_design(field_options(layout, k, nullptr, false), f.movable, f.fillers, f.fixed); });
 }
 
 const std::vector<double>& resolve_weights(const MultiEvaluateOptions& options, const std::vector<double>& ones,
@@ -144,9 +172,19 @@ const std::vector<double>& resolve_weights(const MultiEvaluateOptions& options, 
 
 }  // namespace detail
 
+namespace detail {
+MultiFieldPipeline resolve_pipeline(const MultiFieldOptions& options, Backend backend, int num_fields) {
+  if (options.pipeline != MultiFieldPipeline::Auto) return options.pipeline;
+  const bool batched = backend == Backend::Cuda && num_fields >= 2 &&
+                       options.system.gradient_scale != GradientScale::Exact;
+  return batched ? MultiFieldPipeline::Batched : MultiFieldPipeline::PerField;
+}
+}  // namespace detail
+
 MultiFieldSystem::MultiFieldSystem(const MultiFieldOptions& options, std::vector<FieldSpec> fields) {
   detail::MultiFieldLayout layout = detail::make_multi_field_layout(options, std::move(fields));
   const Backend backend = resolve_backend(options.system.backend);
+  layout.options.pipeline = detail::resolve_pipeline(options, backend, layout.num_fields());
   detail::log().debug("MultiFieldSystem: {} fields, {} cells, {} entries, backend {}", layout.num_fields(),
                       layout.num_slots(), options.num_entries, to_string(backend));
   impl_ = backend == Backend::Cuda ? detail::make_cuda_multi_field(std::move(layout))
@@ -199,14 +237,27 @@ void MultiFieldSystem::evaluate(const double* x, const double* y, double* grad_x
 void MultiFieldSystem::set_stream(Stream stream) { impl().set_stream(stream); }
 
 int MultiFieldSystem::num_fields() const noexcept { return impl_ ? impl_->layout().num_fields() : 0; }
+namespace {
+void check_field_index(const char* who, int k, int num_fields) {
+  if (k < 0 || k >= num_fields)
+    throw Error(std::string("MultiFieldSystem::") + who + ": " + std::to_string(k) + " is outside 0.." +
+                std::to_string(num_fields - 1));
+}
+}  // namespace
+
 const ElectrostaticSystem& MultiFieldSystem::field(int k) const {
-  if (k < 0 || k >= impl().layout().num_fields())
-    throw Error("MultiFieldSystem::field: " + std::to_string(k) + " is outside 0.." +
-                std::to_string(impl().layout().num_fields() - 1));
+  check_field_index("field", k, impl().layout().num_fields());
+  if (!impl().has_field_systems())
+    throw Error("MultiFieldSystem::field: the batched pipeline (MultiFieldPipeline::Batched) keeps no per-field "
+                "systems (density_map(k) gives a field's map; build with PerField for the others)");
   return impl().field(k);
 }
+std::vector<double> MultiFieldSystem::density_map(int k) const {
+  check_field_index("density_map", k, impl().layout().num_fields());
+  return impl().density_map(k);
+}
 const FieldSpec& MultiFieldSystem::field_spec(int k) const {
-  field(k);  // the range check
+  check_field_index("field_spec", k, impl().layout().num_fields());
   return impl().layout().fields[static_cast<size_t>(k)];
 }
 std::int64_t MultiFieldSystem::num_entries() const noexcept { return impl_ ? impl_->layout().options.num_entries : 0; }

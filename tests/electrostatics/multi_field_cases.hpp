@@ -4,13 +4,16 @@
 // placements, and runs of the multi-field system and of separately built systems.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "efield/bookshelf.hpp"
+#include "efield/error.hpp"
 #include "efield/multi_field_system.hpp"
 #include "efield/synthetic_design.hpp"
+#include "electrostatics/reference_electrostatics.hpp"
 #include "support/device_array.hpp"
 #include "support/random.hpp"
 
@@ -69,6 +72,7 @@ inline MultiCase fence_case(int K, std::int64_t num_movable, int bins, Precision
   c.options.system.precision = p;
   c.options.system.backend = b;
   c.options.system.cpu_threads = 2;
+  c.options.pipeline = MultiFieldPipeline::PerField;  // bitwise as separate systems; the batched tests set theirs
   const size_t extra = static_cast<size_t>(c.options.num_entries - n);
   const auto fx = random_vector<double>(extra, seed + 11, r.xl, r.xh - 20);
   const auto fy = random_vector<double>(extra, seed + 12, r.yl, r.yh - 20);
@@ -92,6 +96,7 @@ inline MultiCase batch_case(int count, Precision p, Backend b, std::uint64_t see
   c.options.system.precision = p;
   c.options.system.backend = b;
   c.options.system.cpu_threads = 2;
+  c.options.pipeline = MultiFieldPipeline::PerField;  // bitwise as separate systems; the batched tests set theirs
   c.x = random_vector<double>(static_cast<size_t>(c.options.num_entries), seed + 2, -5, 195);
   c.y = random_vector<double>(static_cast<size_t>(c.options.num_entries), seed + 3, -5, 155);
   return c;
@@ -160,6 +165,18 @@ FieldRun run_separate(const MultiCase& c, int k, bool async) {
   return out;
 }
 
+// The float64 dense reference of field k alone (its cells and fillers at the case's positions,
+// the fixed cells and its blockages as fixed blocks, its td): DREAMPlace's per-region op.
+inline ReferenceResult field_reference(const MultiCase& c, int k) {
+  const FieldSpec& f = c.fields[static_cast<size_t>(k)];
+  ElectrostaticOptions o = c.options.system;
+  o.target_density = f.target_density;
+  std::vector<double> cx, cy;
+  for (const auto* index : {&f.movable_index, &f.filler_index})
+    for (std::int64_t e : *index) cx.push_back(c.x[e]), cy.push_back(c.y[e]);
+  return reference_electrostatics(o, f.movable, f.fillers, f.fixed, cx, cy);
+}
+
 // The multi-field run's gradient of field k, in the field's cell order.
 inline void field_gradient(const MultiCase& c, int k, const MultiRun& m, std::vector<double>& gx,
                            std::vector<double>& gy) {
@@ -192,6 +209,53 @@ void expect_fields_bitwise(MultiFieldSystem& mf, const MultiCase& c, bool device
     EXPECT_EQ(gy, s.gy);
     EXPECT_EQ(mf.field(k).density_map(), s.rho);
   }
+}
+
+// grad = w_k g_k, or grad += w_k g_k; entries no field owns: untouched, or 0 when asked.
+template <typename T>
+void expect_weights_accumulate_unowned(Backend b, MultiFieldPipeline pipeline = MultiFieldPipeline::PerField) {
+  const Precision p = std::is_same_v<T, float> ? Precision::Float : Precision::Double;
+  MultiCase c = fence_case(2, 600, 16, p, b, 2);
+  const bool cuda = b == Backend::Cuda;
+  c.options.pipeline = pipeline;
+  MultiFieldSystem mf(c.options, c.fields);
+  const MultiRun plain = run_multi<T>(mf, c, cuda, {}, 3.0);
+  MultiEvaluateOptions eo;
+  eo.weights = {2.0, 0.5, -4.0};
+  const MultiRun weighted = run_multi<T>(mf, c, cuda, eo, 3.0);
+  eo.accumulate = true;
+  const MultiRun added = run_multi<T>(mf, c, cuda, eo, 3.0);
+  const std::int64_t n = static_cast<std::int64_t>(c.movable.widths.size());
+  for (int k = 0; k < 3; ++k) {
+    const FieldSpec& f = c.fields[static_cast<size_t>(k)];
+    const T w = static_cast<T>(eo.weights[static_cast<size_t>(k)]);
+    for (const auto* index : {&f.movable_index, &f.filler_index})
+      for (std::int64_t e : *index) {
+        ASSERT_EQ(weighted.gx[e], static_cast<double>(w * static_cast<T>(plain.gx[e]))) << e;
+        ASSERT_EQ(weighted.gy[e], static_cast<double>(w * static_cast<T>(plain.gy[e]))) << e;
+        ASSERT_EQ(added.gx[e], static_cast<double>(T(3) + static_cast<T>(weighted.gx[e]))) << e;
+      }
+    expect_same_result(weighted.results[static_cast<size_t>(k)], plain.results[static_cast<size_t>(k)]);
+  }
+  for (std::int64_t e = n; e < n + kTerminalGap; ++e) {  // the terminals' entries: untouched
+    EXPECT_EQ(plain.gx[e], 3.0);
+    EXPECT_EQ(added.gy[e], 3.0);
+  }
+  c.options.zero_other_entries = true;
+  MultiFieldSystem zeroing(c.options, c.fields);
+  const MultiRun zeroed = run_multi<T>(zeroing, c, cuda, {}, 3.0);
+  const MultiRun kept = run_multi<T>(zeroing, c, cuda, eo, 3.0);  // accumulating: untouched
+  for (std::int64_t e = n; e < n + kTerminalGap; ++e) {
+    EXPECT_EQ(zeroed.gx[e], 0.0);
+    EXPECT_EQ(zeroed.gy[e], 0.0);
+    EXPECT_EQ(kept.gx[e], 3.0);
+  }
+  EXPECT_EQ(zeroed.gx[0], plain.gx[0]);
+  // Bad weights throw before anything is written.
+  eo.weights = {1.0, NAN, 1.0};
+  EXPECT_THROW(run_multi<T>(mf, c, cuda, eo), Error);
+  eo.weights = {1.0, 1.0};
+  EXPECT_THROW(run_multi<T>(mf, c, cuda, eo), Error);
 }
 
 }  // namespace efield::test

@@ -81,13 +81,7 @@ TEST(MultiFieldCpu, FenceFieldsMatchTheDenseReference) {
   MultiFieldSystem mf(c.options, c.fields);
   const MultiRun m = run_multi<double>(mf, c, false);
   for (int k = 0; k < 3; ++k) {
-    const FieldSpec& f = c.fields[static_cast<size_t>(k)];
-    ElectrostaticOptions o = c.options.system;
-    o.target_density = f.target_density;
-    std::vector<double> cx, cy;
-    for (const auto* index : {&f.movable_index, &f.filler_index})
-      for (std::int64_t e : *index) cx.push_back(c.x[e]), cy.push_back(c.y[e]);
-    const ReferenceResult r = reference_electrostatics(o, f.movable, f.fillers, f.fixed, cx, cy);
+    const ReferenceResult r = field_reference(c, k);
     SystemOutput s;
     s.result = m.results[static_cast<size_t>(k)];
     field_gradient(c, k, m, s.gx, s.gy);
@@ -115,54 +109,9 @@ TEST(MultiFieldCuda, BatchMembersAreSeparateSystems) {
   batch_test<double>(Backend::Cuda);
 }
 
-// grad = w_k g_k, or grad += w_k g_k; entries no field owns: untouched, or 0 when asked.
-template <typename T>
-void weights_test(Backend b) {
-  const Precision p = std::is_same_v<T, float> ? Precision::Float : Precision::Double;
-  MultiCase c = fence_case(2, 600, 16, p, b, 2);
-  const bool cuda = b == Backend::Cuda;
-  MultiFieldSystem mf(c.options, c.fields);
-  const MultiRun plain = run_multi<T>(mf, c, cuda, {}, 3.0);
-  MultiEvaluateOptions eo;
-  eo.weights = {2.0, 0.5, -4.0};
-  const MultiRun weighted = run_multi<T>(mf, c, cuda, eo, 3.0);
-  eo.accumulate = true;
-  const MultiRun added = run_multi<T>(mf, c, cuda, eo, 3.0);
-  const std::int64_t n = static_cast<std::int64_t>(c.movable.widths.size());
-  for (int k = 0; k < 3; ++k) {
-    const FieldSpec& f = c.fields[static_cast<size_t>(k)];
-    const T w = static_cast<T>(eo.weights[static_cast<size_t>(k)]);
-    for (const auto* index : {&f.movable_index, &f.filler_index})
-      for (std::int64_t e : *index) {
-        ASSERT_EQ(weighted.gx[e], static_cast<double>(w * static_cast<T>(plain.gx[e]))) << e;
-        ASSERT_EQ(weighted.gy[e], static_cast<double>(w * static_cast<T>(plain.gy[e]))) << e;
-        ASSERT_EQ(added.gx[e], static_cast<double>(T(3) + static_cast<T>(weighted.gx[e]))) << e;
-      }
-    expect_same_result(weighted.results[static_cast<size_t>(k)], plain.results[static_cast<size_t>(k)]);
-  }
-  for (std::int64_t e = n; e < n + kTerminalGap; ++e) {  // the terminals' entries: untouched
-    EXPECT_EQ(plain.gx[e], 3.0);
-    EXPECT_EQ(added.gy[e], 3.0);
-  }
-  c.options.zero_other_entries = true;
-  MultiFieldSystem zeroing(c.options, c.fields);
-  const MultiRun zeroed = run_multi<T>(zeroing, c, cuda, {}, 3.0);
-  const MultiRun kept = run_multi<T>(zeroing, c, cuda, eo, 3.0);  // accumulating: untouched
-  for (std::int64_t e = n; e < n + kTerminalGap; ++e) {
-    EXPECT_EQ(zeroed.gx[e], 0.0);
-    EXPECT_EQ(zeroed.gy[e], 0.0);
-    EXPECT_EQ(kept.gx[e], 3.0);
-  }
-  EXPECT_EQ(zeroed.gx[0], plain.gx[0]);
-  // Bad weights throw before anything is written.
-  eo.weights = {1.0, NAN, 1.0};
-  EXPECT_THROW(run_multi<T>(mf, c, cuda, eo), Error);
-  eo.weights = {1.0, 1.0};
-  EXPECT_THROW(run_multi<T>(mf, c, cuda, eo), Error);
-}
 TEST(MultiFieldCpu, WeightsAccumulateAndUnownedEntries) {
-  weights_test<float>(Backend::Cpu);
-  weights_test<double>(Backend::Cpu);
+  expect_weights_accumulate_unowned<float>(Backend::Cpu);
+  expect_weights_accumulate_unowned<double>(Backend::Cpu);
 }
 // The form that fills the caller's vector gives the returned vector's results, in the vector it
 // was given (a placer loop keeps it: nothing allocated per iteration).
@@ -185,8 +134,8 @@ TEST(MultiFieldCpu, ResultsIntoTheCallersVector) {
 
 TEST(MultiFieldCuda, WeightsAccumulateAndUnownedEntries) {
   EFIELD_REQUIRE_GPU();
-  weights_test<float>(Backend::Cuda);
-  weights_test<double>(Backend::Cuda);
+  expect_weights_accumulate_unowned<float>(Backend::Cuda);
+  expect_weights_accumulate_unowned<double>(Backend::Cuda);
 }
 
 // Without graphs the CUDA backend gives the same bits.

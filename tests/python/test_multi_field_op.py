@@ -23,6 +23,8 @@ BACKENDS = [True, False]  # efield.MultiFieldSystem, one efield.ElectrostaticSys
 
 
 def merged_op(p, **options):
+    """The per-field pipeline unless the test names one: the per-region ops' bits (bitwise())."""
+    options.setdefault("pipeline", "per_field")
     d = p.d
     xl, yl, xh, yh = d.region
     return MultiFieldElectricPotential.from_dreamplace(
@@ -250,3 +252,27 @@ def test_bad_input(rng):
     with pytest.raises(ValueError, match="shape \\(count, 2 \\* num_nodes\\)"):
         batch(torch.stack([p.pos] * 3))
     assert "MultiFieldElectricPotential" in et.__all__
+
+
+def test_batched_pipeline(device, rng):
+    """pipeline="batched" (efield.MultiFieldSystem's one CUDA pipeline for all fields): on CUDA the
+    energies and gradient of the per-field pipeline to round-off (cuFFT's batched plans); on the
+    CPU, and without the native system, a clear error."""
+    dt = torch.float64
+    d = FenceDesign(rng, td=0.8)
+    p = Placer(d, dt, device)
+    if torch.device(device).type != "cuda":
+        with pytest.raises(Exception, match="Batched"):
+            merged_op(p, pipeline="batched")
+        return
+    with pytest.raises(ValueError, match="pipeline"):
+        merged_op(p, pipeline="batched", use_native=False)
+    weights = torch.tensor([0.5, 2.0, 1.25], dtype=dt, device=device)
+    runs = []
+    for pipeline in ("per_field", "batched"):
+        pos = p.pos.clone().requires_grad_(True)
+        energies = merged_op(p, pipeline=pipeline)(pos)
+        (weights * energies).sum().backward()
+        runs.append((energies.detach(), pos.grad))
+    assert torch.allclose(runs[1][0], runs[0][0], rtol=1e-12, atol=0)
+    assert torch.allclose(runs[1][1], runs[0][1], rtol=0, atol=1e-12 * runs[0][1].abs().max().item())

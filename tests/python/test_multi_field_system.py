@@ -31,6 +31,8 @@ def _fence_case(num_fences=2, n=1200, seed=1):
 
 
 def _system(case, dtype="float64", device="cpu", bins=32, **kw):
+    """The per-field pipeline unless the test names one: every field bitwise its own system's."""
+    kw.setdefault("pipeline", "per_field")
     xl, yl, xh, yh = case["region"]
     return efield.MultiFieldSystem(case["fields"], xl=xl, yl=yl, xh=xh, yh=yh, num_bins_x=bins, num_bins_y=bins,
                                    num_entries=case["entries"], dtype=dtype, device=device, **kw)
@@ -208,3 +210,54 @@ def test_cuda_fields_equal_separate_async_systems(dtype):
         assert rs[k].energy == r.energy and rs[k].overflow == r.overflow
         assert torch.equal(rs[k].grad_x[ti], gx) and torch.equal(rs[k].grad_y[ti], gy)
         np.testing.assert_array_equal(mf.field(k).density_map(), es.density_map())
+
+
+def test_pipeline_option():
+    case = _fence_case(num_fences=2, n=400)
+    with pytest.raises(ValueError, match="pipeline"):
+        _system(case, pipeline="fast")
+    with pytest.raises(Exception, match="Batched"):  # the CPU backend has no batched pipeline
+        _system(case, pipeline="batched")
+    mf = _system(case, pipeline="per_field")
+    mf.evaluate(case["x"], case["y"])
+    view = mf.field(1)
+    assert view.num_movable == len(case["fields"][1].movable_index)
+    np.testing.assert_array_equal(view.density_map(), mf._system.density_map(1))
+    assert mf.pipeline == "per_field"
+    assert _system(case, pipeline="auto").pipeline == "per_field"  # the CPU backend runs each field's system
+
+
+@requires_cuda
+def test_cuda_auto_pipeline():
+    """pipeline="auto" (the default) on CUDA: batched for two or more fields with the DREAMPlace
+    gradient scale, per-field for one field or the exact gradient."""
+    case = _fence_case(num_fences=2, n=400)
+    xl, yl, xh, yh = case["region"]
+    default = efield.MultiFieldSystem(case["fields"], xl=xl, yl=yl, xh=xh, yh=yh, num_bins_x=32, num_bins_y=32,
+                                      num_entries=case["entries"], device="cuda")
+    assert default.pipeline == "batched"
+    assert _system(case, device="cuda", pipeline="auto", gradient_scale="exact").pipeline == "per_field"
+    one = dict(case, fields=case["fields"][:1])
+    assert _system(one, device="cuda", pipeline="auto").pipeline == "per_field"
+
+
+@requires_cuda
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_cuda_batched_pipeline_matches_per_field(dtype):
+    """pipeline="batched": the density maps and overflow bitwise the per-field pipeline's (64-bit
+    bins), energy and gradients to round-off (cuFFT's batched plans), and its own reruns bitwise."""
+    case = _fence_case(num_fences=4)
+    per_field, batched = _system(case, dtype, device="cuda"), _system(case, dtype, device="cuda", pipeline="batched")
+    tdt = getattr(torch, dtype)
+    x = torch.tensor(case["x"], dtype=tdt, device="cuda")
+    y = torch.tensor(case["y"], dtype=tdt, device="cuda")
+    a, b = per_field.evaluate(x, y), batched.evaluate(x, y)
+    again = batched.evaluate(x, y)
+    assert torch.equal(b[0].grad_x, again[0].grad_x)
+    rtol = 2e-5 if dtype == "float32" else 1e-12
+    for k in range(5):
+        assert b[k].overflow == a[k].overflow and b[k].max_density == a[k].max_density
+        assert abs(b[k].energy - a[k].energy) <= rtol * abs(a[k].energy)
+        np.testing.assert_array_equal(batched.field(k).density_map(), per_field.field(k).density_map())
+    scale = float(a[0].grad_x.abs().max())
+    assert float((b[0].grad_x - a[0].grad_x).abs().max()) <= rtol * scale
