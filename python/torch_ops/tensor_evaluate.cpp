@@ -17,13 +17,14 @@ namespace efield::torch_ops {
 namespace {
 
 PyObject* tensor_class = nullptr;  // torch.Tensor (a strong reference, kept for the process)
+PyObject* cdata_name = nullptr;    // the interned "_cdata"
 
 // The tensor behind `obj` when it is exactly a torch.Tensor (subclasses may mean something else
 // by their data and go to the Python paths), else an undefined one. Its `_cdata` is the address of
 // its TensorImpl (PyTorch's own getter, in every version); the caller holds `obj` for the call.
 at::Tensor unpack(py::handle obj) {
   if (tensor_class == nullptr || Py_TYPE(obj.ptr()) != reinterpret_cast<PyTypeObject*>(tensor_class)) return {};
-  PyObject* cdata = PyObject_GetAttrString(obj.ptr(), "_cdata");
+  PyObject* cdata = PyObject_GetAttr(obj.ptr(), cdata_name);
   if (cdata == nullptr) {
     PyErr_Clear();
     return {};
@@ -60,6 +61,8 @@ std::uintptr_t current_stream(int device) {
 
 void set_tensor_class(py::handle cls) {
   if (tensor_class != nullptr) return;
+  cdata_name = PyUnicode_InternFromString("_cdata");
+  if (cdata_name == nullptr) throw py::error_already_set();
   tensor_class = cls.ptr();
   Py_INCREF(tensor_class);
 }
