@@ -2,26 +2,14 @@
 // system is constructed.
 #include "electrostatics/pipeline_layout.hpp"
 
-#include <mutex>
+#include "common/process_setting.hpp"
 
 namespace efield::detail {
 namespace {
-
-std::mutex layout_mutex;
-EsPipelineLayout current_layout;
-
+ProcessSetting<EsPipelineLayout> current_layout;
 }  // namespace
 
-EsPipelineLayout set_es_pipeline_layout(const EsPipelineLayout& layout) {
-  const std::lock_guard<std::mutex> lock(layout_mutex);
-  const EsPipelineLayout before = current_layout;
-  current_layout = layout;
-  return before;
-}
-
-EsPipelineLayout es_pipeline_layout() {
-  const std::lock_guard<std::mutex> lock(layout_mutex);
-  return current_layout;
-}
+EsPipelineLayout set_es_pipeline_layout(const EsPipelineLayout& layout) { return current_layout.exchange(layout); }
+EsPipelineLayout es_pipeline_layout() { return current_layout.get(); }
 
 }  // namespace efield::detail

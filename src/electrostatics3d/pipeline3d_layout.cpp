@@ -2,26 +2,16 @@
 // CUDA 3D system is constructed.
 #include "electrostatics3d/pipeline3d_layout.hpp"
 
-#include <mutex>
+#include "common/process_setting.hpp"
 
 namespace efield::detail {
 namespace {
-
-std::mutex layout_mutex;
-Es3DPipelineLayout current_layout;
-
+ProcessSetting<Es3DPipelineLayout> current_layout;
 }  // namespace
 
 Es3DPipelineLayout set_es3d_pipeline_layout(const Es3DPipelineLayout& layout) {
-  const std::lock_guard<std::mutex> lock(layout_mutex);
-  const Es3DPipelineLayout before = current_layout;
-  current_layout = layout;
-  return before;
+  return current_layout.exchange(layout);
 }
-
-Es3DPipelineLayout es3d_pipeline_layout() {
-  const std::lock_guard<std::mutex> lock(layout_mutex);
-  return current_layout;
-}
+Es3DPipelineLayout es3d_pipeline_layout() { return current_layout.get(); }
 
 }  // namespace efield::detail
