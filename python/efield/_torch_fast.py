@@ -35,7 +35,9 @@ def pointers(system, x, y, grad_x, grad_y):
     if (x.get_device() != device or y.get_device() != device or grad_x.get_device() != device
             or grad_y.get_device() != device or x.stride() != _UNIT_STRIDE or y.stride() != _UNIT_STRIDE
             or grad_x.stride() != _UNIT_STRIDE or grad_y.stride() != _UNIT_STRIDE or x.numel() < length
-            or y.numel() < length or grad_x.numel() < length or grad_y.numel() < length):
+            or y.numel() < length or grad_x.numel() < length or grad_y.numel() < length
+            # a negative view's memory holds the values' negation (PyTorch applies the sign lazily)
+            or x.is_neg() or y.is_neg() or grad_x.is_neg() or grad_y.is_neg()):
         return None
     stream = torch._C._cuda_getCurrentRawStream(device) if device >= 0 else 0
     if system._tensor_call is None:  # tensors fit for the first time: the C++ path from the next call on

@@ -114,6 +114,26 @@ def test_tensors_read_in_cpp_where_the_compiled_op_is_built(device, rng):
         assert raw[:3] == (first.energy, first.overflow, first.max_density)
 
 
+def test_negative_views_are_read_by_value_and_never_written(device, rng):
+    """A negative view (x._neg_view(): its memory holds -x, PyTorch applies the sign lazily) is
+    read by its values on every path, and refused as a gradient with a message."""
+    from efield import _torch_fast
+
+    d = reference.random_design(rng)
+    es = make_system(d, "float64", device)
+    x, y = torch.tensor(d["x"], device=device), torch.tensor(d["y"], device=device)
+    gx, gy = torch.zeros_like(x), torch.zeros_like(y)
+    want = es.evaluate(x, y, gx, gy)
+    negated = (-x)._neg_view()
+    assert _torch_fast.pointers(es, negated, y, gx, gy) is None
+    for _ in range(2):  # the first call and the ones after it (the C++ path, where it is built)
+        gx2 = torch.zeros_like(x)
+        assert es.evaluate(negated, y, gx2, gy).energy == want.energy
+        assert torch.equal(gx2, gx)
+        with pytest.raises(ValueError, match="negative or conjugate bit"):
+            es.evaluate(x, y, torch.zeros_like(x)._neg_view(), gy)
+
+
 @pytest.mark.skipif(not torch or not _compiled_available(), reason="efield._torch_ops is not built")
 def test_tensors_the_cpp_path_refuses_take_the_python_paths(rng):
     """What the C++ path does not read in place (another dtype, a strided or short tensor, a
