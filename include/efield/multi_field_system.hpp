@@ -40,7 +40,7 @@ struct FieldSpec {
 enum class MultiFieldPipeline {
   // The default: Batched where it runs (the CUDA backend, two or more fields, GradientScale
   // DreamPlace), PerField otherwise; options() tells which one a system got. Batched is the faster
-  // on every fence count and batch measured (bench_multi_field).
+  // one wherever it runs (bench_ispd/results/multi_field.md).
   Auto,
   // Each field's own ElectrostaticSystem pipeline, the fields concurrently on streams forked from
   // the system's stream. The CPU backend always runs the fields this way.
